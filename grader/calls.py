@@ -1,0 +1,88 @@
+"""What one call of a learner's function produced, as the judge sees it, and the exceptions around it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from grader.describe import describe
+
+
+@dataclass(frozen=True)
+class TracebackLine:
+    line: int
+    function: str
+    text: str
+
+
+@dataclass(frozen=True)
+class ExceptionInfo:
+    """An exception raised by the learner's code, as the worker summarised it (never the object itself)."""
+
+    type: str
+    mro: tuple[str, ...]
+    message: str
+    traceback: tuple[TracebackLine, ...] = ()
+
+    def is_a(self, *names: str) -> bool:
+        return any(name in self.mro for name in names)
+
+    @property
+    def line(self) -> int | None:
+        return self.traceback[-1].line if self.traceback else None
+
+    def summary(self) -> str:
+        where = f" (line {self.line} of your code)" if self.line is not None else ""
+        message = self.message if len(self.message) <= 500 else self.message[:500] + "..."
+        return f"{self.type}: {message}{where}" if message else f"{self.type}{where}"
+
+
+@dataclass
+class CallResult:
+    """Everything the judge learned from one call: value or exception, gradients, in-place edits, aliasing."""
+
+    function: str
+    call: str  # e.g. "moco_loss(query=float32[2, 3], key=..., temperature=0.1)"
+    value: Any = None
+    raised: ExceptionInfo | None = None
+    grads: dict[str, Any] = field(default_factory=dict)
+    mutated: tuple[str, ...] = ()
+    aliased: tuple[str, ...] = ()
+    output: str = ""
+    duration_ms: float = 0.0
+
+    def unwrap(self) -> Any:
+        if self.raised is not None:
+            raise SubmissionRaised(self)
+        return self.value
+
+
+class CheckFailed(AssertionError):
+    """The learner's code gave a wrong answer; the message says which call, what was expected, what came."""
+
+
+class SubmissionRaised(CheckFailed):
+    """The learner's function raised where the check expected a value."""
+
+    def __init__(self, result: CallResult) -> None:
+        assert result.raised is not None
+        self.result = result
+        super().__init__(f"{result.call} raised {result.raised.summary()}")
+
+
+class WorkerLost(Exception):
+    """The worker process died or was killed (time, memory, output or process limit, crash, exit)."""
+
+    def __init__(self, reason: str, *, limit: str | None = None) -> None:
+        self.reason = reason
+        self.limit = limit
+        super().__init__(reason)
+
+
+def describe_call(function: str, names: tuple[str, ...], args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
+    parts = []
+    for index, value in enumerate(args):
+        name = names[index] if index < len(names) else f"arg{index}"
+        parts.append(f"{name}={describe(value, compact=True)}")
+    parts.extend(f"{name}={describe(value, compact=True)}" for name, value in kwargs.items())
+    return f"{function}({', '.join(parts)})"

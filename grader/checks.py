@@ -1,0 +1,385 @@
+"""The API problem authors write checks with.
+
+A check is a plain function decorated with @check. It receives `sub`, whose attributes are the learner's
+functions (each call runs in the sandboxed worker), `ref`, the trusted reference module, and optionally `ctx`
+(to record an experiment's series). It passes by returning and fails by raising CheckFailed, which the
+helpers below do with messages that say which call, what was expected and what came back.
+
+    @check("moco_loss.hand_example", "Hand example q = k = [1, 0]")
+    def hand_example(sub, ref):
+        q = torch.tensor([[1.0, 0.0]])
+        got = sub.moco_loss(q, q.clone(), torch.tensor([[-1.0, 0.0], [0.0, 1.0]]), 0.5)
+        expect_close(got, ref.moco_loss(q, q.clone(), torch.tensor([[-1.0, 0.0], [0.0, 1.0]]), 0.5))
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any, Protocol
+
+import torch
+
+from grader.calls import CallResult, CheckFailed, ExceptionInfo, SubmissionRaised
+from grader.describe import describe, tensor_kind
+
+__all__ = [
+    "CallResult",
+    "Check",
+    "CheckFailed",
+    "ExceptionInfo",
+    "SubmissionRaised",
+    "central_differences",
+    "check",
+    "collect_checks",
+    "describe",
+    "expect",
+    "expect_close",
+    "expect_equal",
+    "expect_grad_close",
+    "expect_grad_none",
+    "expect_no_alias",
+    "expect_raises",
+    "expect_tensor",
+    "expect_unchanged",
+    "fail",
+    "tolerance",
+]
+
+
+# ---------------------------------------------------------------------------------------------- registration
+
+
+@dataclass(frozen=True)
+class Check:
+    id: str
+    title: str
+    group: str
+    required: bool
+    function: Callable[..., None]
+    wants_context: bool
+
+
+_MARK = "__paperlab_check__"
+
+
+def check(
+    id: str, title: str, *, group: str | None = None, required: bool | None = None
+) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Register a check. `group` defaults to the part of `id` before the first dot. `required` defaults to
+    whether the group is listed in problem.toml's required_groups; pass False for an advisory check."""
+
+    def register(function: Callable[..., None]) -> Callable[..., None]:
+        setattr(function, _MARK, (id, title, group or id.split(".")[0], required))
+        return function
+
+    return register
+
+
+def collect_checks(module: ModuleType, *, required_groups: Sequence[str]) -> tuple[Check, ...]:
+    """The module's checks in definition order."""
+    found: list[Check] = []
+    seen: set[str] = set()
+    for function in vars(module).values():
+        mark = getattr(function, _MARK, None)
+        if mark is None or not callable(function):
+            continue
+        check_id, title, group, required = mark
+        if check_id in seen:
+            raise ValueError(f"{module.__file__}: check id '{check_id}' is used twice")
+        seen.add(check_id)
+        parameters = inspect.signature(function).parameters
+        found.append(
+            Check(
+                id=check_id,
+                title=title,
+                group=group,
+                required=(group in required_groups) if required is None else required and group in required_groups,
+                function=function,
+                wants_context=len(parameters) >= 3,
+            )
+        )
+    found.sort(key=lambda c: c.function.__code__.co_firstlineno)
+    return tuple(found)
+
+
+# ------------------------------------------------------------------------------------------------ protocols
+
+
+class SubmissionFunction(Protocol):
+    """A learner's function as a check sees it (implemented by the judge)."""
+
+    name: str
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+    def call(self, *args: Any, grads: Sequence[str] = (), **kwargs: Any) -> CallResult: ...
+
+    def map(self, calls: Iterable[tuple[tuple[Any, ...], dict[str, Any]]]) -> list[CallResult]: ...
+
+
+# ------------------------------------------------------------------------------------------------- helpers
+
+
+def fail(message: str) -> None:
+    raise CheckFailed(message)
+
+
+def expect(condition: bool, message: str) -> None:
+    if not condition:
+        raise CheckFailed(message)
+
+
+_TOLERANCES: dict[torch.dtype, tuple[float, float]] = {
+    torch.float64: (1e-7, 1e-9),
+    torch.float32: (1e-5, 1e-6),
+    torch.float16: (1e-2, 1e-3),
+    torch.bfloat16: (2e-2, 1e-2),
+}
+
+
+def tolerance(dtype: torch.dtype) -> tuple[float, float]:
+    """(rtol, atol) for comparing results computed in `dtype`: a few units in the last place of the
+    dtype's precision, enough for a different but correct order of operations and nothing more."""
+    return _TOLERANCES.get(dtype, (0.0, 0.0))
+
+
+def _context(what: str, call: str | None) -> str:
+    return f"{what} of {call}" if call else what
+
+
+def expect_tensor(
+    got: Any,
+    *,
+    shape: Sequence[int] | None = None,
+    dtype: torch.dtype | None = None,
+    device: str | None = None,
+    requires_grad: bool | None = None,
+    what: str = "the result",
+    call: str | None = None,
+) -> torch.Tensor:
+    """Check a value is a tensor with the given properties, in the order a learner should fix them."""
+    label = _context(what, call)
+    if not isinstance(got, torch.Tensor):
+        fail(f"{label}: expected a torch.Tensor, got {type(got).__name__} {describe(got)}")
+    if shape is not None and tuple(got.shape) != tuple(shape):
+        fail(f"{label}: expected shape {tuple(shape)}, got {tuple(got.shape)}")
+    if dtype is not None and got.dtype != dtype:
+        fail(f"{label}: expected dtype {dtype}, got {got.dtype}")
+    if device is not None and got.device.type != torch.device(device).type:
+        fail(f"{label}: expected device {device}, got {got.device}")
+    if requires_grad is not None and got.requires_grad != requires_grad:
+        wanted = "to require grad" if requires_grad else "not to require grad"
+        fail(f"{label}: expected {wanted}, but requires_grad is {got.requires_grad}")
+    return got
+
+
+def expect_close(
+    got: Any,
+    expected: Any,
+    *,
+    what: str = "the result",
+    call: str | None = None,
+    rtol: float | None = None,
+    atol: float | None = None,
+    check_dtype: bool = True,
+    equal_nan: bool = False,
+    hint: str = "",
+) -> None:
+    """Compare a value from the learner with the expected one: tensors by shape, dtype, device then values
+    (reporting the largest errors and where they are), tuples element by element, numbers with tolerance."""
+    label = _context(what, call)
+    suffix = f" {hint}" if hint else ""
+    if isinstance(expected, torch.Tensor):
+        expect_tensor(
+            got,
+            shape=tuple(expected.shape),
+            dtype=expected.dtype if check_dtype else None,
+            device=expected.device.type,
+            what=what,
+            call=call,
+        )
+        default_rtol, default_atol = tolerance(expected.dtype)
+        message = _tensor_mismatch(
+            got.detach(),
+            expected.detach(),
+            rtol=default_rtol if rtol is None else rtol,
+            atol=default_atol if atol is None else atol,
+            equal_nan=equal_nan,
+        )
+        if message:
+            fail(f"{label}: {message}{suffix}")
+        return
+    if isinstance(expected, tuple | list):
+        if not isinstance(got, tuple | list) or len(got) != len(expected):
+            fail(f"{label}: expected a {type(expected).__name__} of {len(expected)} items, got {describe(got)}")
+        for index, (item, wanted) in enumerate(zip(got, expected, strict=True)):
+            expect_close(
+                item, wanted, what=f"{what}[{index}]", call=call, rtol=rtol, atol=atol,
+                check_dtype=check_dtype, equal_nan=equal_nan, hint=hint,
+            )
+        return
+    if isinstance(expected, float):
+        if isinstance(got, bool) or not isinstance(got, int | float):
+            fail(f"{label}: expected a number close to {expected:.6g}, got {describe(got)}")
+        r, a = (1e-7, 1e-9) if rtol is None and atol is None else (rtol or 0.0, atol or 0.0)
+        if not (math.isclose(got, expected, rel_tol=r, abs_tol=a) or (equal_nan and math.isnan(got) and math.isnan(expected))):
+            fail(f"{label}: expected {expected:.6g}, got {got:.6g}{suffix}")
+        return
+    expect_equal(got, expected, what=what, call=call, hint=hint)
+
+
+def expect_equal(got: Any, expected: Any, *, what: str = "the result", call: str | None = None, hint: str = "") -> None:
+    """Exact equality: same type for Python scalars (True is not 1), bit-equal tensors of the same dtype."""
+    label = _context(what, call)
+    suffix = f" {hint}" if hint else ""
+    if isinstance(expected, torch.Tensor):
+        expect_tensor(got, shape=tuple(expected.shape), dtype=expected.dtype, what=what, call=call)
+        message = _tensor_mismatch(got.detach(), expected.detach(), rtol=0.0, atol=0.0, equal_nan=True)
+        if message:
+            fail(f"{label}: expected exactly equal values; {message}{suffix}")
+        return
+    if isinstance(expected, tuple | list):
+        if type(got) is not type(expected) or len(got) != len(expected):
+            fail(f"{label}: expected {describe(expected)}, got {describe(got)}{suffix}")
+        for index, (item, wanted) in enumerate(zip(got, expected, strict=True)):
+            expect_equal(item, wanted, what=f"{what}[{index}]", call=call, hint=hint)
+        return
+    if type(got) is not type(expected) or got != expected:
+        fail(f"{label}: expected {describe(expected)} ({type(expected).__name__}), "
+             f"got {describe(got)} ({type(got).__name__}){suffix}")
+
+
+def _tensor_mismatch(got: torch.Tensor, expected: torch.Tensor, *, rtol: float, atol: float, equal_nan: bool) -> str:
+    """'' when close; otherwise the max errors and the first and worst mismatching index."""
+    if got.numel() == 0:
+        return ""
+    g = got.to(torch.float64) if got.is_floating_point() else got.to(torch.float64)
+    e = expected.to(torch.float64)
+    g_nan, e_nan = torch.isnan(g), torch.isnan(e)
+    same_inf = torch.isinf(e) & (g == e)
+    diff = (g - e).abs()
+    allowed = atol + rtol * e.abs()
+    bad = ~((diff <= allowed) | same_inf | (g_nan & e_nan if equal_nan else torch.zeros_like(g_nan)))
+    bad = bad | (g_nan ^ e_nan) | (g_nan & e_nan & (not equal_nan))
+    if not bool(bad.any()):
+        return ""
+    finite_diff = torch.where(bad & torch.isfinite(diff), diff, torch.zeros_like(diff))
+    worst_flat = int(torch.argmax(torch.where(bad, torch.nan_to_num(diff, nan=math.inf, posinf=math.inf), -1.0)))
+    first_flat = int(torch.nonzero(bad.flatten())[0])
+    count = int(bad.sum())
+    relative = finite_diff / e.abs().clamp_min(1e-30)
+
+    def at(flat: int) -> str:
+        index = tuple(int(i) for i in torch.unravel_index(torch.tensor(flat), tuple(g.shape))) if g.dim() else ()
+        where = f" at index {list(index)}" if index else ""
+        return f"{where}: expected {e.flatten()[flat].item():.8g}, got {g.flatten()[flat].item():.8g}"
+
+    parts = [f"{count} of {g.numel()} values differ (rtol={rtol:g}, atol={atol:g})"]
+    if g.numel() == 1:
+        parts = [f"expected {e.item():.8g}, got {g.item():.8g} (rtol={rtol:g}, atol={atol:g})"]
+    else:
+        parts.append(f"max abs error {float(finite_diff.max()):.3g}, max rel error {float(relative.max()):.3g}")
+        parts.append(f"first{at(first_flat)}")
+        if worst_flat != first_flat:
+            parts.append(f"worst{at(worst_flat)}")
+    return "; ".join(parts)
+
+
+def expect_raises(
+    exceptions: str | Sequence[str], function: SubmissionFunction, *args: Any, **kwargs: Any
+) -> ExceptionInfo:
+    """Call the learner's function and expect it to raise one of the named exception types (or a subclass).
+    Names, not classes: the learner's exception exists only in the sandbox."""
+    names = (exceptions,) if isinstance(exceptions, str) else tuple(exceptions)
+    wanted = " or ".join(names)
+    result = function.call(*args, **kwargs)
+    if result.raised is None:
+        fail(f"{result.call}: expected {wanted}, but it returned {describe(result.value)}")
+    assert result.raised is not None
+    if not result.raised.is_a(*names):
+        fail(f"{result.call}: expected {wanted}, but it raised {result.raised.summary()}")
+    return result.raised
+
+
+def expect_unchanged(result: CallResult) -> None:
+    """The call did not modify any of its arguments in place."""
+    if result.raised is not None:
+        raise SubmissionRaised(result)
+    if result.mutated:
+        fail(f"{result.call} modified its argument(s) {', '.join(result.mutated)} in place; "
+             "inputs must be left unchanged (work on a copy)")
+
+
+def expect_no_alias(result: CallResult) -> None:
+    """No returned tensor shares memory with an argument."""
+    if result.raised is not None:
+        raise SubmissionRaised(result)
+    if result.aliased:
+        fail(f"{result.call} returned a tensor that shares storage with {', '.join(result.aliased)}; "
+             "return new storage (e.g. .clone()), so later edits of one cannot change the other")
+
+
+def expect_grad_none(result: CallResult, *names: str) -> None:
+    """After backward() on the result, these arguments' .grad is still None (their branch was detached)."""
+    if result.raised is not None:
+        raise SubmissionRaised(result)
+    for name in names:
+        if name not in result.grads:
+            fail(f"internal: gradient of '{name}' was not requested")
+        if result.grads[name] is not None:
+            fail(f"after backward() on {result.call}, {name}.grad should be None "
+                 f"(no gradient may flow into {name}), but it is {describe(result.grads[name])}")
+
+
+def expect_grad_close(
+    result: CallResult, name: str, expected: torch.Tensor, *, rtol: float | None = None,
+    atol: float | None = None, source: str = "the reference",
+) -> None:
+    if result.raised is not None:
+        raise SubmissionRaised(result)
+    grad = result.grads.get(name)
+    if grad is None:
+        fail(f"after backward() on {result.call}, {name}.grad is None; the result must depend "
+             f"differentiably on {name}")
+    expect_close(grad, expected, what=f"{name}.grad (compared with {source})", call=result.call, rtol=rtol, atol=atol)
+
+
+def central_differences(
+    function: SubmissionFunction,
+    args: tuple[Any, ...],
+    position: int,
+    *,
+    kwargs: dict[str, Any] | None = None,
+    eps: float = 1e-6,
+) -> torch.Tensor:
+    """d result / d args[position] by central differences, evaluating the learner's function at every
+    perturbed input in one batch. Use float64 inputs; the result must be a scalar."""
+    kwargs = kwargs or {}
+    base = args[position]
+    if not isinstance(base, torch.Tensor) or base.dtype != torch.float64:
+        raise TypeError("central_differences needs a float64 tensor argument")
+    calls = []
+    for flat in range(base.numel()):
+        for sign in (1.0, -1.0):
+            shifted = base.detach().clone()
+            shifted.view(-1)[flat] += sign * eps
+            new_args = args[:position] + (shifted,) + args[position + 1 :]
+            calls.append((new_args, kwargs))
+    results = function.map(calls)
+    values = []
+    for result in results:
+        value = result.unwrap()
+        expect_tensor(value, shape=(), what="the result", call=result.call)
+        values.append(float(value))
+    gradient = torch.tensor(
+        [(values[2 * i] - values[2 * i + 1]) / (2 * eps) for i in range(base.numel())], dtype=torch.float64
+    )
+    return gradient.reshape(base.shape)
+
+
+def storage_description(t: torch.Tensor) -> str:
+    return tensor_kind(t)

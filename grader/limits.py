@@ -1,0 +1,24 @@
+"""Resource limits for one submission. Defaults are generous for a CPU exercise; problem.toml may override."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Limits(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    call_timeout_s: float = Field(10.0, gt=0, le=600, description="Wall time for one call of a learner function.")
+    load_timeout_s: float = Field(10.0, gt=0, le=600, description="Wall time to import the submission.")
+    total_timeout_s: float = Field(60.0, gt=0, le=3600, description="Wall time for the whole battery.")
+    cpu_time_s: int = Field(60, gt=0, le=3600, description="CPU seconds for one worker process (RLIMIT_CPU).")
+    memory_mb: int = Field(1024, ge=64, le=65536, description="Memory one worker may allocate beyond torch.")
+    max_processes: int = Field(16, ge=2, le=4096, description="Processes and threads in one worker's tree.")
+    file_size_mb: int = Field(16, ge=1, le=4096, description="Largest file a worker may write (RLIMIT_FSIZE).")
+    open_files: int = Field(256, ge=64, le=65536, description="Open file descriptors (RLIMIT_NOFILE).")
+    output_kb: int = Field(64, ge=1, le=65536, description="Captured stdout+stderr per call; the rest is dropped.")
+    tmp_size_mb: int = Field(64, ge=1, le=65536, description="Size of the worker's private /tmp.")
+    message_mb: int = Field(64, ge=1, le=4096, description="Largest message the worker may send the judge.")
+
+    def as_report(self) -> dict[str, float | int]:
+        return self.model_dump()

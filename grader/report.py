@@ -1,0 +1,89 @@
+"""The verdict report: the one JSON document every grading run produces (CLI, web app, queue workers)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+CheckStatus = Literal["passed", "failed", "error", "skipped"]
+ReportStatus = Literal["passed", "failed", "error"]
+SandboxKind = Literal["bubblewrap", "none"]
+ErrorKind = Literal["load", "limit", "sandbox", "grader"]
+
+
+class CheckResult(BaseModel):
+    """One check's verdict. `failed` blames the submission, `error` blames the grader, `skipped` was not run."""
+
+    id: str
+    title: str
+    group: str
+    required: bool
+    status: CheckStatus
+    message: str = ""
+    duration_ms: float = 0.0
+    output: str = Field(default="", description="What the submission printed during this check (truncated).")
+
+
+class Experiment(BaseModel):
+    """Series a problem's experiment produced with the learner's functions, for the charts."""
+
+    steps: list[int]
+    series: dict[str, list[float]]
+
+
+class ReportError(BaseModel):
+    """Why a submission could not be graded as a whole (it did not load, hit a limit, no sandbox, grader bug)."""
+
+    kind: ErrorKind
+    message: str
+    line: int | None = Field(default=None, description="Line of the learner's code, for load errors.")
+
+
+class Report(BaseModel):
+    problem: str
+    solved: bool
+    status: ReportStatus
+    checks: list[CheckResult]
+    experiment: Experiment | None = None
+    limits: dict[str, float | int] = Field(default_factory=dict)
+    sandbox: SandboxKind = "bubblewrap"
+    duration_ms: float = 0.0
+    error: ReportError | None = None
+
+    @property
+    def passed_count(self) -> int:
+        return sum(check.status == "passed" for check in self.checks)
+
+
+def summarise(
+    *,
+    problem: str,
+    checks: list[CheckResult],
+    experiment: Experiment | None,
+    limits: dict[str, float | int],
+    sandbox: SandboxKind,
+    duration_ms: float,
+    error: ReportError | None = None,
+) -> Report:
+    """Derive `solved` and `status` from the checks so no caller can get them out of step."""
+    required_ok = all(c.status == "passed" for c in checks if c.required)
+    grader_broke = any(c.status == "error" for c in checks) or (error is not None and error.kind == "grader")
+    solved = bool(checks) and required_ok and error is None and not grader_broke
+    if solved:
+        status: ReportStatus = "passed"
+    elif error is not None or grader_broke:
+        status = "error"
+    else:
+        status = "failed"
+    return Report(
+        problem=problem,
+        solved=solved,
+        status=status,
+        checks=checks,
+        experiment=experiment,
+        limits=limits,
+        sandbox=sandbox,
+        duration_ms=round(duration_ms, 3),
+        error=error,
+    )
