@@ -20,12 +20,12 @@ class ExceptionInfo:
     """An exception raised by the learner's code, as the worker summarised it (never the object itself)."""
 
     type: str
-    mro: tuple[str, ...]
+    ancestry: tuple[str, ...]  # the exception class and its bases, by name
     message: str
     traceback: tuple[TracebackLine, ...] = ()
 
     def is_a(self, *names: str) -> bool:
-        return any(name in self.mro for name in names)
+        return any(name in self.ancestry for name in names)
 
     @property
     def line(self) -> int | None:

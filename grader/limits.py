@@ -17,7 +17,6 @@ class Limits(BaseModel):
     file_size_mb: int = Field(16, ge=1, le=4096, description="Largest file a worker may write (RLIMIT_FSIZE).")
     open_files: int = Field(256, ge=64, le=65536, description="Open file descriptors (RLIMIT_NOFILE).")
     output_kb: int = Field(64, ge=1, le=65536, description="Captured stdout+stderr per call; the rest is dropped.")
-    tmp_size_mb: int = Field(64, ge=1, le=65536, description="Size of the worker's private /tmp.")
     message_mb: int = Field(64, ge=1, le=4096, description="Largest message the worker may send the judge.")
 
     def as_report(self) -> dict[str, float | int]:

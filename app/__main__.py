@@ -1,0 +1,62 @@
+"""`python -m app serve [--host H] [--port P]`. Each subcommand is one function registered with @command."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Sequence
+
+CommandSetup = Callable[[argparse.ArgumentParser], Callable[[argparse.Namespace], int]]
+_COMMANDS: dict[str, tuple[str, CommandSetup]] = {}
+
+
+def command(name: str, help: str) -> Callable[[CommandSetup], CommandSetup]:
+    """Register a subcommand: the decorated function adds its arguments and returns the function to run."""
+
+    def register(setup: CommandSetup) -> CommandSetup:
+        _COMMANDS[name] = (help, setup)
+        return setup
+
+    return register
+
+
+@command("serve", "run the web app (in-process grading unless CELERY_BROKER_URL is set)")
+def serve(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace], int]:
+    parser.add_argument("--host", default="127.0.0.1", help="interface to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument(
+        "--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"]
+    )
+    parser.add_argument(
+        "--proxy-headers", action="store_true", help="trust X-Forwarded-* from a reverse proxy"
+    )
+
+    def run(args: argparse.Namespace) -> int:
+        import uvicorn
+
+        # One process: the in-process backend's queue and warm sandboxes live in it.
+        uvicorn.run(
+            "app.main:app",
+            host=args.host,
+            port=args.port,
+            log_level=args.log_level,
+            proxy_headers=args.proxy_headers,
+            workers=1,
+        )
+        return 0
+
+    return run
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m app", description="PaperLab web app")
+    subcommands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, (help_text, setup) in _COMMANDS.items():
+        subparser = subcommands.add_parser(name, help=help_text, description=help_text)
+        subparser.set_defaults(run=setup(subparser))
+    args = parser.parse_args(argv)
+    result: int = args.run(args)
+    return result
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

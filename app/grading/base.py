@@ -1,0 +1,54 @@
+"""What the web side needs from a grading backend. The in-process backend (threads + a WorkerPool in this
+process) and the Celery backend (workers on other machines) both satisfy `GradingBackend`; routes only ever
+call `submit` and `health`."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Protocol
+
+from app.errors import ServiceUnavailable
+
+
+class QueueFull(ServiceUnavailable):
+    """Too many submissions are waiting; the submission was not accepted (503 + Retry-After)."""
+
+
+class BackendUnavailable(ServiceUnavailable):
+    """Grading cannot run now (no sandbox, broker down); the submission was not accepted (503)."""
+
+
+@dataclass(frozen=True)
+class BackendHealth:
+    backend: str
+    available: bool
+    sandbox: str | None  # "bubblewrap" | "none" | None when no sandbox could be made
+    queue_depth: int
+    queue_limit: int | None
+    reason: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class GradingBackend(Protocol):
+    def start(self) -> None:
+        """Get ready to grade and re-enqueue submissions a previous process left queued or running."""
+
+    def stop(self) -> None:
+        """Finish or hand back work in progress; nothing submitted may be lost (it stays queued in the DB)."""
+
+    def submit(self, submission_id: str) -> None:
+        """Enqueue a stored submission. Raises QueueFull or BackendUnavailable; never grades inline."""
+
+    def health(self) -> BackendHealth: ...
+
+
+class Pool(Protocol):
+    """The part of grader.pool.WorkerPool the backends use."""
+
+    sandbox: str
+
+    def start(self) -> None: ...
+
+    def close(self) -> None: ...

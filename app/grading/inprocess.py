@@ -1,0 +1,160 @@
+"""The default backend: one machine, no extra services. A bounded queue feeds N grading threads that share
+one WorkerPool(size=N) of warm sandboxes. The database is the source of truth: a submission is stored before
+it is queued here, and whatever a stopped process left `queued` or `running` is queued again at start-up."""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from collections.abc import Callable, Mapping
+
+from sqlalchemy import select
+
+from app.db import SessionFactory
+from app.grading.base import BackendHealth, BackendUnavailable, Pool, QueueFull
+from app.grading.events import EventBus
+from app.grading.runner import GradeFunction, grade_submission
+from app.models import IN_FLIGHT, Submission
+from grader.pool import WorkerPool
+from grader.problems import Problem
+from grader.sandbox import SandboxUnavailable
+
+logger = logging.getLogger(__name__)
+
+PoolFactory = Callable[[], Pool]
+
+# How long a client should wait before retrying when the queue is full / grading is down.
+QUEUE_FULL_RETRY_AFTER_S = 5
+UNAVAILABLE_RETRY_AFTER_S = 60
+# On shutdown, how long to wait for gradings in progress (a battery's total time limit is 60 s by default).
+STOP_TIMEOUT_S = 90.0
+
+
+class InProcessBackend:
+    name = "in-process"
+
+    def __init__(
+        self,
+        *,
+        session_factory: SessionFactory,
+        problems: Mapping[str, Problem],
+        bus: EventBus,
+        concurrency: int,
+        queue_limit: int,
+        unsafe_no_sandbox: bool = False,
+        grade: GradeFunction | None = None,
+        pool_factory: PoolFactory | None = None,
+    ) -> None:
+        self._session_factory = session_factory
+        self._problems = problems
+        self._bus = bus
+        self._concurrency = concurrency
+        self._queue_limit = queue_limit
+        self._grade = grade
+        self._pool_factory = pool_factory or (lambda: _worker_pool(concurrency, unsafe_no_sandbox))
+        # Unbounded underneath: the limit applies to new submissions only, never to recovered ones.
+        self._queue: queue.Queue[str | None] = queue.Queue()
+        self._admit = threading.Lock()
+        self._stopping = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._pool: Pool | None = None
+        self._unavailable_reason: str | None = "grading has not started"
+
+    def start(self) -> None:
+        try:
+            pool = self._pool_factory()
+            pool.start()
+        except SandboxUnavailable as exc:
+            self._unavailable_reason = str(exc)
+            logger.error("grading is unavailable, submissions will be refused: %s", exc)
+            return
+        self._pool = pool
+        self._unavailable_reason = None
+        for number in range(self._concurrency):
+            thread = threading.Thread(target=self._work, name=f"paperlab-grading-{number}", daemon=True)
+            thread.start()
+            self._threads.append(thread)
+        self._requeue_unfinished()
+
+    def stop(self) -> None:
+        self._stopping.set()
+        for _ in self._threads:
+            self._queue.put(None)
+        for thread in self._threads:
+            thread.join(timeout=STOP_TIMEOUT_S)
+            if thread.is_alive():
+                logger.error("%s still grading after %.0f s at shutdown", thread.name, STOP_TIMEOUT_S)
+        self._threads.clear()
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
+        self._unavailable_reason = "grading has stopped"
+
+    def submit(self, submission_id: str) -> None:
+        if self._unavailable_reason is not None:
+            raise BackendUnavailable(
+                f"Grading is unavailable on this server: {self._unavailable_reason}",
+                retry_after=UNAVAILABLE_RETRY_AFTER_S,
+            )
+        with self._admit:
+            if self._queue.qsize() >= self._queue_limit:
+                raise QueueFull(
+                    f"The grading queue is full ({self._queue_limit} submissions waiting); "
+                    f"try again in {QUEUE_FULL_RETRY_AFTER_S} seconds.",
+                    retry_after=QUEUE_FULL_RETRY_AFTER_S,
+                )
+            self._queue.put(submission_id)
+
+    def health(self) -> BackendHealth:
+        return BackendHealth(
+            backend=self.name,
+            available=self._unavailable_reason is None,
+            sandbox=self._pool.sandbox if self._pool is not None else None,
+            queue_depth=self._queue.qsize(),
+            queue_limit=self._queue_limit,
+            reason=self._unavailable_reason,
+        )
+
+    def wait_idle(self) -> None:
+        """Block until every queued submission has been graded (tests, benchmarks)."""
+        self._queue.join()
+
+    def _requeue_unfinished(self) -> None:
+        with self._session_factory() as session:
+            ids = session.scalars(
+                select(Submission.id).where(Submission.status.in_(IN_FLIGHT)).order_by(Submission.created_at)
+            ).all()
+        for submission_id in ids:
+            self._queue.put(submission_id)
+        if ids:
+            logger.info("re-queued %d submission(s) left unfinished by a previous process", len(ids))
+
+    def _work(self) -> None:
+        assert self._pool is not None
+        pool = self._pool
+        while True:
+            submission_id = self._queue.get()
+            try:
+                if submission_id is None or self._stopping.is_set():
+                    if submission_id is None:
+                        return
+                    continue  # stays queued in the database; the next start re-queues it
+                grade_submission(
+                    session_factory=self._session_factory,
+                    submission_id=submission_id,
+                    problems=self._problems,
+                    pool=pool,
+                    bus=self._bus,
+                    grade=self._grade,
+                )
+            except Exception:
+                # The runner already turns grader failures into reports; this is the database failing under
+                # it. The submission stays in flight in the database and is re-queued at the next start.
+                logger.exception("could not grade submission %s", submission_id)
+            finally:
+                self._queue.task_done()
+
+
+def _worker_pool(size: int, unsafe: bool) -> Pool:
+    return WorkerPool(size=size, unsafe=unsafe)

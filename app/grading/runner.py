@@ -1,0 +1,164 @@
+"""Grade one stored submission: the same function for every backend (a thread here, a Celery task there).
+
+Idempotent: only a submission still `queued` or `running` (left by a dead process) is graded; a finished one
+is left alone, so a duplicate delivery costs nothing. Whatever happens, the submission ends `done` (the grader
+produced a verdict) or `error` (the grader itself broke, with a report that says so and does not blame the
+learner); it is never left `running` by a grader exception."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from sqlalchemy import select, update
+
+from app.db import SessionFactory, transaction
+from app.grading.base import Pool
+from app.grading.events import EventBus, GradingEvent
+from app.models import FINISHED, IN_FLIGHT, Solved, Submission, utcnow
+from grader import judge
+from grader.problems import Problem
+from grader.report import CheckResult, Report, ReportError, summarise
+
+logger = logging.getLogger(__name__)
+
+# A submission whose grading was cut short this many times (the process died under it each time) is not tried
+# again: it may be what kills the process.
+MAX_ATTEMPTS = 3
+
+
+class GradeFunction(Protocol):
+    """grader.judge.grade's signature."""
+
+    def __call__(
+        self, problem: Problem, code: str, *, pool: Any, on_check: Callable[[CheckResult], None] | None = None
+    ) -> Report: ...
+
+
+@dataclass(frozen=True)
+class _Claimed:
+    id: str
+    problem: str
+    code: str
+    attempts: int
+
+
+def grade_submission(
+    *,
+    session_factory: SessionFactory,
+    submission_id: str,
+    problems: Mapping[str, Problem],
+    pool: Pool,
+    bus: EventBus,
+    grade: GradeFunction | None = None,
+) -> None:
+    claimed = _claim(session_factory, submission_id)
+    if claimed is None:
+        logger.info("submission %s is already graded (or gone); not grading it again", submission_id)
+        return
+    problem = problems.get(claimed.problem)
+    total = len(problem.checks) if problem is not None else 0
+    bus.publish(submission_id, GradingEvent("status", {"status": "running", "total": total}))
+    finished_checks: list[CheckResult] = []
+
+    def on_check(result: CheckResult) -> None:
+        finished_checks.append(result)
+        payload = {"check": result.model_dump(mode="json"), "done": len(finished_checks), "total": total}
+        bus.publish(submission_id, GradingEvent("check", payload))
+
+    started = time.perf_counter()
+    status = "done"
+    try:
+        if claimed.attempts > MAX_ATTEMPTS:
+            raise GraderGaveUp(
+                f"grading this submission was interrupted {claimed.attempts - 1} times (the grading process "
+                "stopped while it ran), so it was not tried again"
+            )
+        if problem is None:
+            raise GraderGaveUp(f"the problem '{claimed.problem}' is no longer available on this server")
+        report = (grade or judge.grade)(problem, claimed.code, pool=pool, on_check=on_check)
+        if report.error is not None and report.error.kind in ("grader", "sandbox"):
+            status = "error"
+    except Exception as exc:
+        if not isinstance(exc, GraderGaveUp):
+            logger.exception("grader failed on submission %s (%s)", submission_id, claimed.problem)
+        report = grader_failure_report(
+            problem=claimed.problem,
+            message=_failure_message(exc),
+            checks=finished_checks,
+            sandbox=getattr(pool, "sandbox", "bubblewrap"),
+            duration_ms=(time.perf_counter() - started) * 1000,
+        )
+        status = "error"
+    _store_verdict(session_factory, submission_id, report=report, status=status)
+    bus.publish(submission_id, GradingEvent("finished", {"status": status}))
+
+
+class GraderGaveUp(Exception):
+    """The grader decided not to grade (not a bug, not the learner's fault); the message says why."""
+
+
+def _failure_message(exc: Exception) -> str:
+    if isinstance(exc, GraderGaveUp):
+        return f"Your code was not graded: {exc}. This is not a problem with your code; please run it again."
+    return (
+        f"The grader failed while grading your submission ({type(exc).__name__}: {exc}). "
+        "This is a bug in the grader, not in your code; it has been logged."
+    )
+
+
+def grader_failure_report(
+    *, problem: str, message: str, checks: list[CheckResult], sandbox: Any, duration_ms: float
+) -> Report:
+    return summarise(
+        problem=problem,
+        checks=list(checks),
+        experiment=None,
+        limits={},
+        sandbox="none" if sandbox == "none" else "bubblewrap",
+        duration_ms=duration_ms,
+        error=ReportError(kind="grader", message=message),
+    )
+
+
+def _claim(session_factory: SessionFactory, submission_id: str) -> _Claimed | None:
+    """Mark the submission running, atomically, unless it is already finished."""
+    with transaction(session_factory) as session:
+        result = session.execute(
+            update(Submission)
+            .where(Submission.id == submission_id, Submission.status.in_(IN_FLIGHT))
+            .values(status="running", started_at=utcnow(), attempts=Submission.attempts + 1)
+            .execution_options(synchronize_session=False)
+        )
+        if getattr(result, "rowcount", 0) == 0:
+            return None
+        row = session.execute(
+            select(Submission.problem, Submission.code, Submission.attempts).where(
+                Submission.id == submission_id
+            )
+        ).one()
+        return _Claimed(id=submission_id, problem=row.problem, code=row.code, attempts=row.attempts)
+
+
+def _store_verdict(
+    session_factory: SessionFactory, submission_id: str, *, report: Report, status: str
+) -> None:
+    with transaction(session_factory) as session:
+        submission = session.get(Submission, submission_id)
+        if submission is None or submission.status in FINISHED:
+            return  # deleted, or another delivery of the same submission stored its verdict first
+        submission.status = status
+        submission.report = report.model_dump_json()
+        submission.solved = report.solved
+        submission.checks_passed = report.passed_count
+        submission.checks_total = len(report.checks)
+        submission.finished_at = utcnow()
+        if report.solved and session.get(Solved, (submission.learner_id, submission.problem)) is None:
+            session.add(
+                Solved(
+                    learner_id=submission.learner_id, problem=submission.problem, submission_id=submission.id
+                )
+            )

@@ -1,0 +1,83 @@
+"""The app factory. `uvicorn app.main:app` and `python -m app serve` both use the module-level `app`, which is
+created on first access (not at import), and everything with side effects (database, secret key, sandboxes)
+happens in the lifespan, not here."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI
+from starlette.staticfiles import StaticFiles
+
+from app.handlers import install_error_handlers
+from app.identity import LearnerCookieMiddleware
+from app.routes import api, events, health, pages
+from app.security import BodySizeLimitMiddleware, CrossSiteWriteMiddleware, SecurityHeadersMiddleware
+from app.settings import Settings
+from app.state import BackendFactory, build_state
+
+logger = logging.getLogger(__name__)
+
+# A JSON string may spell one byte of code as six (`\u0000`); anything larger cannot be code within the limit.
+JSON_ESCAPE_FACTOR = 6
+BODY_SLACK_BYTES = 4096
+
+
+def create_app(settings: Settings | None = None, *, backend_factory: BackendFactory | None = None) -> FastAPI:
+    """`backend_factory` replaces the grading backend (tests of the queue mechanics; the Celery backend is
+    chosen by settings, not here)."""
+    settings = settings or Settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        state = build_state(settings, backend_factory)
+        app.state.paperlab = state
+        state.backend.start()
+        try:
+            yield
+        finally:
+            state.backend.stop()
+            state.engine.dispose()
+
+    app = FastAPI(
+        title="PaperLab",
+        summary="Implement the paper: write the functions, get a verdict per check, unlock the notes.",
+        version="0.1.0",
+        lifespan=lifespan,
+    )
+    install_error_handlers(app)
+    app.include_router(pages.router)
+    app.include_router(api.router)
+    app.include_router(events.router)
+    app.include_router(health.router)
+    # Static assets only: the bundle in static/dist and whatever else lives in static/. Problem folders
+    # (notes, references, checks) are outside it and reachable through no static route.
+    app.mount("/static", StaticFiles(directory=settings.static_dir, check_dir=False), name="static")
+    # Outermost last: headers on every response, then refuse cross-site writes, then cap bodies.
+    max_body = settings.max_code_bytes * JSON_ESCAPE_FACTOR + BODY_SLACK_BYTES
+    app.add_middleware(
+        BodySizeLimitMiddleware,
+        max_bytes=max_body,
+        message=f"The request body is over {max_body:,} bytes; "
+        f"submissions may be at most {settings.max_code_bytes:,} bytes of code.",
+    )
+    app.add_middleware(LearnerCookieMiddleware, secure=settings.cookie_secure)
+    app.add_middleware(CrossSiteWriteMiddleware)
+    app.add_middleware(SecurityHeadersMiddleware)
+    return app
+
+
+_app: FastAPI | None = None
+
+
+def __getattr__(name: str) -> Any:
+    """`app.main.app`, made on first use so that importing this module has no side effects."""
+    global _app
+    if name == "app":
+        if _app is None:
+            _app = create_app()
+        return _app
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,1 @@
+"""HTTP routes, thin: parse, call app.crud / app.intake, shape the answer."""

@@ -1,0 +1,87 @@
+"""The one typed settings object. Every value comes from the environment (or a `.env` file) through here;
+nothing else in the app reads `os.environ`. README.md's "Settings" section lists every field (a test
+checks)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import AliasChoices, Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="PAPERLAB_",
+        env_file=".env",
+        extra="ignore",
+        populate_by_name=True,
+        frozen=True,
+    )
+
+    database_url: str = Field(
+        "sqlite:///var/paperlab.db",
+        validation_alias=AliasChoices("DATABASE_URL", "database_url"),
+        description="SQLAlchemy URL of the database: a SQLite file by default, "
+        "or `postgresql+psycopg://user:password@host/db`.",
+    )
+    celery_broker_url: str | None = Field(
+        None,
+        validation_alias=AliasChoices("CELERY_BROKER_URL", "celery_broker_url"),
+        description="Broker of the Celery grading queue (e.g. `redis://localhost:6379/0`); "
+        "unset: grade in the web process.",
+    )
+    secret_key: SecretStr | None = Field(
+        None,
+        min_length=16,
+        description="Key that signs the learner cookie; unset: generated once and kept in "
+        "`PAPERLAB_VAR_DIR/secret_key` (mode 600).",
+    )
+    var_dir: Path = Field(
+        Path("var"), description="Folder for run-time state (generated secret key, SQLite file)."
+    )
+    problems_dir: Path = Field(
+        REPO_ROOT / "problems", description="Folder holding one sub-folder per problem."
+    )
+    templates_dir: Path = Field(REPO_ROOT / "templates", description="Folder of the Jinja2 page templates.")
+    static_dir: Path = Field(
+        REPO_ROOT / "static", description="Folder served at `/static` (the bundle in `dist/`)."
+    )
+    grading_concurrency: int = Field(
+        2, ge=1, le=64, description="Submissions graded at once (grading threads and warm sandboxes)."
+    )
+    queue_limit: int = Field(
+        100,
+        ge=1,
+        description="Submissions that may wait for grading; beyond it POST answers 503 + Retry-After.",
+    )
+    max_code_bytes: int = Field(
+        200_000, ge=1, description="Largest submission accepted, in UTF-8 bytes; larger gets 413."
+    )
+    rate_limit_per_minute: int = Field(
+        20, ge=1, description="Submissions one learner may create per minute; more gets 429 + Retry-After."
+    )
+    unsafe_no_sandbox: bool = Field(
+        False,
+        description="Run submissions WITHOUT bubblewrap (development only; every page and report says so).",
+    )
+    sse_heartbeat_s: float = Field(
+        15.0, gt=0, description="Seconds between keep-alive comments on an idle event stream."
+    )
+    cookie_secure: bool = Field(
+        False, description="Mark the learner cookie `Secure` (set it when the site is served over HTTPS)."
+    )
+
+    @property
+    def secret_key_file(self) -> Path:
+        return self.var_dir / "secret_key"
+
+
+def environment_variable(field_name: str) -> str:
+    """The environment variable that sets `field_name` (what README.md documents)."""
+    alias = Settings.model_fields[field_name].validation_alias
+    if isinstance(alias, AliasChoices):
+        return str(alias.choices[0])
+    return f"{Settings.model_config.get('env_prefix', '')}{field_name}".upper()

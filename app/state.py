@@ -1,0 +1,81 @@
+"""Everything a running app holds, built at start-up (lifespan) and reached through `app.deps`."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from sqlalchemy import Engine
+from starlette.templating import Jinja2Templates
+
+from app.catalog import ProblemCatalog, load_catalog
+from app.db import SessionFactory, make_engine, make_session_factory
+from app.grading import EventBus, GradingBackend, make_backend, make_event_bus
+from app.identity import LearnerSigner, resolve_secret_key
+from app.migrate import upgrade
+from app.settings import Settings
+from app.templating import make_templates
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class BackendContext:
+    """What a backend is built from (`create_app(backend_factory=...)` receives it)."""
+
+    settings: Settings
+    session_factory: SessionFactory
+    catalog: ProblemCatalog
+    bus: EventBus
+
+
+BackendFactory = Callable[[BackendContext], GradingBackend]
+
+
+@dataclass
+class AppState:
+    settings: Settings
+    engine: Engine
+    session_factory: SessionFactory
+    catalog: ProblemCatalog
+    bus: EventBus
+    backend: GradingBackend
+    templates: Jinja2Templates
+    signer: LearnerSigner
+
+    @property
+    def unsafe_sandbox(self) -> bool:
+        return self.settings.unsafe_no_sandbox or self.backend.health().sandbox == "none"
+
+
+def default_backend_factory(context: BackendContext) -> GradingBackend:
+    return make_backend(
+        settings=context.settings,
+        session_factory=context.session_factory,
+        problems=context.catalog,
+        bus=context.bus,
+    )
+
+
+def build_state(settings: Settings, backend_factory: BackendFactory | None = None) -> AppState:
+    """Open the database (migrated to head), load the problems, build the grading backend (not started)."""
+    if settings.unsafe_no_sandbox:
+        logger.warning("PAPERLAB_UNSAFE_NO_SANDBOX is set: submissions run WITHOUT a sandbox")
+    engine = make_engine(settings.database_url)
+    upgrade(engine)
+    session_factory = make_session_factory(engine)
+    catalog = load_catalog(settings.problems_dir)
+    bus = make_event_bus(settings)
+    context = BackendContext(settings=settings, session_factory=session_factory, catalog=catalog, bus=bus)
+    backend = (backend_factory or default_backend_factory)(context)
+    return AppState(
+        settings=settings,
+        engine=engine,
+        session_factory=session_factory,
+        catalog=catalog,
+        bus=bus,
+        backend=backend,
+        templates=make_templates(settings.templates_dir),
+        signer=LearnerSigner(resolve_secret_key(settings)),
+    )

@@ -1,0 +1,53 @@
+"""Jinja2 pages (templates/, see docs/web-contract.md). Autoescaping is on for every .html template, so
+whatever a submission printed or raised is escaped wherever a page shows it."""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+from starlette.templating import Jinja2Templates
+
+
+def make_templates(directory: Path) -> Jinja2Templates:
+    environment = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(directory),
+        autoescape=jinja2.select_autoescape(default=True),
+        undefined=jinja2.StrictUndefined,
+    )
+    return Jinja2Templates(env=environment, context_processors=[_common_context])
+
+
+def _common_context(request: Request) -> dict[str, Any]:
+    return {"unsafe_sandbox": request.app.state.paperlab.unsafe_sandbox}
+
+
+def render(
+    request: Request,
+    name: str,
+    context: dict[str, Any],
+    *,
+    status_code: int = 200,
+    headers: dict[str, str] | None = None,
+) -> Response:
+    templates: Jinja2Templates = request.app.state.paperlab.templates
+    return templates.TemplateResponse(request, name, context, status_code=status_code, headers=headers)
+
+
+def render_error(
+    request: Request, *, status_code: int, title: str, message: str, headers: dict[str, str] | None = None
+) -> Response:
+    """error.html; a plain page if even that cannot be rendered (so an error never hides behind another)."""
+    context = {"status_code": status_code, "title": title, "message": message}
+    try:
+        return render(request, "error.html", context, status_code=status_code, headers=headers)
+    except jinja2.TemplateError:
+        body = (
+            f"<!doctype html><title>{html.escape(title)}</title><h1>{html.escape(title)}</h1>"
+            f"<p>{html.escape(message)}</p>"
+        )
+        return HTMLResponse(body, status_code=status_code, headers=headers)

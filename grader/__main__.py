@@ -1,0 +1,151 @@
+"""`python -m grader grade PROBLEM SUBMISSION.py [--json]`, `selftest [SLUG...|--all]`, `new SLUG`.
+
+Exit status of `grade`: 0 solved, 1 not solved (including code that crashed, timed out or did not load),
+2 usage or problem-folder errors. With --json, stdout carries exactly one JSON report and nothing else.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from pathlib import Path
+
+from grader.problems import PROBLEMS_DIR, ProblemError, load_problem, resolve_folder
+from grader.report import Report
+
+EXIT_SOLVED, EXIT_NOT_SOLVED, EXIT_USAGE = 0, 1, 2
+MAX_SUBMISSION_BYTES = 1024 * 1024
+
+STATUS_MARKS = {"passed": ("PASS", "32"), "failed": ("FAIL", "31"), "error": ("ERR ", "35"), "skipped": ("SKIP", "33")}
+
+
+def _paint(text: str, color: str, enabled: bool) -> str:
+    return f"\033[{color}m{text}\033[0m" if enabled else text
+
+
+def render_text(report: Report, *, color: bool) -> str:
+    lines = []
+    if report.sandbox == "none":
+        lines.append(_paint("WARNING: graded WITHOUT a sandbox (development mode)", "1;31", color))
+    if report.error is not None:
+        where = f" (line {report.error.line})" if report.error.line else ""
+        lines.append(_paint(f"{report.error.kind} error{where}: {report.error.message}", "1;31", color))
+    group = None
+    for check in report.checks:
+        if check.group != group:
+            group = check.group
+            lines.append(_paint(f"\n{group}", "1", color))
+        mark, code = STATUS_MARKS[check.status]
+        advisory = "" if check.required else " (advisory)"
+        lines.append(f"  {_paint(mark, code, color)} {check.title}{advisory}  [{check.duration_ms:.0f} ms]")
+        if check.status != "passed" and check.message:
+            lines.extend(f"       {line}" for line in check.message.splitlines())
+    passed = report.passed_count
+    verdict = _paint("SOLVED", "1;32", color) if report.solved else _paint("NOT SOLVED", "1;31", color)
+    lines.append(f"\n{verdict}: {passed} / {len(report.checks)} checks passed in {report.duration_ms:.0f} ms")
+    return "\n".join(lines)
+
+
+def command_grade(args: argparse.Namespace) -> int:
+    from grader.judge import grade
+    from grader.pool import WorkerPool
+
+    try:
+        problem = load_problem(args.problem)
+    except ProblemError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    path = Path(args.submission)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        print(f"error: cannot read submission {path}: {exc.strerror}", file=sys.stderr)
+        return EXIT_USAGE
+    if len(data) > MAX_SUBMISSION_BYTES:
+        print(f"error: submission {path} is {len(data)} bytes; the limit is {MAX_SUBMISSION_BYTES}", file=sys.stderr)
+        return EXIT_USAGE
+    code = data.decode("utf-8", errors="replace")
+    pool = WorkerPool(size=1, unsafe=args.unsafe_no_sandbox)
+    try:
+        report = grade(problem, code, pool=pool)
+    finally:
+        pool.close()
+    if args.json:
+        sys.stdout.write(report.model_dump_json() + "\n")
+    else:
+        print(render_text(report, color=sys.stdout.isatty() and "NO_COLOR" not in os.environ))
+    return EXIT_SOLVED if report.solved else EXIT_NOT_SOLVED
+
+
+def command_selftest(args: argparse.Namespace) -> int:
+    from grader.selftest import run_selftest
+
+    if args.all:
+        folders = sorted(p for p in PROBLEMS_DIR.iterdir() if p.is_dir() and not p.name.startswith((".", "_")))
+    elif args.problems:
+        try:
+            folders = [resolve_folder(name) for name in args.problems]
+        except ProblemError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+    else:
+        print("error: name one or more problems, or pass --all", file=sys.stderr)
+        return EXIT_USAGE
+    ok = run_selftest(folders, unsafe=args.unsafe_no_sandbox, stream=sys.stdout,
+                      color=sys.stdout.isatty() and "NO_COLOR" not in os.environ)
+    return 0 if ok else 1
+
+
+def command_new(args: argparse.Namespace) -> int:
+    from grader.scaffold import ScaffoldError, create_problem
+
+    try:
+        folder = create_problem(args.slug, Path(args.problems_dir))
+    except ScaffoldError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    print(f"created {folder}")
+    print(f"next: edit its files, then run `python -m grader selftest {args.slug}`")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m grader", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    grade_parser = commands.add_parser("grade", help="grade one submission file")
+    grade_parser.add_argument("problem", help="a slug under problems/ or a path to a problem folder")
+    grade_parser.add_argument("submission", help="the learner's Python file")
+    grade_parser.add_argument("--json", action="store_true", help="print exactly one JSON report on stdout")
+    grade_parser.set_defaults(handler=command_grade)
+
+    selftest_parser = commands.add_parser("selftest", help="prove a problem's checks sound")
+    selftest_parser.add_argument("problems", nargs="*", help="slugs or folders")
+    selftest_parser.add_argument("--all", action="store_true", help="every folder under problems/")
+    selftest_parser.set_defaults(handler=command_selftest)
+
+    for sub in (grade_parser, selftest_parser):
+        sub.add_argument("--unsafe-no-sandbox", action="store_true",
+                         help="DEVELOPMENT ONLY: run submissions without bubblewrap; reports say sandbox 'none'")
+
+    new_parser = commands.add_parser("new", help="create a problem folder from the template")
+    new_parser.add_argument("slug")
+    new_parser.add_argument("--problems-dir", default=str(PROBLEMS_DIR))
+    new_parser.set_defaults(handler=command_new)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return EXIT_USAGE if exc.code else 0
+    return int(args.handler(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

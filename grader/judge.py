@@ -1,0 +1,261 @@
+"""The trusted side: runs a problem's checks in this process, sends every call of a learner's function to the
+sandboxed worker, and decides every verdict here, where the submission cannot reach."""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from grader import protocol
+from grader.calls import CallResult, CheckFailed, ExceptionInfo, TracebackLine, WorkerLost, describe_call
+from grader.checks import Check
+from grader.pool import LoadResult, WorkerPool, WorkerSession
+from grader.problems import Problem
+from grader.report import CheckResult, Experiment, Report, ReportError, summarise
+from grader.sandbox import SandboxUnavailable
+
+log = logging.getLogger(__name__)
+
+MAX_CHECK_OUTPUT = 4000  # characters of a check's captured output kept in the report
+
+
+def exception_info(summary: dict[str, Any] | None, *, memory_mb: int | None = None) -> ExceptionInfo:
+    summary = summary or {}
+    message = str(summary.get("message", ""))
+    ancestry = tuple(str(name) for name in summary.get("mro", ()))
+    if "MemoryError" in ancestry and memory_mb is not None:
+        message = f"{message} (memory limit {memory_mb} MiB reached)".strip()
+    lines = tuple(
+        TracebackLine(int(entry[0]), str(entry[1]), str(entry[2]))
+        for entry in summary.get("traceback", ())
+        if isinstance(entry, list) and len(entry) == 3
+    )
+    return ExceptionInfo(type=str(summary.get("type", "Exception")), ancestry=ancestry, message=message, traceback=lines)
+
+
+@dataclass
+class CheckContext:
+    """The optional third argument of a check."""
+
+    experiment: Experiment | None = None
+
+    def record_experiment(self, *, steps: Sequence[int], series: dict[str, Sequence[float]]) -> None:
+        clean = {}
+        for name, values in series.items():
+            if len(values) != len(steps):
+                raise ValueError(f"series '{name}' has {len(values)} values for {len(steps)} steps")
+            clean[name] = [float(v) if math.isfinite(float(v)) else float("nan") for v in values]
+        self.experiment = Experiment(steps=[int(s) for s in steps], series=clean)
+
+
+@dataclass
+class RemoteFunction:
+    """A learner's function as checks see it; each call is a request to the sandboxed worker."""
+
+    name: str
+    parameters: tuple[str, ...]
+    runner: CheckRunner
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.call(*args, **kwargs).unwrap()
+
+    def call(self, *args: Any, grads: Sequence[str] = (), **kwargs: Any) -> CallResult:
+        return self.map([(args, kwargs)], grads=grads)[0]
+
+    def map(self, calls: Iterable[tuple[tuple[Any, ...], dict[str, Any]]], *, grads: Sequence[str] = ()) -> list[CallResult]:
+        return self.runner.run_calls(self, list(calls), grads=tuple(grads))
+
+    def key_of(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
+        if name in kwargs:
+            return name
+        if name in self.parameters and self.parameters.index(name) < len(args):
+            return str(self.parameters.index(name))
+        raise ValueError(f"check bug: '{name}' is not an argument of this call of {self.name}")
+
+    def name_of(self, key: str) -> str:
+        if key.isdigit():
+            index = int(key)
+            return self.parameters[index] if index < len(self.parameters) else f"arg{index}"
+        return key
+
+
+class Submission:
+    """`sub` in a check: attributes are the learner's functions."""
+
+    def __init__(self, runner: CheckRunner) -> None:
+        self._runner = runner
+
+    def __getattr__(self, name: str) -> RemoteFunction:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        problem = self._runner.problem
+        if name not in problem.parameter_names:
+            raise AttributeError(f"check bug: '{name}' is not a function of problem {problem.slug}")
+        return RemoteFunction(name, problem.parameter_names[name], self._runner)
+
+
+@dataclass
+class CheckRunner:
+    problem: Problem
+    session: WorkerSession
+    functions: tuple[str, ...]
+    output: list[str] = field(default_factory=list)
+
+    def run_calls(
+        self, function: RemoteFunction, calls: list[tuple[tuple[Any, ...], dict[str, Any]]], *, grads: tuple[str, ...]
+    ) -> list[CallResult]:
+        descriptions = [describe_call(function.name, function.parameters, tuple(a), dict(k)) for a, k in calls]
+        if function.name not in self.functions:
+            signature = next((f.signature for f in self.problem.spec.functions if f.name == function.name), function.name)
+            raise CheckFailed(f"your code defines no function {function.name} (expected {signature})")
+        encoder = protocol.Encoder(preserve_views=True)
+        wire = []
+        for args, kwargs in calls:
+            args, kwargs = tuple(args), dict(kwargs)
+            wire.append({
+                "function": function.name,
+                "arguments": encoder.encode((args, kwargs)),
+                "grads": [function.key_of(name, args, kwargs) for name in grads],
+            })
+        limits = self.problem.limits
+        remaining = self.session.remaining()
+        if remaining <= 0:
+            raise WorkerLost(f"total time limit {limits.total_timeout_s:g} s for the whole submission used up",
+                             limit="time")
+        timeout = min(limits.call_timeout_s * len(calls), remaining)
+        what = descriptions[0] if len(calls) == 1 else f"{len(calls)} calls of {function.name}, e.g. {descriptions[0]}"
+        reply, blobs = self.session.calls({"op": "calls", "calls": wire}, encoder.blobs, timeout=timeout, what=what)
+        if reply.get("op") == "too_large":
+            raise CheckFailed(f"{what} returned {int(reply.get('size', 0)) / 2**20:.1f} MiB of tensors; "
+                              f"the limit is {limits.message_mb} MiB")
+        results = reply.get("results")
+        if reply.get("op") != "results" or not isinstance(results, list) or len(results) != len(calls):
+            raise WorkerLost(f"the worker answered {what} with a malformed reply")
+        decoder = protocol.Decoder(blobs)
+        return [self._result(function, description, item, decoder) for description, item in zip(descriptions, results, strict=True)]
+
+    def _result(self, function: RemoteFunction, description: str, item: Any, decoder: protocol.Decoder) -> CallResult:
+        if not isinstance(item, dict):
+            raise WorkerLost("the worker sent a malformed result")
+        if item.get("missing"):
+            raise CheckFailed(f"your code defines no function {function.name}")
+        output = str(item.get("output") or "")
+        if output:
+            self.output.append(output)
+        raised = item.get("raised")
+        grads: dict[str, Any] = {}
+        for key, value in (item.get("grads") or {}).items():
+            grads[function.name_of(str(key))] = None if value is None else decoder.decode(value)
+        return CallResult(
+            function=function.name,
+            call=description,
+            value=None if raised else decoder.decode(item.get("value")),
+            raised=exception_info(raised, memory_mb=self.problem.limits.memory_mb) if raised else None,
+            grads=grads,
+            mutated=tuple(function.name_of(str(key)) for key in item.get("mutated", ())),
+            aliased=tuple(function.name_of(str(key)) for key in item.get("aliased", ())),
+            output=output,
+            duration_ms=float(item.get("duration_ms") or 0.0),
+        )
+
+    def take_output(self) -> str:
+        text = "".join(self.output)
+        self.output.clear()
+        return text if len(text) <= MAX_CHECK_OUTPUT else text[:MAX_CHECK_OUTPUT] + "\n[... output truncated]"
+
+
+def run_check(check: Check, runner: CheckRunner, context: CheckContext) -> CheckResult:
+    started = time.perf_counter()
+    reference = runner.problem.reference
+    try:
+        if check.wants_context:
+            check.function(Submission(runner), reference, context)
+        else:
+            check.function(Submission(runner), reference)
+        status, message = "passed", ""
+    except CheckFailed as exc:
+        status, message = "failed", str(exc)
+    except WorkerLost as exc:
+        status, message = "failed", exc.reason
+    except Exception as exc:  # noqa: BLE001 - a crashing check is the grader's bug, never the learner's
+        log.exception("check %s crashed", check.id)
+        status = "error"
+        message = (f"this check itself crashed ({type(exc).__name__}: {exc}); that is a bug in the problem's "
+                   "checks, not in your code")
+    return CheckResult(
+        id=check.id,
+        title=check.title,
+        group=check.group,
+        required=check.required,
+        status=status,  # type: ignore[arg-type]
+        message=message,
+        duration_ms=round((time.perf_counter() - started) * 1000, 3),
+        output=runner.take_output(),
+    )
+
+
+def _not_run(check: Check, reason: str) -> CheckResult:
+    return CheckResult(id=check.id, title=check.title, group=check.group, required=check.required,
+                       status="skipped", message=f"not run: {reason}")
+
+
+def _load_error(session: WorkerSession) -> tuple[LoadResult | None, ReportError | None]:
+    try:
+        loaded = session.load()
+    except WorkerLost as exc:
+        return None, ReportError(kind="limit" if exc.limit else "load", message=exc.reason)
+    if loaded.ok:
+        return loaded, None
+    info = exception_info(loaded.raised)
+    return loaded, ReportError(kind="load", message=f"your code failed to load: {info.summary()}", line=info.line)
+
+
+def grade(
+    problem: Problem,
+    code: str,
+    *,
+    pool: WorkerPool,
+    on_check: Callable[[CheckResult], None] | None = None,
+    seed: int = 0,
+) -> Report:
+    """Grade one submission. Always returns a report, whatever the submission does."""
+    started = time.perf_counter()
+    results: list[CheckResult] = []
+    context = CheckContext()
+    error: ReportError | None = None
+
+    def emit(result: CheckResult) -> None:
+        results.append(result)
+        if on_check is not None:
+            on_check(result)
+
+    try:
+        with pool.session(code, problem.limits, seed=seed) as session:
+            loaded, error = _load_error(session)
+            if error is None and loaded is not None:
+                runner = CheckRunner(problem=problem, session=session, functions=loaded.functions,
+                                     output=[loaded.output] if loaded.output else [])
+                for check in problem.checks:
+                    if session.remaining() <= 0:
+                        emit(_not_run(check, f"the total time limit of {problem.limits.total_timeout_s:g} s "
+                                             "for the whole submission was used up"))
+                        continue
+                    emit(run_check(check, runner, context))
+    except SandboxUnavailable as exc:
+        error = ReportError(kind="sandbox", message=f"the sandbox is unavailable, so your code was not run: {exc}")
+    if error is not None:
+        for check in problem.checks[len(results):]:
+            emit(_not_run(check, error.message))
+    return summarise(
+        problem=problem.slug,
+        checks=results,
+        experiment=context.experiment,
+        limits=problem.limits.as_report(),
+        sandbox=pool.sandbox,
+        duration_ms=(time.perf_counter() - started) * 1000,
+        error=error,
+    )

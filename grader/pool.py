@@ -1,0 +1,497 @@
+"""Warm sandboxes: a pool of template processes (zygotes) that have imported torch, each forking one fresh,
+single-use child per submission.
+
+Why: importing torch in a fresh sandboxed interpreter costs about a second; forking a warmed template costs
+about ten milliseconds (shared/SANDBOX-NOTES.md). A zygote serves one child at a time, so children never share
+a /tmp, and each child runs in its own cgroup that is killed whole when the child is done.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import queue
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from grader import protocol
+from grader.calls import WorkerLost
+from grader.limits import Limits
+from grader.sandbox import (
+    GRADER_DIR,
+    SANDBOX_WORKER_DIR,
+    Cgroup,
+    CgroupError,
+    SandboxUnavailable,
+    bwrap_command,
+    create_root_cgroup,
+    host_pid_of,
+    probe,
+    remove_stale_cgroups,
+    worker_argv,
+)
+
+log = logging.getLogger(__name__)
+
+ZYGOTE_START_TIMEOUT_S = 120.0  # importing torch takes ~1.5 s; a loaded machine at a deadline may need far more
+CONTROL_TIMEOUT_S = 10.0
+ZYGOTE_PIDS = 4096  # bound on a template's whole tree; each child's own cap is Limits.max_processes
+CGROUP_SLACK_BYTES = 64 * 1024 * 1024  # allocator and kernel overhead beyond what RLIMIT_DATA lets Python have
+
+
+@dataclass
+class ExitInfo:
+    exit_code: int | None
+    cpu_s: float = 0.0
+    memory_exceeded: bool = False
+    pids_exhausted: bool = False
+
+
+def explain_exit(info: ExitInfo, limits: Limits) -> tuple[str, str | None]:
+    """(reason, limit name) for a child that died on its own."""
+    code = info.exit_code
+    if info.memory_exceeded:
+        return f"memory limit {limits.memory_mb} MiB exceeded", "memory"
+    if code in (-signal.SIGXCPU, -signal.SIGKILL) and info.cpu_s >= limits.cpu_time_s - 1:
+        return f"CPU time limit {limits.cpu_time_s} s exceeded", "cpu"
+    if code == -signal.SIGSEGV:
+        return "the worker process crashed with a segmentation fault", None
+    if code is not None and code < 0:
+        return f"the worker process was killed by {signal.Signals(-code).name}", None
+    if code is None:
+        return "the worker process disappeared", None
+    return (f"your code ended the worker process (exit status {code}); do not call sys.exit or os._exit "
+            "in a submission"), None
+
+
+class Spawner:
+    """Starts processes from one long-lived thread.
+
+    bubblewrap's --die-with-parent uses PR_SET_PDEATHSIG, which fires when the *thread* that forked it exits,
+    so a template started from a short-lived thread would be killed the moment that thread ends."""
+
+    def __init__(self) -> None:
+        self._requests: queue.Queue[tuple[Callable[[], Any], Future[Any]] | None] = queue.Queue()
+        self._thread = threading.Thread(target=self._serve, name="paperlab-spawner", daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        while (request := self._requests.get()) is not None:
+            function, future = request
+            try:
+                future.set_result(function())
+            except BaseException as exc:  # noqa: B902 - handed to the caller
+                future.set_exception(exc)
+
+    def run(self, function: Callable[[], Any]) -> Any:
+        future: Future[Any] = Future()
+        self._requests.put((function, future))
+        return future.result()
+
+    def stop(self) -> None:
+        self._requests.put(None)
+
+
+class Zygote:
+    """One sandboxed template process and the single child it may have at a time."""
+
+    def __init__(self, *, name: str, cgroup: Cgroup | None, bwrap: str | None, tmp_size_mb: int,
+                 spawner: Spawner) -> None:
+        self.name = name
+        self.spawner = spawner
+        self.root_cgroup = cgroup
+        self.bwrap = bwrap
+        self.tmp_size_mb = tmp_size_mb
+        self.cgroup: Cgroup | None = None
+        self.process: subprocess.Popen[bytes] | None = None
+        self.control: socket.socket | None = None
+        self.pid_in_sandbox: int | None = None
+        self.jobs = 0
+        self._log = tempfile.TemporaryFile()
+        self._workdir = tempfile.TemporaryDirectory(prefix="paperlab-worker-")  # cwd of unsandboxed workers
+
+    @property
+    def sandboxed(self) -> bool:
+        return self.bwrap is not None
+
+    def start(self, timeout: float = ZYGOTE_START_TIMEOUT_S) -> None:
+        host_end, worker_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        argv = worker_argv(sys.executable, SANDBOX_WORKER_DIR if self.sandboxed else str(GRADER_DIR),
+                           worker_end.fileno(), sandboxed=self.sandboxed)
+        if self.sandboxed:
+            assert self.root_cgroup is not None and self.bwrap is not None
+            self.cgroup = self.root_cgroup.child(self.name)
+            self.cgroup.limit(max_pids=ZYGOTE_PIDS, memory_bytes=None)
+            join = "; ".join(f"echo $$ > {path}/cgroup.procs" for path in self.cgroup.paths.values())
+            command = ["/bin/sh", "-c", f'set -e; {join}; exec "$0" "$@"',
+                       *bwrap_command(self.bwrap, tmp_size_mb=self.tmp_size_mb, argv=argv)]
+            env = {"PATH": "/usr/bin:/bin"}
+        else:
+            command = argv
+            env = {"PATH": "/usr/bin:/bin", "HOME": tempfile.gettempdir(), "OMP_NUM_THREADS": "1"}
+        self.process = self.spawner.run(lambda: subprocess.Popen(
+            command, pass_fds=(worker_end.fileno(),), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=self._log, env=env, start_new_session=True, close_fds=True,
+            cwd=None if self.sandboxed else self._workdir.name,
+        ))
+        worker_end.close()
+        self.control = host_end
+        try:
+            ready = self._receive(timeout)
+        except WorkerLost as exc:
+            self.close()
+            raise SandboxUnavailable(f"the worker template did not start: {exc.reason}; {self.stderr_tail()}") from None
+        self.pid_in_sandbox = ready.get("pid")
+
+    def stderr_tail(self) -> str:
+        self._log.seek(0, os.SEEK_END)
+        size = self._log.tell()
+        self._log.seek(max(0, size - 2000))
+        return self._log.read().decode(errors="replace").strip() or "(no output)"
+
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def _receive(self, timeout: float) -> dict[str, Any]:
+        assert self.control is not None
+        self.control.settimeout(timeout)
+        try:
+            data = self.control.recv(65536)
+        except TimeoutError:
+            raise WorkerLost("the worker template did not answer in time") from None
+        except OSError as exc:
+            raise WorkerLost(f"the worker template's channel failed: {exc}") from None
+        if not data:
+            raise WorkerLost("the worker template exited")
+        return dict(json.loads(data))
+
+    def fork(self, limits: Limits) -> Child:
+        """A fresh child in its own capped cgroup, waiting for its submission."""
+        assert self.control is not None
+        self.jobs += 1
+        job_cgroup = None
+        if self.cgroup is not None:
+            job_cgroup = self.cgroup.child(f"job{self.jobs}")
+            job_cgroup.limit(max_pids=limits.max_processes,
+                             memory_bytes=limits.memory_mb * 1024 * 1024 + CGROUP_SLACK_BYTES)
+        host_end, worker_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            socket.send_fds(self.control, [json.dumps({"op": "fork"}).encode()], [worker_end.fileno()])
+        except OSError as exc:
+            host_end.close()
+            raise WorkerLost(f"the worker template is gone ({exc})") from None
+        finally:
+            worker_end.close()
+        reply = self._receive(CONTROL_TIMEOUT_S)
+        pid = int(reply["pid"])
+        host_pid = pid
+        if job_cgroup is not None and self.cgroup is not None:
+            found = host_pid_of(self.cgroup, pid)
+            if found is None:
+                raise WorkerLost("could not find the new worker process on the host")
+            host_pid = found
+            job_cgroup.add(host_pid)
+        return Child(zygote=self, sock=host_end, host_pid=host_pid, cgroup=job_cgroup, limits=limits)
+
+    def reap(self, child: Child) -> ExitInfo:
+        """Kill the child's whole tree and collect how it ended."""
+        memory = child.cgroup.memory_exceeded() if child.cgroup else False
+        pids = child.cgroup.pids_exhausted() if child.cgroup else False
+        if child.cgroup is not None:
+            if not child.cgroup.kill_all():
+                log.error("could not empty cgroup %s; retiring template %s", child.cgroup.paths, self.name)
+                self.close()
+        else:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(child.host_pid, signal.SIGKILL)
+        info = ExitInfo(exit_code=None, memory_exceeded=memory, pids_exhausted=pids)
+        if self.alive():
+            try:
+                exited = self._receive(CONTROL_TIMEOUT_S)
+                info.exit_code = exited.get("exit_code")
+                info.cpu_s = float(exited.get("cpu_s", 0.0))
+            except WorkerLost:
+                self.close()
+        if child.cgroup is not None:
+            info.memory_exceeded = info.memory_exceeded or child.cgroup.memory_exceeded()
+            info.pids_exhausted = info.pids_exhausted or child.cgroup.pids_exhausted()
+            child.cgroup.remove()
+        return info
+
+    def rss_kb(self) -> int:
+        """Resident memory of the template's Python process (the one that imported torch)."""
+        if self.process is None:
+            return 0
+        pids = self.cgroup.pids() if self.cgroup else [self.process.pid]
+        best = 0
+        for pid in pids:
+            with contextlib.suppress(OSError, ValueError):
+                with open(f"/proc/{pid}/status") as status:
+                    for line in status:
+                        if line.startswith("VmRSS:"):
+                            best = max(best, int(line.split()[1]))
+        return best
+
+    def close(self) -> None:
+        if self.control is not None:
+            self.control.close()
+            self.control = None
+        if self.process is not None and self.process.poll() is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=5)
+        if self.cgroup is not None:
+            self.cgroup.kill_all()
+            self.cgroup.remove()
+
+
+@dataclass
+class Child:
+    """One single-use worker process holding one submission."""
+
+    zygote: Zygote
+    sock: socket.socket
+    host_pid: int
+    cgroup: Cgroup | None
+    limits: Limits
+    exit_info: ExitInfo | None = None
+
+    def exchange(self, header: dict[str, Any], blobs: list[bytes], *, timeout: float,
+                 what: str) -> tuple[dict[str, Any], list[bytearray]]:
+        """Send one request and wait for its reply; any way the child fails becomes WorkerLost naming why."""
+        deadline = time.monotonic() + timeout
+        try:
+            self.sock.settimeout(timeout)
+            protocol.send_frame(self.sock, header, blobs)
+            self.sock.settimeout(max(0.001, deadline - time.monotonic()))
+            return protocol.recv_frame(self.sock, max_blob_bytes=self.limits.message_mb * 1024 * 1024)
+        except TimeoutError:
+            extra = self._pids_note()
+            self.end()
+            raise WorkerLost(f"time limit {timeout:g} s exceeded in {what}{extra}", limit="time") from None
+        except protocol.MessageTooLarge as exc:
+            self.end()
+            raise WorkerLost(f"{what} sent back {exc.size / 2**20:.1f} MiB; the limit is "
+                             f"{self.limits.message_mb} MiB", limit="message") from None
+        except (EOFError, ConnectionError, BrokenPipeError, protocol.ProtocolError, OSError) as exc:
+            info = self.end()
+            if isinstance(exc, protocol.ProtocolError):
+                raise WorkerLost(f"the worker sent a malformed message during {what}") from None
+            reason, limit = explain_exit(info, self.limits)
+            raise WorkerLost(f"{reason} in {what}{self._pids_note(info)}", limit=limit) from None
+
+    def _pids_note(self, info: ExitInfo | None = None) -> str:
+        exhausted = info.pids_exhausted if info else (self.cgroup.pids_exhausted() if self.cgroup else False)
+        return f" (your code also hit the limit of {self.limits.max_processes} processes/threads)" if exhausted else ""
+
+    def end(self) -> ExitInfo:
+        if self.exit_info is None:
+            with contextlib.suppress(OSError):
+                self.sock.close()
+            self.exit_info = self.zygote.reap(self)
+        return self.exit_info
+
+
+@dataclass
+class LoadResult:
+    ok: bool
+    functions: tuple[str, ...] = ()
+    raised: dict[str, Any] | None = None
+    output: str = ""
+    duration_ms: float = 0.0
+
+
+@dataclass
+class WorkerSession:
+    """A submission's conversation with the sandbox: load it, make calls, and start over on a fresh child
+    (from the same warm template) when a call killed the current one."""
+
+    pool: WorkerPool
+    zygote: Zygote
+    code: str
+    limits: Limits
+    seed: int = 0
+    child: Child | None = None
+    loaded: LoadResult | None = None
+    restarts: int = 0
+    _started: float = field(default_factory=time.monotonic)
+
+    def remaining(self) -> float:
+        return self.limits.total_timeout_s - (time.monotonic() - self._started)
+
+    def load(self) -> LoadResult:
+        if not self.zygote.alive():
+            self.zygote = self.pool._replace(self.zygote)
+        self.child = self.zygote.fork(self.limits)
+        header = {"op": "load", "code": self.code, "seed": self.seed, "limits": self.limits.model_dump()}
+        reply, _ = self.child.exchange(header, [], timeout=min(self.limits.load_timeout_s, max(self.remaining(), 0.001)),
+                                       what="loading your code")
+        self.loaded = LoadResult(
+            ok=bool(reply.get("ok")),
+            functions=tuple(reply.get("functions", ())),
+            raised=reply.get("raised"),
+            output=str(reply.get("output", "")),
+            duration_ms=float(reply.get("duration_ms", 0.0)),
+        )
+        return self.loaded
+
+    def calls(self, header: dict[str, Any], blobs: list[bytes], *, timeout: float,
+              what: str) -> tuple[dict[str, Any], list[bytearray]]:
+        if self.child is None or self.child.exit_info is not None:
+            self.restart()
+        assert self.child is not None
+        return self.child.exchange(header, blobs, timeout=timeout, what=what)
+
+    def restart(self) -> None:
+        self.close()
+        self.restarts += 1
+        result = self.load()
+        if not result.ok:
+            raise WorkerLost("your code failed to load again on a fresh worker")
+
+    def close(self) -> None:
+        if self.child is not None:
+            self.child.end()
+            self.child = None
+
+
+class WorkerPool:
+    """Keeps `size` sandboxed templates warm. `grade()` may run in up to `size` threads at once."""
+
+    def __init__(self, *, size: int = 1, unsafe: bool = False, tmp_size_mb: int = 64) -> None:
+        if size < 1:
+            raise ValueError("a pool needs at least one worker template")
+        self.size = size
+        self.unsafe = unsafe
+        self.tmp_size_mb = tmp_size_mb
+        self._idle: queue.Queue[Zygote] = queue.Queue()
+        self._all: list[Zygote] = []
+        self._lock = threading.Lock()
+        self._cgroup: Cgroup | None = None
+        self._bwrap: str | None = None
+        self._counter = 0
+        self._closed = False
+        self._spawner = Spawner()
+        self.started = False
+
+    @property
+    def sandbox(self) -> Literal["bubblewrap", "none"]:
+        return "none" if self.unsafe else "bubblewrap"
+
+    def start(self) -> WorkerPool:
+        if self.started:
+            return self
+        if not self.unsafe:
+            status = probe()
+            if not status.available:
+                raise SandboxUnavailable(status.reason)
+            self._bwrap = status.bwrap
+            remove_stale_cgroups()
+            try:
+                self._cgroup = create_root_cgroup()
+            except CgroupError as exc:
+                raise SandboxUnavailable(str(exc)) from None
+        errors: list[BaseException] = []
+
+        def start_one() -> None:
+            try:
+                self._idle.put(self._new_zygote())
+            except BaseException as exc:  # noqa: B902 - reported to the caller below
+                errors.append(exc)
+
+        threads = [threading.Thread(target=start_one) for _ in range(self.size)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        self.started = True
+        if errors:
+            self.close()
+            raise errors[0]
+        return self
+
+    def _new_zygote(self) -> Zygote:
+        with self._lock:
+            self._counter += 1
+            name = f"z{self._counter}"
+        zygote = Zygote(name=name, cgroup=self._cgroup, bwrap=self._bwrap, tmp_size_mb=self.tmp_size_mb,
+                        spawner=self._spawner)
+        zygote.start()
+        with self._lock:
+            self._all.append(zygote)
+        return zygote
+
+    def _replace(self, dead: Zygote) -> Zygote:
+        log.warning("worker template %s died; starting a new one", dead.name)
+        dead.close()
+        with self._lock:
+            if dead in self._all:
+                self._all.remove(dead)
+        return self._new_zygote()
+
+    @contextlib.contextmanager
+    def session(self, code: str, limits: Limits, *, seed: int = 0,
+                wait_s: float = ZYGOTE_START_TIMEOUT_S) -> Iterator[WorkerSession]:
+        if not self.started:
+            self.start()
+        try:
+            zygote = self._idle.get(timeout=wait_s)
+        except queue.Empty:
+            raise SandboxUnavailable(f"no worker became free within {wait_s:g} s") from None
+        session = WorkerSession(pool=self, zygote=zygote, code=code, limits=limits, seed=seed)
+        try:
+            yield session
+        finally:
+            session.close()
+            self._give_back(session.zygote)
+
+    def _give_back(self, zygote: Zygote) -> None:
+        if self._closed:
+            zygote.close()
+        elif zygote.alive():
+            self._idle.put(zygote)
+        else:
+            threading.Thread(target=self._restart_into_idle, args=(zygote,), daemon=True).start()
+
+    def _restart_into_idle(self, dead: Zygote) -> None:
+        while not self._closed:
+            try:
+                self._idle.put(self._replace(dead))
+                return
+            except (SandboxUnavailable, OSError, CgroupError) as exc:
+                log.error("could not restart a worker template: %s", exc)
+                time.sleep(1.0)
+
+    def memory_report(self) -> dict[str, int]:
+        with self._lock:
+            return {zygote.name: zygote.rss_kb() for zygote in self._all}
+
+    def close(self) -> None:
+        self._closed = True
+        with self._lock:
+            zygotes = list(self._all)
+            self._all.clear()
+        for zygote in zygotes:
+            zygote.close()
+        if self._cgroup is not None:
+            self._cgroup.kill_all()
+            self._cgroup.remove()
+        self._spawner.stop()
+
+    def __enter__(self) -> WorkerPool:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

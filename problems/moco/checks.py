@@ -1,0 +1,976 @@
+"""The MoCo check battery: moco_loss, momentum_update, enqueue, and the 12-step CPU experiment.
+
+Every input is built from fixed seeds or literals, so two runs give the same verdict. Expected values come
+from the reference (`ref`), from closed forms, or, for the experiment, from an independent plain-Python
+trajectory that uses no torch at all.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from functools import cache
+from typing import Any
+
+import torch
+
+from grader.checks import (
+    CallResult,
+    CheckFailed,
+    SubmissionRaised,
+    central_differences,
+    check,
+    describe,
+    expect,
+    expect_close,
+    expect_equal,
+    expect_grad_close,
+    expect_grad_none,
+    expect_no_alias,
+    expect_tensor,
+    expect_unchanged,
+    fail,
+)
+
+F32, F64 = torch.float32, torch.float64
+REJECTED = ("TypeError", "ValueError")
+
+
+# ================================================================================================ helpers
+
+
+def randn(*shape: int, seed: int, dtype: torch.dtype = F64) -> torch.Tensor:
+    return torch.randn(shape, generator=torch.Generator().manual_seed(seed), dtype=F64).to(dtype)
+
+
+def rows_of_varied_norm(rows: int, columns: int, *, seed: int, dtype: torch.dtype = F64) -> torch.Tensor:
+    """Random rows whose norms range from about 0.3 to 3, so skipping a normalisation shows."""
+    directions = randn(rows, columns, seed=seed)
+    scales = torch.linspace(0.3, 3.0, rows, dtype=F64).unsqueeze(1)  # [rows, 1]
+    return (directions * scales).to(dtype)
+
+
+def loss_tolerance(dtype: torch.dtype, temperature: float) -> tuple[float, float]:
+    """(rtol, atol) for a loss: logits are as large as 1/T, and rounding errors grow with them."""
+    eps = torch.finfo(dtype).eps
+    return 64 * eps, 64 * eps * max(1.0, 1.0 / temperature)
+
+
+def call_value(result: CallResult) -> Any:
+    return result.unwrap()
+
+
+@contextmanager
+def hint(text: str) -> Iterator[None]:
+    """Append a hint to a failure raised inside the block (but not to an exception the learner raised)."""
+    try:
+        yield
+    except SubmissionRaised:
+        raise
+    except CheckFailed as exc:
+        raise CheckFailed(f"{exc} {text}") from None
+
+
+def expect_works(result: CallResult, purpose: str) -> None:
+    """Checks of input validation first make sure valid input is accepted, so 'raise for everything' fails."""
+    if result.raised is not None:
+        fail(f"{result.call} raised {result.raised.summary()}, but its input is valid; {purpose} "
+             "is tested only once valid input is accepted")
+
+
+def expect_all_rejected(function: Any, valid: tuple[Any, ...], cases: Sequence[tuple[tuple[Any, ...], str, str]]) -> None:
+    """Call `function` on valid input, then on each invalid input in one batch; every invalid call must
+    raise the exception named in its case ('TypeError', 'ValueError' or 'either') for the stated reason."""
+    results = function.map([(valid, {})] + [(args, {}) for args, _, _ in cases])
+    expect_works(results[0], "rejection of bad input")
+    for result, (_, wanted, reason) in zip(results[1:], cases, strict=True):
+        names = REJECTED if wanted == "either" else (wanted,)
+        label = " or ".join(names)
+        if result.raised is None:
+            fail(f"{result.call}: expected {label} because {reason}, but it returned {describe(result.value)}")
+        assert result.raised is not None
+        if not result.raised.is_a(*names):
+            fail(f"{result.call}: expected {label} because {reason}, but it raised {result.raised.summary()}")
+
+
+def reference_loss_gradient(ref: Any, query: torch.Tensor, key: torch.Tensor, queue: torch.Tensor,
+                            temperature: float) -> torch.Tensor:
+    leaf = query.detach().clone().requires_grad_(True)
+    ref.moco_loss(leaf, key, queue, temperature).backward()
+    assert leaf.grad is not None
+    return leaf.grad
+
+
+def hand_example_inputs(dtype: torch.dtype = F64) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    query = torch.tensor([[1.0, 0.0]], dtype=dtype)
+    queue = torch.tensor([[-1.0, 0.0], [0.0, 1.0]], dtype=dtype)
+    return query, query.clone(), queue
+
+
+def hand_example_value(temperature: float) -> float:
+    return math.log(1 + math.exp(-2 / temperature) + math.exp(-1 / temperature))
+
+
+def random_loss_inputs(batch: int, size: int, dim: int, *, seed: int, dtype: torch.dtype = F64
+                       ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    query = rows_of_varied_norm(batch, dim, seed=seed, dtype=dtype)
+    key = (query.to(F64) + 0.5 * randn(batch, dim, seed=seed + 1)).to(dtype)  # near, but not equal, to query
+    queue = rows_of_varied_norm(size, dim, seed=seed + 2, dtype=dtype)
+    return query, key, queue
+
+
+def compare_losses(results: list[CallResult], expectations: list[tuple[float, torch.Tensor]], hint_text: str) -> None:
+    for result, (temperature, expected) in zip(results, expectations, strict=True):
+        got = call_value(result)
+        rtol, atol = loss_tolerance(expected.dtype, temperature)
+        expect_close(got, expected, what="the loss", call=result.call, rtol=rtol, atol=atol, hint=hint_text)
+
+
+# ============================================================================================= moco_loss
+
+
+@check("moco_loss.hand_example", "Hand example: q = k = [1, 0], queue = [[-1, 0], [0, 1]]")
+def loss_hand_example(sub: Any, ref: Any) -> None:
+    cases = [(F64, 1), (F64, 2), (F64, 0.5), (F64, 0.2), (F64, 0.07), (F32, 0.5), (F32, 1)]
+    results = sub.moco_loss.map([(hand_example_inputs(dtype) + (t,), {}) for dtype, t in cases])
+    for result, (dtype, temperature) in zip(results, cases, strict=True):
+        expected = torch.tensor(hand_example_value(temperature), dtype=dtype)
+        rtol, atol = loss_tolerance(dtype, temperature)
+        expect_close(
+            call_value(result), expected, what=f"the loss at T = {temperature}", call=result.call,
+            rtol=rtol, atol=atol,
+            hint=f"Here the positive logit is 1/T and the negatives are -1/T and 0, so the loss is "
+                 f"log(1 + exp(-2/T) + exp(-1/T)) = {hand_example_value(temperature):.6g}.",
+        )
+
+
+@check("moco_loss.identical_representations", "Identical representations give log(K + 1)")
+def loss_identical_representations(sub: Any, ref: Any) -> None:
+    direction = torch.tensor([0.6, -0.8, 0.0], dtype=F64)
+    calls, expectations = [], []
+    for size, temperature in ((1, 0.5), (4, 0.07), (9, 2)):
+        query = direction * torch.tensor([[1.0], [2.5]], dtype=F64)  # [2, 3], same direction, other norms
+        key = direction * torch.tensor([[0.5], [4.0]], dtype=F64)
+        queue = direction * torch.linspace(0.2, 3.0, size, dtype=F64).unsqueeze(1)  # [K, 3]
+        calls.append(((query, key, queue, temperature), {}))
+        expectations.append((temperature, torch.tensor(math.log(size + 1), dtype=F64)))
+    compare_losses(
+        sub.moco_loss.map(calls), expectations,
+        "When every row points the same way, all 1 + K logits are equal and the loss is log(K + 1) at any T.",
+    )
+
+
+@check("moco_loss.matches_reference", "Random cases in float32 and float64, B, K, D from 1 up, K = D")
+def loss_matches_reference(sub: Any, ref: Any) -> None:
+    # (B, K, D, dtype, T). K == D cases use a non-symmetric queue: reading it as [D, K] changes the answer.
+    cases = [
+        (1, 1, 1, F64, 0.5), (1, 1, 1, F32, 1), (2, 3, 1, F64, 0.3), (1, 4, 6, F32, 0.07),
+        (3, 4, 4, F64, 0.1), (4, 5, 5, F32, 0.2), (5, 8, 3, F64, 2), (6, 16, 8, F32, 0.07), (7, 2, 5, F64, 1.0),
+    ]
+    calls, expectations = [], []
+    for index, (batch, size, dim, dtype, temperature) in enumerate(cases):
+        inputs = random_loss_inputs(batch, size, dim, seed=100 + 10 * index, dtype=dtype)
+        calls.append((inputs + (temperature,), {}))
+        expectations.append((temperature, ref.moco_loss(*inputs, temperature)))
+    compare_losses(
+        sub.moco_loss.map(calls), expectations,
+        "queue is [K, D]: one negative per row. Check the layout of queue (a [D, K] reading only shows when "
+        "K == D), the normalisation of all three inputs and the batch mean.",
+    )
+
+
+@check("moco_loss.batch_keys_are_not_negatives", "Other keys of the batch are not negatives")
+def loss_batch_keys_are_not_negatives(sub: Any, ref: Any) -> None:
+    # Each query is close to every key of the batch, far from the single queue row: if the other keys were
+    # negatives the loss would be near log(B); with the queue alone it is small.
+    query = torch.tensor([[1.0, 0.0, 0.1], [0.9, 0.1, 0.0], [1.0, 0.2, 0.0]], dtype=F64)
+    key = torch.tensor([[1.0, 0.05, 0.1], [0.95, 0.1, 0.05], [1.0, 0.15, 0.0]], dtype=F64)
+    queue = torch.tensor([[-1.0, 0.0, 0.0]], dtype=F64)
+    result = sub.moco_loss.call(query, key, queue, 0.1)
+    with hint("Only the K queue rows are negatives: key j (j != i) must not appear in query i's denominator "
+              "(that would be SimCLR-style in-batch negatives)."):
+        rtol, atol = loss_tolerance(F64, 0.1)
+        expect_close(call_value(result), ref.moco_loss(query, key, queue, 0.1), what="the loss",
+                     call=result.call, rtol=rtol, atol=atol)
+
+
+@check("moco_loss.positive_in_denominator", "The positive logit is part of the log-sum-exp")
+def loss_positive_in_denominator(sub: Any, ref: Any) -> None:
+    query = torch.tensor([[1.0, 0.0], [0.0, 2.0]], dtype=F64)
+    key = torch.tensor([[3.0, 0.3], [0.1, 1.0]], dtype=F64)
+    queue = torch.tensor([[0.0, 1.0], [-1.0, 0.0], [0.7, -0.7]], dtype=F64)
+    result = sub.moco_loss.call(query, key, queue, 0.5)
+    with hint("The denominator sums over the positive and the K negatives: logsumexp(s+, s-_0, ..., s-_{K-1}) "
+              "- s+. Leaving the positive out can make the loss negative."):
+        expect_close(call_value(result), ref.moco_loss(query, key, queue, 0.5), what="the loss", call=result.call)
+
+
+@check("moco_loss.temperature_scales_every_logit", "Temperature divides every logit")
+def loss_temperature_scales_every_logit(sub: Any, ref: Any) -> None:
+    query, key, queue = random_loss_inputs(3, 4, 3, seed=7)
+    temperatures = (0.25, 4, 0.05)
+    results = sub.moco_loss.map([((query, key, queue, t), {}) for t in temperatures])
+    compare_losses(
+        results, [(t, ref.moco_loss(query, key, queue, t)) for t in temperatures],
+        "Divide the positive and every negative similarity by T (not multiply, and not only some of them).",
+    )
+
+
+@check("moco_loss.batch_mean", "The loss is the mean over the batch, not the sum")
+def loss_batch_mean(sub: Any, ref: Any) -> None:
+    query, key, queue = random_loss_inputs(2, 5, 3, seed=11)
+    single = (query[:1], key[:1], queue, 0.3)
+    repeated = (query[:1].repeat(4, 1), key[:1].repeat(4, 1), queue, 0.3)  # four copies of one row
+    both = (query, key, queue, 0.3)
+    results = sub.moco_loss.map([(single, {}), (repeated, {}), (both, {})])
+    with hint("Average the per-row losses over the batch (four copies of one row have that row's loss)."):
+        expected_single = ref.moco_loss(*single)
+        expect_close(call_value(results[0]), expected_single, what="the loss", call=results[0].call)
+        expect_close(call_value(results[1]), expected_single, what="the loss", call=results[1].call)
+        expect_close(call_value(results[2]), ref.moco_loss(*both), what="the loss", call=results[2].call)
+
+
+@check("moco_loss.rows_are_normalised", "Each row of query, key and queue is normalised (scaling changes nothing)")
+def loss_rows_are_normalised(sub: Any, ref: Any) -> None:
+    query, key, queue = random_loss_inputs(3, 4, 3, seed=21)
+    expected = ref.moco_loss(query, key, queue, 0.2)
+    scales = {3: torch.tensor([[1e-3], [7.0], [250.0]], dtype=F64),
+              4: torch.tensor([[0.01], [3.0], [40.0], [0.5]], dtype=F64)}
+    variants = {
+        "query": (query * scales[3], key, queue, 0.2),
+        "key": (query, key * scales[3], queue, 0.2),
+        "queue": (query, key, queue * scales[4], 0.2),
+    }
+    results = sub.moco_loss.map([(args, {}) for args in variants.values()])
+    for name, result in zip(variants, results, strict=True):
+        with hint(f"Multiplying rows of {name} by positive factors must not change the loss: divide each row of "
+                  f"{name} by its L2 norm (max(norm, 1e-12)) before taking dot products."):
+            rtol, atol = loss_tolerance(F64, 0.2)
+            expect_close(call_value(result), expected, what="the loss", call=result.call, rtol=rtol, atol=atol)
+
+
+@check("moco_loss.norm_floor", "Rows are divided by max(norm, 1e-12), not norm + eps")
+def loss_norm_floor(sub: Any, ref: Any) -> None:
+    # A row of norm 1e-13 becomes a row of norm 0.1, a row of norm 1e-9 a unit row. Adding eps to the norm,
+    # or flooring at 1e-8, gives visibly different similarities.
+    query, key, queue = random_loss_inputs(2, 3, 2, seed=31)
+    unit = torch.tensor([0.6, 0.8], dtype=F64)
+    tiny = torch.stack([unit * 1e-13, unit * 1e-9])  # [2, 2]
+    variants = {
+        "query": (tiny, key, queue, 0.1),
+        "key": (query, tiny.flip(1), queue, 0.1),
+        "queue": (query, key, torch.cat([tiny, queue[:1]]), 0.1),
+    }
+    results = sub.moco_loss.map([(args, {}) for args in variants.values()])
+    for name, result, args in zip(variants, results, variants.values(), strict=True):
+        with hint(f"Rows of {name} here have norms 1e-13 and 1e-9. Divide by max(norm, 1e-12) "
+                  "(torch.clamp_min, or F.normalize's default eps), not by norm + eps, and with eps = 1e-12 exactly."):
+            expect_close(call_value(result), ref.moco_loss(*args), what="the loss", call=result.call)
+
+
+@check("moco_loss.zero_rows", "Zero rows have similarity 0 and the loss stays finite")
+def loss_zero_rows(sub: Any, ref: Any) -> None:
+    query, key, queue = random_loss_inputs(3, 4, 3, seed=41)
+    variants = {
+        "query": (torch.cat([torch.zeros(1, 3, dtype=F64), query[1:]]), key, queue, 0.5),
+        "key": (query, torch.cat([key[:2], torch.zeros(1, 3, dtype=F64)]), queue, 0.5),
+        "queue": (query, key, torch.cat([queue[:1], torch.zeros(2, 3, dtype=F64), queue[1:]]), 0.5),
+    }
+    results = sub.moco_loss.map([(args, {}) for args in variants.values()])
+    for name, result, args in zip(variants, results, variants.values(), strict=True):
+        got = call_value(result)
+        expect_tensor(got, shape=(), call=result.call)
+        with hint(f"A zero row of {name} must stay zero after normalisation (0 / max(0, 1e-12) = 0), so its "
+                  "similarities are 0, not nan."):
+            expect(bool(torch.isfinite(got)), f"{result.call}: expected a finite loss, got {float(got)}.")
+            expect_close(got, ref.moco_loss(*args), what="the loss", call=result.call)
+
+
+@check("moco_loss.low_temperature", "Stable at T = 1e-3 and 1e-4 in float32")
+def loss_low_temperature(sub: Any, ref: Any) -> None:
+    # Logits reach 1/T = 10,000: exp overflows float32 and softmax probabilities underflow to 0.
+    winner = (torch.tensor([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]),  # the positive is the largest logit
+              torch.tensor([[1.0, 0.01, 0.0], [0.0, 1.0, 0.02]]),
+              torch.tensor([[0.0, 0.0, 1.0], [0.8, 0.6, 0.0], [-1.0, 0.0, 0.0]]))
+    loser = (torch.tensor([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]),  # a negative beats the positive
+             torch.tensor([[0.8, 0.6, 0.0], [0.6, 0.0, 0.8]]),
+             torch.tensor([[1.0, 0.05, 0.0], [0.1, 1.0, 0.0], [0.0, 0.0, 1.0]]))
+    calls, expectations = [], []
+    for inputs in (winner, loser):
+        for temperature in (1e-3, 1e-4):
+            calls.append((inputs + (temperature,), {}))
+            exact = ref.moco_loss(*(t.to(F64) for t in inputs), temperature)
+            expectations.append((temperature, exact.to(F32)))
+    for result, (temperature, expected) in zip(sub.moco_loss.map(calls), expectations, strict=True):
+        got = expect_tensor(call_value(result), shape=(), dtype=F32, call=result.call)
+        with hint("With logits as large as 1/T, compute log-sum-exp stably: subtract each row's maximum before "
+                  "exp (torch.logsumexp or F.cross_entropy do this); log(softmax(...)) underflows to log(0)."):
+            expect(bool(torch.isfinite(got)), f"{result.call}: expected a finite loss close to "
+                   f"{float(expected):.6g} (float64 reference), got {float(got)}.")
+            rtol, atol = loss_tolerance(F32, temperature)
+            expect_close(got, expected, what="the loss (against the float64 reference)", call=result.call,
+                         rtol=rtol, atol=atol)
+
+
+@check("moco_loss.query_gradient", "The query gradient matches the reference and finite differences")
+def loss_query_gradient(sub: Any, ref: Any) -> None:
+    query, key, queue = random_loss_inputs(3, 4, 3, seed=51)
+    expected = reference_loss_gradient(ref, query, key, queue, 0.3)
+    result = sub.moco_loss.call(query.clone().requires_grad_(True), key, queue, 0.3, grads=("query",))
+    with hint("Let the gradient flow through the normalisation of query too (do not detach its norm)."):
+        expect_grad_close(result, "query", expected)
+    numeric = central_differences(sub.moco_loss, (query, key, queue, 0.3), 0)
+    with hint("These are central differences of your own loss, so the loss values themselves are off."):
+        expect_close(numeric, expected, what="d loss / d query by central differences", call=result.call,
+                     rtol=1e-6, atol=1e-7)
+
+
+@check("moco_loss.key_and_queue_detached", "No gradient reaches key or queue")
+def loss_key_and_queue_detached(sub: Any, ref: Any) -> None:
+    query, key, queue = random_loss_inputs(2, 3, 3, seed=61)
+    result = sub.moco_loss.call(query.clone().requires_grad_(True), key.clone().requires_grad_(True),
+                                queue.clone().requires_grad_(True), 0.3, grads=("query", "key", "queue"))
+    with hint("Only the query branch is trained by gradient: use key.detach() and queue.detach() in the loss."):
+        expect_grad_none(result, "key", "queue")
+    expect_grad_close(result, "query", reference_loss_gradient(ref, query, key, queue, 0.3))
+
+
+@check("moco_loss.result_kind", "A 0-d tensor of the input dtype that requires grad exactly when query does")
+def loss_result_kind(sub: Any, ref: Any) -> None:
+    cases = []
+    for dtype, query_grad, others_grad in ((F32, True, False), (F64, False, False), (F32, False, True),
+                                           (F64, True, True)):
+        query, key, queue = random_loss_inputs(2, 3, 4, seed=71, dtype=dtype)
+        cases.append((dtype, query_grad, (query.requires_grad_(query_grad), key.requires_grad_(others_grad),
+                                          queue.requires_grad_(others_grad), 0.5)))
+    results = sub.moco_loss.map([(args, {}) for _, _, args in cases])
+    for result, (dtype, query_grad, _) in zip(results, cases, strict=True):
+        with hint("Return a 0-d tensor (not a Python float, not shape [1]) in the inputs' dtype; only query "
+                  "may carry gradient."):
+            expect_tensor(call_value(result), shape=(), dtype=dtype, device="cpu", requires_grad=query_grad,
+                          call=result.call)
+
+
+@check("moco_loss.inputs_unchanged", "query, key and queue are left unchanged")
+def loss_inputs_unchanged(sub: Any, ref: Any) -> None:
+    query, key, queue = random_loss_inputs(3, 4, 3, seed=81)
+    results = sub.moco_loss.map([
+        ((query, key, queue, 0.5), {}),
+        ((query.clone().requires_grad_(True), key, queue, 0.5), {}),
+    ])
+    for result in results:
+        expect_unchanged(result)
+
+
+@check("moco_loss.strided_views", "Transposed, sliced and expanded inputs give the same loss as copies")
+def loss_strided_views(sub: Any, ref: Any) -> None:
+    base_query = randn(6, 3, seed=91)
+    query = base_query[::2]  # [3, 3], row stride 6
+    key = randn(1, 3, seed=92).expand(3, 3)  # stride 0 along the batch
+    queue = randn(3, 5, seed=93).t()  # [5, 3], column-major
+    query_t = randn(3, 3, seed=94).t()  # [3, 3] transposed
+    calls = [((query, key, queue, 0.3), {}), ((query_t, query, queue, 0.7), {})]
+    results = sub.moco_loss.map(calls)
+    for result, (args, _) in zip(results, calls, strict=True):
+        contiguous = tuple(a.contiguous() if isinstance(a, torch.Tensor) else a for a in args)
+        with hint("Inputs may be non-contiguous views: use .reshape or .contiguous() instead of .view, and index "
+                  "rows by shape, not by memory layout."):
+            expect_close(call_value(result), ref.moco_loss(*contiguous), what="the loss", call=result.call)
+
+
+@check("moco_loss.rejects_bad_temperature", "Bad temperatures raise TypeError (kind) or ValueError (value)")
+def loss_rejects_bad_temperature(sub: Any, ref: Any) -> None:
+    query, key, queue = random_loss_inputs(2, 3, 2, seed=101)
+    cases = [
+        ((query, key, queue, True), "TypeError", "a bool is not a temperature"),
+        ((query, key, queue, torch.tensor(0.5)), "TypeError", "temperature must be a Python number, not a Tensor"),
+        ((query, key, queue, "0.5"), "TypeError", "a string is not a temperature"),
+        ((query, key, queue, None), "TypeError", "None is not a temperature"),
+        ((query, key, queue, 0.0), "ValueError", "temperature must be > 0"),
+        ((query, key, queue, 0), "ValueError", "temperature must be > 0"),
+        ((query, key, queue, -0.5), "ValueError", "temperature must be > 0"),
+        ((query, key, queue, math.nan), "ValueError", "temperature must be finite"),
+        ((query, key, queue, math.inf), "ValueError", "temperature must be finite"),
+    ]
+    expect_all_rejected(sub.moco_loss, (query, key, queue, 0.5), cases)
+
+
+@check("moco_loss.rejects_bad_tensors", "Contract violations in query, key or queue raise TypeError or ValueError")
+def loss_rejects_bad_tensors(sub: Any, ref: Any) -> None:
+    query, key, queue = random_loss_inputs(2, 3, 2, seed=111)
+    nan_query = query.clone()
+    nan_query[1, 0] = math.nan
+    inf_key = key.clone()
+    inf_key[0, 1] = math.inf
+    nan_queue = queue.clone()
+    nan_queue[2, 1] = -math.inf
+    cases = [
+        ((query.tolist(), key, queue, 0.5), "either", "query must be a tensor"),
+        ((query, key, queue.tolist(), 0.5), "either", "queue must be a tensor"),
+        ((query.half(), key.half(), queue.half(), 0.5), "either", "float16 is not accepted (float32 or float64)"),
+        ((query.bfloat16(), key.bfloat16(), queue.bfloat16(), 0.5), "either", "bfloat16 is not accepted"),
+        ((query.long(), key.long(), queue.long(), 0.5), "either", "integer tensors are not accepted"),
+        ((query.float(), key, queue, 0.5), "either", "query is float32 but key and queue are float64"),
+        ((query, key, queue.float(), 0.5), "either", "queue is float32 but query and key are float64"),
+        ((query[0], key[0], queue, 0.5), "either", "query and key must be 2-D [B, D]"),
+        ((query, key, queue.unsqueeze(0), 0.5), "either", "queue must be 2-D [K, D]"),
+        ((query, key[:1], queue, 0.5), "either", "key must have the same shape as query"),
+        ((query, key, randn(3, 3, seed=112), 0.5), "either", "queue rows must have D entries like query"),
+        ((query[:0], key[:0], queue, 0.5), "either", "B must be at least 1"),
+        ((query, key, queue[:0], 0.5), "either", "K must be at least 1"),
+        ((query[:, :0], key[:, :0], queue[:, :0], 0.5), "either", "D must be at least 1"),
+        ((nan_query, key, queue, 0.5), "either", "query has a nan entry"),
+        ((query, inf_key, queue, 0.5), "either", "key has an inf entry"),
+        ((query, key, nan_queue, 0.5), "either", "queue has a -inf entry"),
+    ]
+    expect_all_rejected(sub.moco_loss, (query, key, queue, 0.5), cases)
+
+
+@check("moco_loss.realistic_scale", "Realistic scale: K = 65,536, D = 128, B = 256 (advisory)", required=False)
+def loss_realistic_scale(sub: Any, ref: Any) -> None:
+    generator = torch.Generator().manual_seed(121)
+    query = torch.randn(256, 128, generator=generator)
+    key = query + 0.3 * torch.randn(256, 128, generator=generator)
+    # Row r of the queue is the window signal[r : r + 128] of one long random signal: 65,536 distinct rows
+    # that cost 256 KB to send to the worker instead of 33.5 MB (the work in the loss is the same).
+    signal = torch.randn(65_536 + 127, generator=generator)
+    queue = signal.as_strided((65_536, 128), (1, 1))  # [K, D], overlapping rows
+    result = sub.moco_loss.call(query, key, queue, 0.07)
+    with hint("This check is advisory: it does not decide 'solved'. A vectorised loss takes well under a second."):
+        rtol, atol = loss_tolerance(F32, 0.07)
+        expect_close(call_value(result), ref.moco_loss(query, key, queue, 0.07), what="the loss",
+                     call=result.call, rtol=rtol * 4, atol=atol * 4)
+
+
+# ======================================================================================= momentum_update
+
+
+def parameter_pair(*shape: int, seed: int, dtype: torch.dtype = F64) -> tuple[torch.Tensor, torch.Tensor]:
+    return randn(*shape, seed=seed, dtype=dtype), randn(*shape, seed=seed + 1, dtype=dtype)
+
+
+def expected_ema(query: torch.Tensor, key: torch.Tensor, momentum: float) -> torch.Tensor:
+    """m * key + (1 - m) * query in float64, cast to the inputs' dtype (independent of the reference)."""
+    exact = momentum * key.detach().to(F64) + (1 - momentum) * query.detach().to(F64)
+    return exact.to(query.dtype)
+
+
+EMA_HINT = "The update is theta_k_new = m * theta_k + (1 - m) * theta_q, where query is theta_q and key is theta_k."
+
+
+@check("momentum_update.formula", "theta_k_new = m theta_k + (1 - m) theta_q for m in {0, 0.2, 0.8, 0.999, 1}")
+def ema_formula(sub: Any, ref: Any) -> None:
+    calls, expectations = [], []
+    for dtype in (F32, F64):
+        query, key = parameter_pair(3, 4, seed=201, dtype=dtype)
+        for momentum in (0.0, 0.2, 0.8, 0.999, 1.0, 0, 1):
+            calls.append(((query, key, momentum), {}))
+            expectations.append(expected_ema(query, key, momentum))
+    for result, expected in zip(sub.momentum_update.map(calls), expectations, strict=True):
+        expect_close(call_value(result), expected, call=result.call, hint=EMA_HINT)
+    query, key = parameter_pair(5, seed=203)
+    result = sub.momentum_update.call(query, key)
+    expect_close(call_value(result), expected_ema(query, key, 0.999), call=result.call,
+                 hint="Without a momentum argument, the default m = 0.999 applies.")
+
+
+@check("momentum_update.endpoints", "m = 0 gives the query's values, m = 1 keeps the key's")
+def ema_endpoints(sub: Any, ref: Any) -> None:
+    calls = []
+    for dtype in (F32, F64):
+        query, key = parameter_pair(4, 3, seed=211, dtype=dtype)
+        calls += [((query, key, 0.0), {}), ((query, key, 0), {}), ((query, key, 1.0), {}), ((query, key, 1), {})]
+    for result, (args, _) in zip(sub.momentum_update.map(calls), calls, strict=True):
+        query, key, momentum = args
+        name, wanted = ("query", query) if momentum == 0 else ("key", key)
+        expect_close(call_value(result), wanted, call=result.call,
+                     hint=f"At m = {momentum} the result must equal {name} ({EMA_HINT})")
+
+
+@check("momentum_update.shapes", "Scalars, empty tensors and N-d parameters")
+def ema_shapes(sub: Any, ref: Any) -> None:
+    shapes: list[tuple[int, ...]] = [(), (0,), (2, 0, 3), (7,), (2, 3, 4), (1, 1, 1, 1), (2, 1, 3, 2)]
+    calls, expectations = [], []
+    for index, shape in enumerate(shapes):
+        query, key = parameter_pair(*shape, seed=221 + 2 * index)
+        calls.append(((query, key, 0.9), {}))
+        expectations.append(expected_ema(query, key, 0.9))
+    for result, expected in zip(sub.momentum_update.map(calls), expectations, strict=True):
+        expect_close(call_value(result), expected, call=result.call,
+                     hint="Parameters of any shape are updated elementwise; the result has the inputs' shape.")
+
+
+@check("momentum_update.dtype_preserved", "float32 and float64 are preserved, 0-d float32 included")
+def ema_dtype_preserved(sub: Any, ref: Any) -> None:
+    calls = []
+    for dtype in (F32, F64):
+        for shape in ((), (3,), (2, 2)):
+            calls.append((parameter_pair(*shape, seed=241, dtype=dtype) + (0.999,), {}))
+    for result, (args, _) in zip(sub.momentum_update.map(calls), calls, strict=True):
+        with hint("Keep the parameters' dtype; beware that a 0-d float64 tensor (e.g. torch.tensor(m, "
+                  "dtype=torch.float64)) promotes a 0-d float32 tensor to float64. Multiply by the Python number."):
+            expect_close(call_value(result), expected_ema(args[0], args[1], 0.999), call=result.call)
+
+
+@check("momentum_update.parameters", "nn.Parameter inputs give a result that does not require grad")
+def ema_parameters(sub: Any, ref: Any) -> None:
+    calls = []
+    for momentum in (0.0, 0.8, 1.0):
+        query, key = parameter_pair(3, 2, seed=251)
+        calls.append(((torch.nn.Parameter(query), torch.nn.Parameter(key), momentum), {}))
+    for result, (args, _) in zip(sub.momentum_update.map(calls), calls, strict=True):
+        with hint("The key encoder follows by averaging, not by gradient: compute under torch.no_grad() or on "
+                  ".detach()ed tensors, and return a plain tensor."):
+            expect_tensor(call_value(result), shape=(3, 2), dtype=F64, requires_grad=False, call=result.call)
+        expect_close(call_value(result), expected_ema(*args), call=result.call, hint=EMA_HINT)
+
+
+@check("momentum_update.new_storage", "The result shares storage with neither input, at any m")
+def ema_new_storage(sub: Any, ref: Any) -> None:
+    calls = []
+    for momentum in (0.0, 0, 0.5, 1.0, 1):
+        calls.append((parameter_pair(3, 2, seed=261) + (momentum,), {}))
+    calls.append((parameter_pair(seed=263) + (0.0,), {}))
+    calls.append((parameter_pair(seed=263) + (1.0,), {}))
+    query, key = parameter_pair(3, 2, seed=265)
+    calls.append(((torch.nn.Parameter(query), torch.nn.Parameter(key), 1.0), {}))
+    for result in sub.momentum_update.map(calls):
+        with hint("At m = 0 or m = 1 returning the input itself (or its .detach(), which shares memory) is not "
+                  "allowed: return new storage, e.g. key.detach().clone()."):
+            expect_no_alias(result)
+
+
+@check("momentum_update.inputs_unchanged", "query and key are left unchanged")
+def ema_inputs_unchanged(sub: Any, ref: Any) -> None:
+    calls = []
+    for momentum in (0.0, 0.5, 0.999, 1.0):
+        calls.append((parameter_pair(3, 2, seed=271) + (momentum,), {}))
+        query, key = parameter_pair(2, 2, seed=273)
+        calls.append(((torch.nn.Parameter(query), torch.nn.Parameter(key), momentum), {}))
+    for result in sub.momentum_update.map(calls):
+        with hint("Do not update key in place (key.mul_(m).add_(...)): return the new parameters."):
+            expect_unchanged(result)
+
+
+@check("momentum_update.strided_views", "Transposed, sliced and expanded inputs work like copies")
+def ema_strided_views(sub: Any, ref: Any) -> None:
+    calls = [
+        ((randn(3, 4, seed=281).t(), randn(4, 3, seed=282), 0.7), {}),
+        ((randn(8, 3, seed=283)[::2], randn(1, 3, seed=284).expand(4, 3), 0.3), {}),
+        ((randn(2, 5, seed=285)[:, 1:4], randn(3, 2, seed=286).t(), 0.999), {}),
+    ]
+    for result, (args, _) in zip(sub.momentum_update.map(calls), calls, strict=True):
+        expect_close(call_value(result), expected_ema(*args), call=result.call,
+                     hint="Inputs may be non-contiguous views; elementwise arithmetic handles them directly.")
+
+
+@check("momentum_update.rejects_bad_momentum", "Bad momenta raise TypeError (kind) or ValueError (value)")
+def ema_rejects_bad_momentum(sub: Any, ref: Any) -> None:
+    query, key = parameter_pair(2, 3, seed=291)
+    cases = [
+        ((query, key, True), "TypeError", "a bool is not a momentum"),
+        ((query, key, False), "TypeError", "a bool is not a momentum"),
+        ((query, key, torch.tensor(0.9)), "TypeError", "momentum must be a Python number, not a Tensor"),
+        ((query, key, "0.9"), "TypeError", "a string is not a momentum"),
+        ((query, key, None), "TypeError", "None is not a momentum"),
+        ((query, key, -0.1), "ValueError", "momentum must be >= 0"),
+        ((query, key, 1.5), "ValueError", "momentum must be <= 1"),
+        ((query, key, 2), "ValueError", "momentum must be <= 1"),
+        ((query, key, math.nan), "ValueError", "momentum must be finite"),
+        ((query, key, math.inf), "ValueError", "momentum must be finite"),
+    ]
+    expect_all_rejected(sub.momentum_update, (query, key, 0.9), cases)
+
+
+@check("momentum_update.rejects_bad_tensors", "Mismatched shapes (no broadcasting) and bad tensors are rejected")
+def ema_rejects_bad_tensors(sub: Any, ref: Any) -> None:
+    query, key = parameter_pair(2, 3, seed=301)
+    nan_key = key.clone()
+    nan_key[1, 2] = math.nan
+    cases = [
+        ((query[0], key, 0.9), "either", "shapes [3] and [2, 3] differ (no broadcasting)"),
+        ((query[:1], key, 0.9), "either", "shapes [1, 3] and [2, 3] differ (no broadcasting)"),
+        ((query, key.t(), 0.9), "either", "shapes [2, 3] and [3, 2] differ"),
+        ((query, key[:, :1], 0.9), "either", "shapes [2, 3] and [2, 1] differ (no broadcasting)"),
+        ((query.tolist(), key, 0.9), "either", "query must be a tensor"),
+        ((query, 1.0, 0.9), "either", "key must be a tensor"),
+        ((query.half(), key.half(), 0.9), "either", "float16 is not accepted (float32 or float64)"),
+        ((query.long(), key.long(), 0.9), "either", "integer tensors are not accepted"),
+        ((query.float(), key, 0.9), "either", "query is float32 but key is float64"),
+        ((query, nan_key, 0.9), "either", "key has a nan entry"),
+        ((query.clone().fill_(math.inf), key, 0.9), "either", "query has inf entries"),
+    ]
+    expect_all_rejected(sub.momentum_update, (query, key, 0.9), cases)
+
+
+# ================================================================================================ enqueue
+
+
+def distinct_keys(batch: int, dim: int, *, seed: int, dtype: torch.dtype = F64) -> torch.Tensor:
+    return rows_of_varied_norm(batch, dim, seed=seed, dtype=dtype) if batch else torch.zeros(0, dim, dtype=dtype)
+
+
+def old_queue(size: int, dim: int, *, seed: int, dtype: torch.dtype = F64) -> torch.Tensor:
+    """Rows that are deliberately not unit-norm, so re-normalising old entries shows."""
+    return (randn(size, dim, seed=seed) * 5.0).to(dtype)
+
+
+def expect_enqueued(result: CallResult, expected: tuple[torch.Tensor, int], hint_text: str,
+                    rtol: float | None = None, atol: float | None = None) -> None:
+    got = call_value(result)
+    if not isinstance(got, tuple | list) or len(got) != 2:
+        fail(f"{result.call}: expected a pair (new_queue, new_pointer), got {describe(got)}")
+    queue, pointer = got
+    expect_equal(pointer, expected[1], what="the returned pointer", call=result.call,
+                 hint="The new pointer is (pointer + B) % K, a Python int.")
+    expect_close(queue, expected[0], what="the returned queue", call=result.call, rtol=rtol, atol=atol,
+                 hint=hint_text)
+
+
+WRAP_HINT = ("Key j of the batch goes to slot (pointer + j) % K, in order, after normalisation; every other row "
+             "keeps its old value.")
+
+
+@check("enqueue.normalises_incoming", "Incoming rows are normalised; old rows are left exactly as they were")
+def enqueue_normalises_incoming(sub: Any, ref: Any) -> None:
+    queue = old_queue(6, 3, seed=401)
+    keys = distinct_keys(2, 3, seed=402) * torch.tensor([[3.0], [0.1]], dtype=F64)
+    result = sub.enqueue.call(queue, keys, 1)
+    expect_enqueued(result, ref.enqueue(queue, keys, 1),
+                    "Normalise each incoming key (divide by max(norm, 1e-12)) before writing it.")
+    new_queue = call_value(result)[0]
+    untouched = [0, 3, 4, 5]
+    expect_equal(new_queue[untouched], queue[untouched], what="rows 0, 3, 4, 5 of the returned queue",
+                 call=result.call, hint="Only the written slots change; do not re-normalise or rescale the old rows.")
+
+
+@check("enqueue.wraparound", "Sequential writes from the pointer, wrapping around the end")
+def enqueue_wraparound(sub: Any, ref: Any) -> None:
+    cases = [(5, 2, 0), (5, 2, 4), (5, 4, 3), (7, 3, 5), (6, 4, 2), (5, 3, 1)]  # (K, B, pointer)
+    calls = []
+    for index, (size, batch, pointer) in enumerate(cases):
+        calls.append(((old_queue(size, 3, seed=411 + index), distinct_keys(batch, 3, seed=421 + index), pointer), {}))
+    for result, (args, _) in zip(sub.enqueue.map(calls), calls, strict=True):
+        expect_enqueued(result, ref.enqueue(*args), WRAP_HINT + " K need not be a multiple of B.")
+
+
+@check("enqueue.returned_pointer", "The returned pointer is (pointer + B) % K as a Python int")
+def enqueue_returned_pointer(sub: Any, ref: Any) -> None:
+    cases = [(5, 0, 3), (5, 2, 1), (5, 2, 3), (4, 4, 0), (4, 4, 3), (4, 6, 1), (3, 7, 2), (1, 2, 0)]
+    calls = [((old_queue(size, 2, seed=431), distinct_keys(batch, 2, seed=432), pointer), {})
+             for size, batch, pointer in cases]
+    for result, (size, batch, pointer) in zip(sub.enqueue.map(calls), cases, strict=True):
+        got = call_value(result)
+        if not isinstance(got, tuple | list) or len(got) != 2:
+            fail(f"{result.call}: expected a pair (new_queue, new_pointer), got {describe(got)}")
+        expect_equal(got[1], (pointer + batch) % size, what="the returned pointer", call=result.call,
+                     hint=f"The pointer advances by B = {batch} and wraps modulo K = {size}.")
+
+
+@check("enqueue.empty_batch", "B = 0 returns an equal copy in new storage and the same pointer")
+def enqueue_empty_batch(sub: Any, ref: Any) -> None:
+    queue = old_queue(4, 3, seed=441)
+    result = sub.enqueue.call(queue, torch.zeros(0, 3, dtype=F64), 2)
+    expect_enqueued(result, (queue, 2), "With no keys nothing is written.")
+    with hint("Even with nothing to write, return a copy (queue.detach().clone()), not the queue itself."):
+        expect_no_alias(result)
+
+
+@check("enqueue.full_batch", "B = K overwrites every slot once")
+def enqueue_full_batch(sub: Any, ref: Any) -> None:
+    calls = [((old_queue(4, 3, seed=451), distinct_keys(4, 3, seed=452), pointer), {}) for pointer in (0, 1, 3)]
+    for result, (args, _) in zip(sub.enqueue.map(calls), calls, strict=True):
+        expect_enqueued(result, ref.enqueue(*args), WRAP_HINT)
+
+
+@check("enqueue.oversized_batch", "B > K, one or several wraps: the last K writes survive in their slots")
+def enqueue_oversized_batch(sub: Any, ref: Any) -> None:
+    cases = [(4, 6, 1), (4, 11, 3), (3, 6, 0), (4, 9, 2), (5, 13, 4), (2, 5, 1)]  # (K, B, pointer)
+    calls = [((old_queue(size, 2, seed=461 + index), distinct_keys(batch, 2, seed=471 + index), pointer), {})
+             for index, (size, batch, pointer) in enumerate(cases)]
+    for result, (args, _) in zip(sub.enqueue.map(calls), calls, strict=True):
+        expect_enqueued(result, ref.enqueue(*args),
+                        "Think of B sequential writes: key j lands in slot (pointer + j) % K, later writes overwrite "
+                        "earlier ones, so only the last K keys survive, each in the slot it was written to.")
+
+
+@check("enqueue.single_slot", "K = 1")
+def enqueue_single_slot(sub: Any, ref: Any) -> None:
+    calls = [((old_queue(1, 3, seed=481), distinct_keys(batch, 3, seed=482), 0), {}) for batch in (0, 1, 3)]
+    for result, (args, _) in zip(sub.enqueue.map(calls), calls, strict=True):
+        expect_enqueued(result, ref.enqueue(*args), WRAP_HINT)
+
+
+@check("enqueue.zero_rows", "Zero key rows are written as zero rows")
+def enqueue_zero_rows(sub: Any, ref: Any) -> None:
+    queue = old_queue(5, 3, seed=491, dtype=F32)
+    keys = torch.tensor([[0.0, 0.0, 0.0], [3.0, 4.0, 0.0], [0.0, 0.0, 0.0]])
+    result = sub.enqueue.call(queue, keys, 3)
+    expect_enqueued(result, ref.enqueue(queue, keys, 3),
+                    "A zero row stays zero: divide by max(norm, 1e-12), which never produces nan.")
+
+
+@check("enqueue.detached_result", "Keys or queue that require grad give a result that does not")
+def enqueue_detached_result(sub: Any, ref: Any) -> None:
+    queue = old_queue(4, 3, seed=501)
+    keys = distinct_keys(2, 3, seed=502)
+    calls = [((queue, keys.clone().requires_grad_(True), 3), {}),
+             ((queue.clone().requires_grad_(True), keys.clone().requires_grad_(True), 0), {})]
+    for result, (args, _) in zip(sub.enqueue.map(calls), calls, strict=True):
+        got = call_value(result)
+        if not isinstance(got, tuple | list) or len(got) != 2:
+            fail(f"{result.call}: expected a pair (new_queue, new_pointer), got {describe(got)}")
+        with hint("The dictionary stores constants: detach the keys (and the old queue) before writing."):
+            expect_tensor(got[0], shape=(4, 3), dtype=F64, requires_grad=False, what="the returned queue",
+                          call=result.call)
+        expect_enqueued(result, ref.enqueue(*(a.detach() if isinstance(a, torch.Tensor) else a for a in args)),
+                        WRAP_HINT)
+
+
+@check("enqueue.half_precision", "float16 and bfloat16 are accepted and preserved")
+def enqueue_half_precision(sub: Any, ref: Any) -> None:
+    calls = [((old_queue(5, 4, seed=511, dtype=dtype), distinct_keys(3, 4, seed=512, dtype=dtype), 4), {})
+             for dtype in (torch.float16, torch.bfloat16)]
+    for result, (args, _) in zip(sub.enqueue.map(calls), calls, strict=True):
+        expect_enqueued(result, ref.enqueue(*args),
+                        "enqueue accepts any floating dtype and returns the queue in that same dtype.")
+
+
+@check("enqueue.new_storage", "The returned queue shares no storage with the inputs")
+def enqueue_new_storage(sub: Any, ref: Any) -> None:
+    calls = [((old_queue(5, 3, seed=521), distinct_keys(batch, 3, seed=522), 2), {}) for batch in (0, 2, 5, 7)]
+    for result in sub.enqueue.map(calls):
+        with hint("Write into a copy: new_queue = queue.detach().clone()."):
+            expect_no_alias(result)
+
+
+@check("enqueue.inputs_unchanged", "queue and keys are left unchanged")
+def enqueue_inputs_unchanged(sub: Any, ref: Any) -> None:
+    calls = [((old_queue(5, 3, seed=531), distinct_keys(batch, 3, seed=532), 4), {}) for batch in (0, 2, 5, 7)]
+    for result in sub.enqueue.map(calls):
+        with hint("Do not write into the caller's queue or normalise keys in place; work on copies."):
+            expect_unchanged(result)
+
+
+@check("enqueue.strided_views", "Transposed, sliced and expanded inputs work like copies")
+def enqueue_strided_views(sub: Any, ref: Any) -> None:
+    calls = [
+        ((randn(3, 5, seed=541).t(), randn(6, 3, seed=542)[::2], 4), {}),
+        ((randn(4, 3, seed=543), randn(1, 3, seed=544).expand(2, 3), 3), {}),
+        ((randn(6, 4, seed=545)[1:5, :3], randn(3, 5, seed=546).t(), 1), {}),
+    ]
+    for result, (args, _) in zip(sub.enqueue.map(calls), calls, strict=True):
+        expect_enqueued(result, ref.enqueue(*(a.contiguous() if isinstance(a, torch.Tensor) else a for a in args)),
+                        "Inputs may be non-contiguous views: copy with .clone() (not .view) and index rows by shape.")
+
+
+@check("enqueue.rejects_bad_pointer", "Bad pointers raise TypeError (kind) or ValueError (range)")
+def enqueue_rejects_bad_pointer(sub: Any, ref: Any) -> None:
+    queue, keys = old_queue(4, 3, seed=551), distinct_keys(2, 3, seed=552)
+    cases = [
+        ((queue, keys, True), "TypeError", "a bool is not a pointer"),
+        ((queue, keys, False), "TypeError", "a bool is not a pointer"),
+        ((queue, keys, 1.0), "TypeError", "a float is not a pointer, even 1.0"),
+        ((queue, keys, torch.tensor(1)), "TypeError", "pointer must be a Python int, not a Tensor"),
+        ((queue, keys, "1"), "TypeError", "a string is not a pointer"),
+        ((queue, keys, None), "TypeError", "None is not a pointer"),
+        ((queue, keys, -1), "ValueError", "pointer must be >= 0"),
+        ((queue, keys, 4), "ValueError", "pointer must be < K = 4"),
+        ((queue, keys, 9), "ValueError", "pointer must be < K = 4"),
+    ]
+    expect_all_rejected(sub.enqueue, (queue, keys, 1), cases)
+
+
+@check("enqueue.rejects_bad_tensors", "Contract violations in queue or keys raise TypeError or ValueError")
+def enqueue_rejects_bad_tensors(sub: Any, ref: Any) -> None:
+    queue, keys = old_queue(4, 3, seed=561), distinct_keys(2, 3, seed=562)
+    nan_keys = keys.clone()
+    nan_keys[0, 1] = math.nan
+    inf_queue = queue.clone()
+    inf_queue[3, 0] = math.inf
+    cases = [
+        ((queue.tolist(), keys, 0), "either", "queue must be a tensor"),
+        ((queue, keys.tolist(), 0), "either", "keys must be a tensor"),
+        ((queue.long(), keys.long(), 0), "either", "integer tensors are not accepted"),
+        ((queue, keys.float(), 0), "either", "keys are float32 but queue is float64"),
+        ((queue.half(), keys.bfloat16(), 0), "either", "float16 and bfloat16 do not match"),
+        ((queue, keys[0], 0), "either", "keys must be 2-D [B, D]"),
+        ((queue.unsqueeze(0), keys, 0), "either", "queue must be 2-D [K, D]"),
+        ((queue, keys[:, :2], 0), "either", "keys rows must have D entries like queue rows"),
+        ((queue[:0], keys, 0), "either", "K must be at least 1"),
+        ((queue[:, :0], keys[:, :0], 0), "either", "D must be at least 1"),
+        ((queue, nan_keys, 0), "either", "keys has a nan entry"),
+        ((inf_queue, keys, 0), "either", "queue has an inf entry"),
+    ]
+    expect_all_rejected(sub.enqueue, (queue, keys, 1), cases)
+
+
+# ============================================================================================= experiment
+#
+# The seed's CPU experiment: six fixed pairs of 4-D features (two views of each example), a linear query
+# encoder W_q (4 x 3, 12 trainable numbers), a key encoder W_k that starts equal to it, and a dictionary of
+# five 3-D entries. Each step takes two pairs (steps cycle through pairs 0-1, 2-3, 4-5):
+#   q = x_q W_q, k = x_k W_k (cached) -> loss(q, k, queue) -> W_q -= lr dL/dW_q -> W_k EMA -> enqueue(k).
+
+EXPERIMENT_QUERY_VIEWS = (
+    (1.0, 0.2, -0.3, 0.5), (-0.4, 1.1, 0.6, -0.2), (0.3, -0.7, 1.2, 0.4),
+    (0.9, 0.5, 0.1, -1.0), (-1.2, -0.3, 0.4, 0.8), (0.2, 0.9, -1.1, 0.3),
+)
+EXPERIMENT_KEY_VIEWS = (
+    (0.9, 0.3, -0.2, 0.6), (-0.5, 1.0, 0.7, -0.1), (0.4, -0.6, 1.1, 0.3),
+    (1.0, 0.4, 0.2, -0.9), (-1.1, -0.4, 0.3, 0.9), (0.1, 1.0, -1.0, 0.2),
+)
+EXPERIMENT_ENCODER = ((0.5, -0.2, 0.1), (0.3, 0.4, -0.5), (-0.1, 0.6, 0.2), (0.2, -0.3, 0.7))  # 4 x 3
+EXPERIMENT_DICTIONARY = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0), (0.6, -0.8, 0.0), (0.0, 0.6, -0.8))
+EXPERIMENT_STEPS, EXPERIMENT_BATCH, EXPERIMENT_LR, EXPERIMENT_MOMENTUM, EXPERIMENT_TEMPERATURE = 12, 2, 0.05, 0.8, 0.3
+FINITE_DIFFERENCE_STEP = 1e-6
+
+Matrix = tuple[tuple[float, ...], ...]
+
+
+def experiment_batch(step: int) -> tuple[int, ...]:
+    """Rows used at `step` (1-based): (0, 1), (2, 3), (4, 5), (0, 1), ..."""
+    first = (step - 1) * EXPERIMENT_BATCH % len(EXPERIMENT_QUERY_VIEWS)
+    return tuple(range(first, first + EXPERIMENT_BATCH))
+
+
+# --- the independent trajectory: plain Python floats, no torch ---------------------------------------------
+
+
+def _encode(row: Sequence[float], weights: Matrix) -> tuple[float, ...]:
+    return tuple(sum(row[i] * weights[i][j] for i in range(len(row))) for j in range(len(weights[0])))
+
+
+def _unit(vector: Sequence[float]) -> tuple[float, ...]:
+    norm = max(math.sqrt(sum(v * v for v in vector)), 1e-12)
+    return tuple(v / norm for v in vector)
+
+
+def _dot(a: Sequence[float], b: Sequence[float]) -> float:
+    return sum(x * y for x, y in zip(a, b, strict=True))
+
+
+def _objective(weights: Matrix, keys: Sequence[Sequence[float]], dictionary: Matrix, rows: Sequence[int]) -> float:
+    """The batch loss as a function of the query encoder alone (keys are constants)."""
+    total = 0.0
+    for row, key in zip(rows, keys, strict=True):
+        query = _unit(_encode(EXPERIMENT_QUERY_VIEWS[row], weights))
+        logits = [_dot(query, _unit(key)) / EXPERIMENT_TEMPERATURE]
+        logits += [_dot(query, _unit(entry)) / EXPERIMENT_TEMPERATURE for entry in dictionary]
+        top = max(logits)
+        total += top + math.log(sum(math.exp(v - top) for v in logits)) - logits[0]
+    return total / len(rows)
+
+
+def _shifted(weights: Matrix, i: int, j: int, delta: float) -> Matrix:
+    return tuple(tuple(w + delta if (a, b) == (i, j) else w for b, w in enumerate(r)) for a, r in enumerate(weights))
+
+
+@cache
+def independent_trajectory() -> tuple[dict[str, Any], ...]:
+    """Every state after every step, from a scalar objective and central finite differences."""
+    query_weights: Matrix = EXPERIMENT_ENCODER
+    key_weights: Matrix = EXPERIMENT_ENCODER
+    dictionary: Matrix = EXPERIMENT_DICTIONARY
+    pointer, h = 0, FINITE_DIFFERENCE_STEP
+    states = []
+    for step in range(1, EXPERIMENT_STEPS + 1):
+        rows = experiment_batch(step)
+        keys = [_encode(EXPERIMENT_KEY_VIEWS[row], key_weights) for row in rows]  # cached before any update
+        loss = _objective(query_weights, keys, dictionary, rows)
+        gradient = [[(_objective(_shifted(query_weights, i, j, h), keys, dictionary, rows)
+                      - _objective(_shifted(query_weights, i, j, -h), keys, dictionary, rows)) / (2 * h)
+                     for j in range(3)] for i in range(4)]
+        query_weights = tuple(tuple(w - EXPERIMENT_LR * g for w, g in zip(r, gr, strict=True))
+                              for r, gr in zip(query_weights, gradient, strict=True))
+        m = EXPERIMENT_MOMENTUM
+        key_weights = tuple(tuple(m * wk + (1 - m) * wq for wk, wq in zip(rk, rq, strict=True))
+                            for rk, rq in zip(key_weights, query_weights, strict=True))
+        slots = list(dictionary)
+        for key in keys:  # a ring buffer: one write per key
+            slots[pointer] = _unit(key)
+            pointer = (pointer + 1) % len(slots)
+        dictionary = tuple(slots)
+        states.append({"loss": loss, "query encoder": query_weights, "key encoder": key_weights,
+                       "dictionary": dictionary, "pointer": pointer})
+    return tuple(states)
+
+
+# --- the learner's run --------------------------------------------------------------------------------------
+
+STATE_HINTS = {
+    "loss": "the batch loss comes from your moco_loss",
+    "query encoder": "the query encoder is updated with the gradient your moco_loss gives for query",
+    "key encoder": "the key encoder is updated by your momentum_update(W_q, W_k, 0.8)",
+    "dictionary": "the dictionary is updated by your enqueue(queue, k, pointer)",
+    "pointer": "the pointer comes from your enqueue",
+}
+
+
+def _first_divergence(got: dict[str, Any], expected: dict[str, Any]) -> str | None:
+    for name in ("loss", "query encoder", "key encoder", "dictionary", "pointer"):
+        if name == "pointer":
+            if got[name] != expected[name]:
+                return f"{name}: expected {expected[name]}, got {got[name]}"
+            continue
+        wanted = torch.tensor(expected[name], dtype=F64)
+        difference = (got[name].detach().to(F64) - wanted).abs()
+        allowed = 1e-7 + 1e-6 * wanted.abs()
+        if not bool((difference <= allowed).all()):
+            return f"{name}: largest difference {float(difference.max()):.3g} from the independent trajectory"
+    return None
+
+
+@check("experiment.trajectory", "The 12-step CPU experiment matches an independent trajectory")
+def experiment_trajectory(sub: Any, ref: Any, ctx: Any) -> None:
+    query_views = torch.tensor(EXPERIMENT_QUERY_VIEWS, dtype=F64)  # [6, 4]
+    key_views = torch.tensor(EXPERIMENT_KEY_VIEWS, dtype=F64)  # [6, 4]
+    query_weights = torch.tensor(EXPERIMENT_ENCODER, dtype=F64)  # [4, 3]
+    key_weights = query_weights.clone()
+    dictionary = torch.tensor(EXPERIMENT_DICTIONARY, dtype=F64)  # [5, 3]
+    pointer = 0
+    series: dict[str, list[float]] = {"loss": [], "param_distance": [], "pointer": []}
+    divergence: str | None = None
+    for step, expected in enumerate(independent_trajectory(), start=1):
+        rows = list(experiment_batch(step))
+        query = query_views[rows] @ query_weights  # [2, 4] x [4, 3] -> [2, 3]
+        key = key_views[rows] @ key_weights  # [2, 3], cached before either encoder moves
+        where = f"at step {step} of the experiment"
+
+        result = sub.moco_loss.call(query.detach().requires_grad_(True), key, dictionary,
+                                    EXPERIMENT_TEMPERATURE, grads=("query",))
+        loss = expect_tensor(call_value(result), shape=(), what=f"the loss {where}", call=result.call)
+        query_gradient = result.grads.get("query")
+        if query_gradient is None:
+            fail(f"{where}: after backward() on {result.call}, query.grad is None; the loss must be "
+                 "differentiable in query")
+        query_gradient = expect_tensor(query_gradient, shape=(2, 3), what=f"query.grad {where}", call=result.call)
+        query_weights = query_weights - EXPERIMENT_LR * (query_views[rows].T @ query_gradient.to(F64))  # [4, 3]
+
+        result = sub.momentum_update.call(query_weights, key_weights, EXPERIMENT_MOMENTUM)
+        key_weights = expect_tensor(call_value(result), shape=(4, 3), dtype=F64, what=f"the key encoder {where}",
+                                    call=result.call).detach()
+
+        result = sub.enqueue.call(dictionary, key, pointer)
+        pair = call_value(result)
+        if not isinstance(pair, tuple | list) or len(pair) != 2 or not isinstance(pair[1], int):
+            fail(f"{where}: {result.call} should return (new_queue, new_pointer as int), got {describe(pair)}")
+        dictionary = expect_tensor(pair[0], shape=(5, 3), dtype=F64, what=f"the dictionary {where}",
+                                   call=result.call).detach()
+        pointer = pair[1]
+
+        series["loss"].append(float(loss.detach()))
+        series["param_distance"].append(float(torch.linalg.vector_norm(query_weights - key_weights)))
+        series["pointer"].append(float(pointer))
+        if divergence is None:
+            got = {"loss": loss, "query encoder": query_weights, "key encoder": key_weights,
+                   "dictionary": dictionary, "pointer": pointer}
+            found = _first_divergence(got, expected)
+            if found is not None:
+                name = found.split(":")[0]
+                divergence = (f"Your run first diverges at step {step} of {EXPERIMENT_STEPS}, in the {found}; "
+                              f"{STATE_HINTS[name]}. Every earlier state matched.")
+    ctx.record_experiment(steps=list(range(1, EXPERIMENT_STEPS + 1)), series=series)
+    if divergence is not None:
+        fail(divergence)

@@ -1,0 +1,115 @@
+// Line charts (uPlot) of an experiment's series over its steps: {steps: [int], series: {name: [float]}}.
+import uPlot from "uplot";
+import { el } from "./dom.js";
+
+// Known series get a readable title and a colour; any other name is drawn with its own name.
+const SERIES = {
+  loss: { title: "Contrastive loss", label: "loss", colour: "#3d5afe" },
+  param_distance: { title: "Key encoder distance from the query encoder", label: "‖θk − θq‖", colour: "#c2410c" },
+  pointer: { title: "Queue pointer", label: "pointer", colour: "#0f766e" },
+};
+const FALLBACK_COLOURS = ["#7c3aed", "#be123c", "#4d7c0f"];
+const HEIGHT = 220;
+
+/** Parses a <script type="application/json"> block; null when empty or malformed. */
+export function readExperimentJson(script) {
+  try {
+    const value = JSON.parse(script.textContent || "null");
+    return value && Array.isArray(value.steps) && value.series ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Draws the experiment into `container`. With `placeholders`, first fills every
+ * <div class="chart" data-series="NAME"> in the document; when there are none, draws all series in
+ * `container`. Returns the number of charts drawn.
+ */
+export function drawExperiment(container, experiment, { placeholders = false } = {}) {
+  if (!experiment) {
+    if (container?.dataset.emptyMessage) {
+      container.replaceChildren(el("p", { class: "charts__empty", text: container.dataset.emptyMessage }));
+    }
+    return 0;
+  }
+  const slots = placeholders ? [...document.querySelectorAll(".chart[data-series]")] : [];
+  if (slots.length) {
+    let drawn = 0;
+    for (const slot of slots) drawn += drawChart(slot, experiment, slot.dataset.series) ? 1 : 0;
+    container?.remove();
+    return drawn;
+  }
+  if (!container) return 0;
+  container.replaceChildren(el("h2", { class: "charts__heading", text: "Your experiment" }));
+  container.hidden = false;
+  let drawn = 0;
+  for (const name of Object.keys(experiment.series)) {
+    const slot = el("div", { class: "chart", dataset: { series: name } });
+    container.append(slot);
+    drawn += drawChart(slot, experiment, name) ? 1 : 0;
+  }
+  return drawn;
+}
+
+function drawChart(slot, experiment, name) {
+  const values = experiment.series[name];
+  if (!Array.isArray(values) || !values.length) {
+    slot.replaceChildren(el("p", { class: "charts__empty", text: `No data for “${name}”.` }));
+    return false;
+  }
+  const known = SERIES[name] ?? {
+    title: name.replaceAll("_", " "),
+    label: name,
+    colour: FALLBACK_COLOURS[name.length % FALLBACK_COLOURS.length],
+  };
+  const steps = experiment.steps.length === values.length ? experiment.steps : values.map((_, i) => i);
+  const plotBox = el("div", { class: "chart__plot" });
+  const figure = el(
+    "figure",
+    { class: "chart__figure" },
+    el("figcaption", { class: "chart__title", text: known.title }),
+    plotBox,
+  );
+  slot.replaceChildren(figure);
+  slot.setAttribute("role", "img");
+  slot.setAttribute("aria-label", `${known.title}: ${describe(values, steps)}`);
+
+  const width = () => Math.max(240, Math.floor(plotBox.clientWidth || slot.clientWidth || 480));
+  const plot = new uPlot(
+    {
+      width: width(),
+      height: HEIGHT,
+      legend: { show: true, live: true },
+      cursor: { drag: { x: true, y: false } },
+      scales: { x: { time: false } },
+      axes: [
+        { label: "step", stroke: "#4b5563", grid: { stroke: "#eceef2" }, ticks: { stroke: "#d1d5db" } },
+        { stroke: "#4b5563", grid: { stroke: "#eceef2" }, ticks: { stroke: "#d1d5db" }, size: 56 },
+      ],
+      series: [
+        { label: "step" },
+        { label: known.label, stroke: known.colour, width: 2, points: { show: values.length <= 20 } },
+      ],
+    },
+    [steps, values],
+    plotBox,
+  );
+  new ResizeObserver(() => {
+    const next = width();
+    if (Math.abs(next - plot.width) > 2) plot.setSize({ width: next, height: HEIGHT });
+  }).observe(plotBox);
+  return true;
+}
+
+// A one-line text equivalent for screen readers: range of steps and first/last/min/max values.
+function describe(values, steps) {
+  const fmt = (x) => (Math.abs(x) >= 1000 || (Math.abs(x) < 0.01 && x !== 0) ? x.toExponential(2) : x.toFixed(3));
+  const finite = values.filter(Number.isFinite);
+  if (!finite.length) return "no finite values";
+  return (
+    `${values.length} points over steps ${steps[0]}–${steps[steps.length - 1]}, ` +
+    `from ${fmt(values[0])} to ${fmt(values[values.length - 1])}, ` +
+    `min ${fmt(Math.min(...finite))}, max ${fmt(Math.max(...finite))}`
+  );
+}

@@ -1,0 +1,114 @@
+// The Python editor (CodeMirror 6) and its per-problem draft in localStorage.
+import { basicSetup } from "codemirror";
+import { python } from "@codemirror/lang-python";
+import { EditorState, Prec } from "@codemirror/state";
+import { EditorView, keymap } from "@codemirror/view";
+import { indentWithTab } from "@codemirror/commands";
+import { indentUnit } from "@codemirror/language";
+
+const SAVE_DELAY_MS = 300; // coalesce keystrokes; a reload within this window still flushes on pagehide
+
+/**
+ * Mounts the editor. `onRun` is called on Ctrl/Cmd+Enter. Returns a small handle; the same handle is
+ * reachable as `mount.paperlabEditor` (browser tests read the document through it).
+ */
+export function createEditor(mount, { code, labelledBy, describedBy, onRun, onChange }) {
+  const view = new EditorView({
+    parent: mount,
+    state: EditorState.create({
+      doc: code,
+      extensions: [
+        // Above the default keymap, which binds Mod-Enter to "insert blank line".
+        Prec.highest(keymap.of([{ key: "Mod-Enter", run: () => (onRun(), true), preventDefault: true }])),
+        basicSetup, // line numbers, history, bracket matching + closing, search (Mod-f), folding, autocompletion
+        // Tab indents. CodeMirror's escape hatch keeps the keyboard trap-free: Esc, then Tab moves focus on.
+        keymap.of([indentWithTab]),
+        indentUnit.of("    "),
+        python(),
+        EditorView.contentAttributes.of({
+          "aria-labelledby": labelledBy,
+          "aria-describedby": describedBy,
+          "aria-multiline": "true",
+        }),
+        EditorView.updateListener.of((update) => {
+          if (update.docChanged) onChange?.(update.state.doc.toString());
+        }),
+      ],
+    }),
+  });
+
+  const handle = {
+    view,
+    getCode: () => view.state.doc.toString(),
+    setCode(text) {
+      view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
+    },
+    /** Puts the cursor on a 1-based line, selects it and scrolls it into view (load errors). */
+    goToLine(lineNumber) {
+      const line = view.state.doc.line(Math.min(Math.max(1, lineNumber), view.state.doc.lines));
+      view.dispatch({ selection: { anchor: line.from, head: line.to }, scrollIntoView: true });
+      view.focus();
+    },
+    focus: () => view.focus(),
+  };
+  mount.paperlabEditor = handle;
+  return handle;
+}
+
+/**
+ * The learner's unsent edits for one problem, kept in localStorage as {code, savedAt, base}: `base` is the
+ * server's code the draft started from, so a draft is restored only when it is newer than the server's code.
+ */
+export class Draft {
+  constructor(slug) {
+    this.key = `paperlab:draft:${slug}`;
+    this.timer = null;
+    this.pending = null;
+  }
+
+  read() {
+    try {
+      const value = JSON.parse(localStorage.getItem(this.key) ?? "null");
+      return value && typeof value.code === "string" ? value : null;
+    } catch {
+      return null; // storage disabled or a corrupt entry: behave as if there were no draft
+    }
+  }
+
+  /**
+   * Which code the editor should open with: the draft when it was edited on top of the code the server
+   * now has (so it is newer), else the server's code. `serverSavedAt` (ms) settles the case where the
+   * server's code changed since (another tab or device submitted): the later of the two wins.
+   */
+  choose(serverCode, serverSavedAt = null) {
+    const draft = this.read();
+    if (!draft || draft.code === serverCode) return { code: serverCode, restored: null };
+    const newer = draft.base === serverCode || (serverSavedAt !== null && draft.savedAt > serverSavedAt);
+    return newer ? { code: draft.code, restored: draft } : { code: serverCode, restored: null };
+  }
+
+  saveSoon(code, base) {
+    this.pending = { code, base };
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.flush(), SAVE_DELAY_MS);
+  }
+
+  flush() {
+    clearTimeout(this.timer);
+    if (!this.pending) return false;
+    const { code, base } = this.pending;
+    this.pending = null;
+    try {
+      localStorage.setItem(this.key, JSON.stringify({ code, base, savedAt: Date.now() }));
+      return true;
+    } catch {
+      return false; // quota or privacy mode; the code is still in the editor
+    }
+  }
+
+  /** After a submission the server holds this code: it becomes the base of any further draft. */
+  rebase(code) {
+    this.pending = { code, base: code };
+    this.flush();
+  }
+}

@@ -1,0 +1,36 @@
+// Entry point: finds out which page this is (body[data-page]) and wires up only what that page needs.
+// Heavy modules (CodeMirror, KaTeX, uPlot) are imported lazily, so esbuild splits them into chunks
+// that only the pages using them download.
+import { localiseTimes } from "./times.js";
+
+const pages = {
+  problem: async () => (await import("./problem-page.js")).initProblemPage(),
+  notes: () => drawExperimentFromPage(document.getElementById("notes-charts"), { placeholders: true }),
+  submission: () => drawExperimentFromPage(document.getElementById("charts"), { placeholders: false }),
+  history: async () => (await import("./history.js")).initHistoryPage(),
+};
+
+async function renderMathIfAny() {
+  if (!document.querySelector(".math")) return;
+  const { renderMath } = await import("./math.js");
+  renderMath(document);
+}
+
+async function drawExperimentFromPage(container, options) {
+  const data = document.getElementById("experiment-data");
+  if (!container || !data) return;
+  const { drawExperiment, readExperimentJson } = await import("./charts.js");
+  drawExperiment(container, readExperimentJson(data), options);
+}
+
+async function start() {
+  localiseTimes(document);
+  const page = document.body.dataset.page;
+  await Promise.all([renderMathIfAny(), pages[page]?.()]);
+  document.documentElement.dataset.ready = "true"; // lets tests (and curious people) know the page is wired
+}
+
+start().catch((error) => {
+  document.documentElement.dataset.ready = "error";
+  console.error("PaperLab: page set-up failed", error);
+});

@@ -1,0 +1,298 @@
+// The verdict panel on the problem page: live per-check rows grouped by function, progress, summary line,
+// load/limit/sandbox notices, "changed since the previous attempt" markers, and the notes link once solved.
+// Everything that comes from a submission is inserted as text (textContent), never as HTML.
+import { el } from "./dom.js";
+
+const ICONS = { passed: "✓", failed: "✗", error: "!", skipped: "–" };
+const STATUS_WORDS = { passed: "passed", failed: "failed", error: "grader error", skipped: "skipped" };
+// Messages the judge writes when a worker dies on a limit: "time limit 10 s exceeded in moco_loss".
+const LIMIT_PATTERN = /\b(time|cpu|memory|output|process(es)?|file[- ]size|open files)\b[^.\n]{0,40}\blimit\b|\blimit\b[^.\n]{0,40}\bexceeded\b/i;
+
+export function isLimitMessage(message) {
+  return LIMIT_PATTERN.test(message ?? "");
+}
+
+export class VerdictPanel {
+  constructor({ root, progress, bar, summary, notesLink, checkCount, onGoToLine }) {
+    Object.assign(this, { root, progress, bar, summary, notesLink, onGoToLine });
+    this.total = checkCount || 0;
+    this.previous = null; // Map check id -> status of the previous attempt
+    this.clear();
+  }
+
+  /** The report to compare the next run with ("flipped since the previous attempt"). */
+  setPrevious(report) {
+    this.previous = report?.checks ? new Map(report.checks.map((c) => [c.id, c.status])) : null;
+  }
+
+  clear() {
+    this.rows = new Map(); // check id -> <li>
+    this.groups = new Map(); // group -> {section, list, count}
+    this.results = new Map(); // check id -> CheckResult
+    this.notices = el("div", { class: "verdict-notices" });
+    this.groupsBox = el("div", { class: "verdict-groups" });
+    this.root.replaceChildren(this.notices, this.groupsBox);
+    this.setState("idle");
+  }
+
+  setState(state) {
+    this.root.closest(".verdict-panel")?.setAttribute("data-state", state);
+    // Announce the whole panel once per run instead of every row as it streams in.
+    this.root.setAttribute("aria-busy", state === "queued" || state === "running" ? "true" : "false");
+  }
+
+  // ----- a run, as it happens -----
+
+  start() {
+    this.clear();
+    this.setState("queued");
+    this.setSummary("Submitting…", "running");
+    this.updateProgress();
+  }
+
+  status({ status, total }) {
+    if (total) this.total = total;
+    this.setState(status === "running" ? "running" : "queued");
+    this.setSummary(status === "running" ? "Running checks…" : "Queued: waiting for a free grader…", "running");
+    this.updateProgress();
+  }
+
+  check({ check, total }) {
+    if (total) this.total = total;
+    this.setState("running");
+    this.setSummary("Running checks…", "running");
+    this.putCheck(check);
+    this.updateProgress();
+  }
+
+  /** The run could not start or could not be followed. */
+  fail(message) {
+    this.setState("idle");
+    this.setSummary(message, "error");
+  }
+
+  // ----- a finished submission -----
+
+  /** Shows a finished submission (`{status, report}`); `label` prefixes the summary ("Last attempt"). */
+  report(submission, { label = null } = {}) {
+    const report = submission?.report;
+    this.setState("done");
+    if (!report) {
+      this.clear();
+      this.setState("done");
+      this.setSummary(
+        "The grader could not produce a report for this run. This is not your fault; please run the tests again.",
+        "error",
+        label,
+      );
+      return;
+    }
+    // Rebuild from the report itself: it is the source of truth (the stream may have missed or replayed rows).
+    const keepGroups = this.results.size === report.checks.length;
+    if (!keepGroups) this.clear();
+    for (const check of report.checks) this.putCheck(check);
+    this.total = report.checks.length || this.total;
+    this.setState("done");
+    this.updateProgress(true);
+    this.showNotices(report);
+    this.setSummary(...this.describe(report), label);
+    if (report.solved) this.notesLink.hidden = false;
+    this.openFirstProblem();
+  }
+
+  describe(report) {
+    const checks = report.checks;
+    const passed = checks.filter((c) => c.status === "passed").length;
+    const failing = checks.filter((c) => c.status === "failed" || c.status === "error");
+    const seconds = report.duration_ms ? ` in ${formatDuration(report.duration_ms)}` : "";
+    const flips = this.flipCount();
+    const flipText = flips ? ` ${flips} ${flips === 1 ? "check" : "checks"} changed since the previous attempt.` : "";
+    const error = report.error;
+    if (report.solved) {
+      const optional = failing.filter((c) => !c.required).length;
+      const extra = optional ? ` (${optional} optional ${optional === 1 ? "check" : "checks"} still failing)` : "";
+      return [`Solved: all required checks pass${extra}, ${passed} / ${checks.length}${seconds}.${flipText}`, "passed"];
+    }
+    if (error?.kind === "load") {
+      const where = error.line ? ` (line ${error.line})` : "";
+      return [`Your code did not load${where}, so no check could run. Fix the error below and run again.`, "error"];
+    }
+    if (error?.kind === "limit" || failing.some((c) => isLimitMessage(c.message))) {
+      return [`Stopped by a resource limit. ${passed} / ${checks.length} checks passed.${flipText}`, "limit"];
+    }
+    if (error?.kind === "sandbox") {
+      return ["The sandbox could not start, so your code was not run. Try again in a moment.", "error"];
+    }
+    if (error?.kind === "grader" || checks.some((c) => c.status === "error")) {
+      return ["The grader itself failed on some checks. That is not your fault; try again later.", "error"];
+    }
+    const first = failing[0];
+    const start = first ? ` Start with “${first.title}”.` : "";
+    return [`Not solved yet: ${failing.length} of ${checks.length} checks failing.${start}${flipText}`, "failed"];
+  }
+
+  showNotices(report) {
+    this.notices.replaceChildren();
+    if (report.sandbox === "none") {
+      this.notices.append(
+        notice("warn", "Graded without a sandbox", "This server runs submissions unsandboxed (development mode)."),
+      );
+    }
+    const error = report.error;
+    if (error?.kind === "load") {
+      const box = notice("error", error.line ? `Load error on line ${error.line}` : "Load error", null);
+      box.append(el("pre", { class: "notice__message", text: error.message }));
+      if (error.line && this.onGoToLine) {
+        const button = el("button", { type: "button", class: "btn btn--small", text: `Go to line ${error.line}` });
+        button.addEventListener("click", () => this.onGoToLine(error.line));
+        box.append(button);
+      }
+      box.dataset.kind = "load";
+      this.notices.append(box);
+    } else if (error?.kind === "limit" || report.checks.some((c) => isLimitMessage(c.message))) {
+      const message = error?.message || report.checks.find((c) => isLimitMessage(c.message))?.message || "";
+      const box = notice(
+        "limit",
+        "Time or memory limit reached",
+        "The sandbox stopped your code. Look for an endless loop, a very large tensor, or a Python loop that should be a tensor operation.",
+      );
+      if (message) box.append(el("pre", { class: "notice__message", text: message }));
+      box.dataset.kind = "limit";
+      this.notices.append(box);
+    } else if (error) {
+      const box = notice("error", error.kind === "sandbox" ? "Sandbox error" : "Grader error", null);
+      box.append(el("pre", { class: "notice__message", text: error.message }));
+      box.dataset.kind = error.kind;
+      this.notices.append(box);
+    }
+  }
+
+  // ----- rows -----
+
+  putCheck(check) {
+    this.results.set(check.id, check);
+    const row = checkRow(check, this.previous?.get(check.id));
+    const old = this.rows.get(check.id);
+    if (old) {
+      row.querySelector("details").open = old.querySelector("details").open;
+      old.replaceWith(row);
+    } else {
+      this.groupFor(check.group).list.append(row);
+    }
+    this.rows.set(check.id, row);
+    this.updateGroupCount(check.group);
+  }
+
+  groupFor(name) {
+    let group = this.groups.get(name);
+    if (!group) {
+      const count = el("span", { class: "verdict-group__count" });
+      const list = el("ul", { class: "verdict-list" });
+      const section = el(
+        "section",
+        { class: "verdict-group", dataset: { group: name } },
+        el("h3", { class: "verdict-group__title" }, el("code", { text: name }), count),
+        list,
+      );
+      this.groupsBox.append(section);
+      group = { section, list, count };
+      this.groups.set(name, group);
+    }
+    return group;
+  }
+
+  updateGroupCount(name) {
+    const group = this.groups.get(name);
+    const checks = [...this.results.values()].filter((c) => c.group === name);
+    const passed = checks.filter((c) => c.status === "passed").length;
+    group.count.textContent = `${passed} / ${checks.length}`;
+    group.section.classList.toggle("verdict-group--clean", passed === checks.length);
+  }
+
+  openFirstProblem() {
+    const first = [...this.rows.values()].find((row) => row.matches(".check--failed, .check--error"));
+    if (first) first.querySelector("details").open = true;
+  }
+
+  flipCount() {
+    if (!this.previous) return 0;
+    return [...this.rows.values()].filter((row) => row.dataset.flip).length;
+  }
+
+  // ----- progress + summary -----
+
+  updateProgress(final = false) {
+    const checks = [...this.results.values()];
+    const done = checks.length;
+    const passed = checks.filter((c) => c.status === "passed").length;
+    const total = Math.max(this.total, done);
+    this.progress.textContent = final ? `${passed} / ${total} checks passed` : `${done} / ${total} checks`;
+    if (this.bar) {
+      const share = (n) => (total ? `${((n / total) * 100).toFixed(2)}%` : "0%");
+      this.bar.passed.style.width = share(passed);
+      this.bar.failed.style.width = share(done - passed);
+    }
+  }
+
+  setSummary(text, tone, label = null) {
+    this.summary.textContent = label ? `${label}: ${text}` : text;
+    this.summary.dataset.tone = tone;
+  }
+}
+
+function checkRow(check, previousStatus) {
+  const flip = flipOf(previousStatus, check.status);
+  const summary = el(
+    "summary",
+    {},
+    el("span", { class: "check__icon", "aria-hidden": "true", text: ICONS[check.status] ?? "?" }),
+    el("span", { class: "check__title", text: check.title || check.id }),
+    check.required ? null : el("span", { class: "badge badge--optional", text: "optional" }),
+    isLimitMessage(check.message) ? el("span", { class: "badge badge--limit", text: "limit" }) : null,
+    flip
+      ? el("span", {
+          class: `check__flip check__flip--${flip}`,
+          title: `Was ${previousStatus} in the previous attempt`,
+          text: flip === "fixed" ? "▲ newly passing" : "▼ newly failing",
+        })
+      : null,
+    el("span", { class: "check__status", text: STATUS_WORDS[check.status] ?? check.status }),
+  );
+  const body = el(
+    "div",
+    { class: "check__body" },
+    el("p", { class: "check__id" }, el("code", { text: check.id }), ` · ${formatDuration(check.duration_ms)}`),
+    check.message ? el("pre", { class: "check__message", text: check.message }) : null,
+    check.output ? el("p", { class: "check__label", text: "Your code printed:" }) : null,
+    check.output ? el("pre", { class: "check__output", text: check.output }) : null,
+    !check.message && !check.output ? el("p", { class: "check__empty", text: "No message." }) : null,
+  );
+  return el(
+    "li",
+    { class: `check check--${check.status}`, dataset: { checkId: check.id, ...(flip ? { flip } : {}) } },
+    el("details", {}, summary, body),
+  );
+}
+
+function flipOf(before, now) {
+  if (!before || before === now) return null;
+  if (now === "passed") return "fixed";
+  if (before === "passed") return "broke";
+  return null;
+}
+
+function notice(tone, title, text) {
+  return el(
+    "div",
+    { class: `notice notice--${tone}`, role: tone === "error" ? "alert" : null },
+    el("p", { class: "notice__title", text: title }),
+    text ? el("p", { class: "notice__text", text }) : null,
+  );
+}
+
+export function formatDuration(ms) {
+  if (!Number.isFinite(ms)) return "";
+  if (ms < 1) return `${ms.toFixed(2)} ms`;
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  return `${(ms / 1000).toFixed(2)} s`;
+}

@@ -1,0 +1,231 @@
+"""The learner's path through PaperLab in a real browser against the real server and the MoCo problem:
+type a solution, run it, watch the verdicts stream in, unlock and read the notes; wrong code, broken code,
+reloading, the locked notes. Every step leaves a screenshot in test-artifacts/browser/."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from browser_support import REPO, VERDICT_TIMEOUT_MS, Learner
+from playwright.sync_api import Page
+
+pytestmark = pytest.mark.browser
+
+MOCO = REPO / "problems" / "moco"
+# A mutant whose mistake shows as plain failed checks with messages (not a limit or a load error).
+PREFERRED_MUTANT = "temperature_multiplies.py"
+
+
+# ----------------------------------------------------------------------------- what a learner does
+
+
+def type_code(page: Page, code: str) -> None:
+    """Select everything in the editor and type `code` over it in one text input (as a paste would)."""
+    page.click("#editor .cm-content")
+    page.keyboard.press("Control+a")
+    page.keyboard.insert_text(code)
+
+
+def editor_code(page: Page) -> str:
+    return str(page.evaluate("() => document.getElementById('editor').paperlabEditor.getCode()"))
+
+
+def run_tests(page: Page) -> None:
+    """Ctrl+Enter in the editor, then wait until the panel shows a finished report."""
+    page.click("#editor .cm-content")
+    page.keyboard.press("Control+Enter")
+    page.wait_for_selector(".verdict-panel[data-state='done']", timeout=VERDICT_TIMEOUT_MS)
+
+
+def open_problem(learner: Learner) -> None:
+    learner.goto("/problems/moco")
+    learner.page.wait_for_selector("#editor .cm-content")
+
+
+def reference_code() -> str:
+    return (MOCO / "reference.py").read_text()
+
+
+def wrong_code() -> str:
+    mutants = sorted((MOCO / "mutants").glob("*.py"))
+    preferred = MOCO / "mutants" / PREFERRED_MUTANT
+    return (preferred if preferred.exists() else mutants[0]).read_text()
+
+
+def progress_counts(page: Page) -> tuple[int, int]:
+    match = re.match(r"(\d+) / (\d+)", page.inner_text("#progress"))
+    assert match, page.inner_text("#progress")
+    return int(match.group(1)), int(match.group(2))
+
+
+def canvas_is_drawn(page: Page, selector: str) -> bool:
+    """True when the canvas has any non-transparent pixel (uPlot drew axes and a line)."""
+    return bool(
+        page.eval_on_selector(
+            selector,
+            """canvas => {
+                const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+                for (let i = 3; i < data.length; i += 4) if (data[i] !== 0) return true;
+                return false;
+            }""",
+        )
+    )
+
+
+# ----------------------------------------------------------------------------------------- the tests
+
+
+def test_correct_solution_solves_and_unlocks_the_notes(learner: Learner) -> None:
+    page = learner.page
+    open_problem(learner)
+    assert page.locator("#notes-link").is_hidden()
+    assert page.locator(".statement .katex").count() > 0, "KaTeX rendered no math in the statement"
+    learner.screenshot("problem-opened", full_page=False)
+
+    code = reference_code()
+    type_code(page, code)
+    assert editor_code(page) == code
+    learner.screenshot("solution-typed", full_page=False)
+
+    run_tests(page)
+    passed, total = progress_counts(page)
+    assert total > 0
+    assert passed == total, page.inner_text("#verdicts")
+    assert page.locator(".check--passed").count() == total
+    assert page.get_attribute("#summary", "data-tone") == "passed"
+    assert "Solved" in page.inner_text("#summary")
+    assert page.locator("#notes-link").is_visible()
+    page.wait_for_selector("#charts canvas")
+    learner.screenshot("solved")
+
+    page.click("#notes-link")
+    page.wait_for_url("**/problems/moco/notes")
+    page.wait_for_selector("html[data-ready='true']")
+    canvases = page.locator("canvas")
+    assert canvases.count() >= 1, "the notes page drew no chart"
+    for index in range(canvases.count()):
+        assert canvas_is_drawn(page, f":nth-match(canvas, {index + 1})"), f"chart {index + 1} is blank"
+    learner.screenshot("notes")
+
+
+def test_wrong_solution_shows_failures_then_marks_what_a_fix_flipped(learner: Learner) -> None:
+    page = learner.page
+    open_problem(learner)
+    type_code(page, wrong_code())
+    run_tests(page)
+
+    passed, total = progress_counts(page)
+    assert passed < total
+    failed = page.locator(".check--failed")
+    assert failed.count() >= 1
+    first = failed.first
+    assert first.locator("details").get_attribute("open") is not None, "the first failure should be open"
+    assert first.locator(".check__message").inner_text().strip(), "a failed check needs a message"
+    assert page.get_attribute("#summary", "data-tone") in {"failed", "limit"}
+    assert page.locator("#notes-link").is_hidden()
+    learner.screenshot("failures")
+
+    # Every check the fix repairs is marked as newly passing, against the previous attempt in this page.
+    type_code(page, reference_code())
+    run_tests(page)
+    passed, total = progress_counts(page)
+    assert passed == total
+    assert page.locator(".check__flip--fixed").count() >= 1
+    learner.screenshot("fixed-with-flip-markers")
+
+    # The attempts page lists both; the older attempt's page shows its verdicts and code.
+    learner.goto("/problems/moco/history")
+    rows = page.locator("table.attempts tbody tr")
+    assert rows.count() == 2
+    learner.screenshot("history")
+    rows.nth(1).locator("a").click()
+    page.wait_for_url(re.compile(r".*/submissions/[^/]+$"))
+    page.wait_for_selector("html[data-ready]")
+    assert page.locator(".check--failed").count() >= 1
+    assert "def moco_loss" in page.inner_text(".code-block")
+    learner.screenshot("submission")
+
+
+def test_syntax_error_shows_the_load_error_with_its_line(learner: Learner) -> None:
+    page = learner.page
+    open_problem(learner)
+    lines = reference_code().splitlines()
+    broken_line = next(i for i, line in enumerate(lines, 1) if line.startswith("def moco_loss"))
+    lines[broken_line - 1] = lines[broken_line - 1].replace("(", "((", 1)  # unbalanced parenthesis
+    type_code(page, "\n".join(lines) + "\n")
+    run_tests(page)
+
+    notice = page.locator(".notice[data-kind='load']")
+    assert notice.is_visible()
+    text = notice.inner_text()
+    reported = re.search(r"line (\d+)", text, re.IGNORECASE)
+    assert reported, text
+    # Python reports an unclosed bracket on its own line or where the statement ends; both are near it.
+    assert broken_line <= int(reported.group(1)) <= broken_line + 3, text
+    assert "did not load" in page.inner_text("#summary")
+    learner.screenshot("load-error")
+
+    notice.get_by_role("button", name=re.compile("Go to line")).click()
+    cursor_line = page.evaluate(
+        "() => { const v = document.getElementById('editor').paperlabEditor.view;"
+        " return v.state.doc.lineAt(v.state.selection.main.head).number; }"
+    )
+    assert cursor_line == int(reported.group(1))
+
+
+def test_reloading_keeps_the_code(learner: Learner) -> None:
+    page = learner.page
+    open_problem(learner)
+    draft = "import torch\n\n\ndef moco_loss(query, key, queue, temperature):\n    return None  # draft\n"
+    type_code(page, draft)
+    page.wait_for_timeout(600)  # the draft is saved a moment after the last keystroke
+    page.reload()
+    page.wait_for_selector("html[data-ready]")
+    assert editor_code(page) == draft, "an unsubmitted draft must survive a reload"
+    assert "Restored" in page.inner_text("#save-status")
+    learner.screenshot("draft-restored", full_page=False)
+
+    # Submitted code comes back from the server, with the last attempt's verdicts.
+    submitted = wrong_code()
+    type_code(page, submitted)
+    run_tests(page)
+    page.reload()
+    page.wait_for_selector("html[data-ready]")
+    assert editor_code(page) == submitted
+    page.wait_for_selector(".verdict-panel[data-state='done']")
+    assert page.inner_text("#summary").startswith("Last attempt")
+
+
+def test_notes_are_locked_for_a_new_learner(learner: Learner) -> None:
+    page = learner.page
+    response = learner.goto("/problems/moco/notes")
+    assert response.status == 403
+    heading = page.locator("h1").inner_text()
+    assert "locked" in heading.lower()
+    assert "every required check" in page.inner_text("main")
+    assert page.locator("main a[href='/problems/moco']").is_visible()
+    assert page.locator("canvas").count() == 0
+    learner.screenshot("locked")
+
+
+def test_problem_list_and_tablet_layout(learner: Learner) -> None:
+    page = learner.page
+    learner.goto("/")
+    card = page.locator(".problem-card", has=page.locator("a[href='/problems/moco']"))
+    assert card.locator(".badge--state").inner_text().strip() == "New"
+    learner.screenshot("index")
+
+    page.set_viewport_size({"width": 768, "height": 1024})
+    open_problem(learner)
+    statement = page.locator(".statement").bounding_box()
+    editor = page.locator("#editor").bounding_box()
+    assert editor["y"] > statement["y"] + statement["height"] - 1, "one column at tablet width"
+    assert editor["width"] > 600
+    learner.screenshot("problem-tablet", full_page=False)
+    # Keyboard users reach the Run button from the editor with Esc then Tab (no keyboard trap).
+    page.click("#editor .cm-content")
+    page.keyboard.press("Escape")
+    page.keyboard.press("Tab")
+    focused = page.evaluate("() => document.activeElement && document.activeElement.id")
+    assert focused == "run-tests"
