@@ -27,8 +27,9 @@ def exception_info(summary: dict[str, Any] | None, *, memory_mb: int | None = No
     summary = summary or {}
     message = str(summary.get("message", ""))
     ancestry = tuple(str(name) for name in summary.get("mro", ()))
-    if "MemoryError" in ancestry and memory_mb is not None:
-        message = f"{message} (memory limit {memory_mb} MiB reached)".strip()
+    out_of_memory = "MemoryError" in ancestry or "can't allocate memory" in message
+    if out_of_memory and memory_mb is not None:
+        message = f"{message} [memory limit {memory_mb} MiB reached]".strip()
     lines = tuple(
         TracebackLine(int(entry[0]), str(entry[1]), str(entry[2]))
         for entry in summary.get("traceback", ())

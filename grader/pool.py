@@ -71,8 +71,7 @@ def explain_exit(info: ExitInfo, limits: Limits) -> tuple[str, str | None]:
         return f"the worker process was killed by {signal.Signals(-code).name}", None
     if code is None:
         return "the worker process disappeared", None
-    return (f"your code ended the worker process (exit status {code}); do not call sys.exit or os._exit "
-            "in a submission"), None
+    return f"your code ended the worker process (exit status {code}; a submission must not call os._exit)", None
 
 
 class Spawner:
@@ -114,6 +113,7 @@ class Zygote:
         self.bwrap = bwrap
         self.tmp_size_mb = tmp_size_mb
         self.cgroup: Cgroup | None = None
+        self.template_cgroup: Cgroup | None = None
         self.process: subprocess.Popen[bytes] | None = None
         self.control: socket.socket | None = None
         self.pid_in_sandbox: int | None = None
@@ -131,9 +131,10 @@ class Zygote:
                            worker_end.fileno(), sandboxed=self.sandboxed)
         if self.sandboxed:
             assert self.root_cgroup is not None and self.bwrap is not None
-            self.cgroup = self.root_cgroup.child(self.name)
+            self.cgroup = self.root_cgroup.child(self.name, leaf=False)
             self.cgroup.limit(max_pids=ZYGOTE_PIDS, memory_bytes=None)
-            join = "; ".join(f"echo $$ > {path}/cgroup.procs" for path in self.cgroup.paths.values())
+            self.template_cgroup = self.cgroup.child("template", leaf=True)
+            join = "; ".join(f"echo $$ > {path}/cgroup.procs" for path in self.template_cgroup.paths.values())
             command = ["/bin/sh", "-c", f'set -e; {join}; exec "$0" "$@"',
                        *bwrap_command(self.bwrap, tmp_size_mb=self.tmp_size_mb, argv=argv)]
             env = {"PATH": "/usr/bin:/bin"}
@@ -182,7 +183,7 @@ class Zygote:
         self.jobs += 1
         job_cgroup = None
         if self.cgroup is not None:
-            job_cgroup = self.cgroup.child(f"job{self.jobs}")
+            job_cgroup = self.cgroup.child(f"job{self.jobs}", leaf=True)
             job_cgroup.limit(max_pids=limits.max_processes,
                              memory_bytes=limits.memory_mb * 1024 * 1024 + CGROUP_SLACK_BYTES)
         host_end, worker_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -196,8 +197,8 @@ class Zygote:
         reply = self._receive(CONTROL_TIMEOUT_S)
         pid = int(reply["pid"])
         host_pid = pid
-        if job_cgroup is not None and self.cgroup is not None:
-            found = host_pid_of(self.cgroup, pid)
+        if job_cgroup is not None and self.template_cgroup is not None:
+            found = host_pid_of(self.template_cgroup, pid)
             if found is None:
                 raise WorkerLost("could not find the new worker process on the host")
             host_pid = found
@@ -233,7 +234,7 @@ class Zygote:
         """Resident memory of the template's Python process (the one that imported torch)."""
         if self.process is None:
             return 0
-        pids = self.cgroup.pids() if self.cgroup else [self.process.pid]
+        pids = self.template_cgroup.pids() if self.template_cgroup else [self.process.pid]
         best = 0
         for pid in pids:
             with contextlib.suppress(OSError, ValueError):
@@ -290,7 +291,7 @@ class Child:
             if isinstance(exc, protocol.ProtocolError):
                 raise WorkerLost(f"the worker sent a malformed message during {what}") from None
             reason, limit = explain_exit(info, self.limits)
-            raise WorkerLost(f"{reason} in {what}{self._pids_note(info)}", limit=limit) from None
+            raise WorkerLost(f"{reason} during {what}{self._pids_note(info)}", limit=limit) from None
 
     def _pids_note(self, info: ExitInfo | None = None) -> str:
         exhausted = info.pids_exhausted if info else (self.cgroup.pids_exhausted() if self.cgroup else False)
@@ -334,7 +335,11 @@ class WorkerSession:
     def load(self) -> LoadResult:
         if not self.zygote.alive():
             self.zygote = self.pool._replace(self.zygote)
-        self.child = self.zygote.fork(self.limits)
+        try:
+            self.child = self.zygote.fork(self.limits)
+        except WorkerLost:  # the template died under us (a previous child may have killed it): one fresh try
+            self.zygote = self.pool._replace(self.zygote)
+            self.child = self.zygote.fork(self.limits)
         header = {"op": "load", "code": self.code, "seed": self.seed, "limits": self.limits.model_dump()}
         reply, _ = self.child.exchange(header, [], timeout=min(self.limits.load_timeout_s, max(self.remaining(), 0.001)),
                                        what="loading your code")

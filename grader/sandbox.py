@@ -141,11 +141,15 @@ class Cgroup:
                 (self.paths["memory"] / "memory.limit_in_bytes").write_text(str(memory_bytes))
 
     def pids(self) -> list[int]:
+        """Every process in this cgroup and the cgroups below it."""
         path = self.paths["unified"] if self.version == 2 else self.paths["pids"]
-        try:
-            return [int(line) for line in (path / "cgroup.procs").read_text().split()]
-        except FileNotFoundError:
-            return []
+        found = []
+        for directory in [path, *(p for p in path.rglob("*") if p.is_dir())] if path.is_dir() else []:
+            try:
+                found += [int(line) for line in (directory / "cgroup.procs").read_text().split()]
+            except FileNotFoundError:
+                continue
+        return found
 
     def kill_all(self, *, deadline_s: float = 10.0) -> bool:
         """SIGKILL every process until none is left; True when the cgroup is empty."""
@@ -182,11 +186,13 @@ class Cgroup:
         except (FileNotFoundError, ValueError, IndexError):
             return False
 
-    def child(self, name: str) -> Cgroup:
+    def child(self, name: str, *, leaf: bool) -> Cgroup:
+        """A sub-cgroup. Under v2 only inner (non-leaf) cgroups delegate controllers, and only leaves hold
+        processes (the "no internal processes" rule), so a template lives in a leaf beside its jobs."""
         paths = {controller: path / name for controller, path in self.paths.items()}
         for path in paths.values():
             path.mkdir(exist_ok=True)
-        if self.version == 2:
+        if self.version == 2 and not leaf:
             _enable_v2_controllers(paths["unified"])
         return Cgroup(paths, self.version)
 

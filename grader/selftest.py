@@ -24,7 +24,7 @@ from grader.report import Report
 if TYPE_CHECKING:
     from grader.pool import WorkerPool
 
-Grade = Callable[[Problem, str], Report]
+Grade = Callable[[Problem, str], Report]  # grade one submission's source with the self-test's pool
 
 
 # ------------------------------------------------------------------------------------------------ results
@@ -79,13 +79,19 @@ def run_selftest(folders: list[Path], *, unsafe: bool, stream: TextIO, color: bo
     if any(problem is not None for _, problem in loaded):
         from grader.judge import grade
         from grader.pool import WorkerPool
+        from grader.sandbox import SandboxUnavailable
 
         pool: WorkerPool
-        with WorkerPool(size=1, unsafe=unsafe) as pool:
-            for verdict, problem in loaded:
-                if problem is not None:
-                    _examine(problem, verdict, lambda p, code: grade(p, code, pool=pool), out)
-                _print_verdict(verdict, out)
+        try:
+            with WorkerPool(size=1, unsafe=unsafe) as pool:
+                for verdict, problem in loaded:
+                    if problem is not None:
+                        _examine(problem, verdict, lambda p, code: grade(p, code, pool=pool), out)
+                    _print_verdict(verdict, out)
+        except SandboxUnavailable as exc:
+            out.line(out.red(f"selftest: cannot start a sandbox: {exc}"))
+            out.line("  (on a development machine without user namespaces, pass --unsafe-no-sandbox)")
+            return False
     else:
         for verdict, _ in loaded:
             _print_verdict(verdict, out)

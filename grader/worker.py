@@ -362,7 +362,7 @@ def _exception_summary(exc: BaseException) -> dict[str, Any]:
     if isinstance(exc, SyntaxError) and exc.filename == SUBMISSION_FILENAME:
         frames.append([exc.lineno or 0, "<module>", (exc.text or "").strip()[:200]])
     try:
-        message = str(exc)
+        message = exc.msg if isinstance(exc, SyntaxError) and exc.msg else str(exc)
     except BaseException:  # noqa: B902 - a hostile __str__
         message = "<the exception's message could not be read>"
     mro = [getattr(k, "__name__", "?") for k in _type(exc).__mro__][:16]
