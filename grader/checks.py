@@ -226,7 +226,8 @@ def expect_close(
         if isinstance(got, bool) or not isinstance(got, int | float):
             fail(f"{label}: expected a number close to {expected:.6g}, got {describe(got)}")
         r, a = (1e-7, 1e-9) if rtol is None and atol is None else (rtol or 0.0, atol or 0.0)
-        if not (math.isclose(got, expected, rel_tol=r, abs_tol=a) or (equal_nan and math.isnan(got) and math.isnan(expected))):
+        both_nan = equal_nan and math.isnan(got) and math.isnan(expected)
+        if not (math.isclose(got, expected, rel_tol=r, abs_tol=a) or both_nan):
             fail(f"{label}: expected {expected:.6g}, got {got:.6g}{suffix}")
         return
     expect_equal(got, expected, what=what, call=call, hint=hint)

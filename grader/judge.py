@@ -35,7 +35,8 @@ def exception_info(summary: dict[str, Any] | None, *, memory_mb: int | None = No
         for entry in summary.get("traceback", ())
         if isinstance(entry, list) and len(entry) == 3
     )
-    return ExceptionInfo(type=str(summary.get("type", "Exception")), ancestry=ancestry, message=message, traceback=lines)
+    kind = str(summary.get("type", "Exception"))
+    return ExceptionInfo(type=kind, ancestry=ancestry, message=message, traceback=lines)
 
 
 @dataclass
@@ -67,7 +68,9 @@ class RemoteFunction:
     def call(self, *args: Any, grads: Sequence[str] = (), **kwargs: Any) -> CallResult:
         return self.map([(args, kwargs)], grads=grads)[0]
 
-    def map(self, calls: Iterable[tuple[tuple[Any, ...], dict[str, Any]]], *, grads: Sequence[str] = ()) -> list[CallResult]:
+    def map(
+        self, calls: Iterable[tuple[tuple[Any, ...], dict[str, Any]]], *, grads: Sequence[str] = ()
+    ) -> list[CallResult]:
         return self.runner.run_calls(self, list(calls), grads=tuple(grads))
 
     def key_of(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
@@ -111,7 +114,8 @@ class CheckRunner:
     ) -> list[CallResult]:
         descriptions = [describe_call(function.name, function.parameters, tuple(a), dict(k)) for a, k in calls]
         if function.name not in self.functions:
-            signature = next((f.signature for f in self.problem.spec.functions if f.name == function.name), function.name)
+            declared = {f.name: f.signature for f in self.problem.spec.functions}
+            signature = declared.get(function.name, function.name)
             raise CheckFailed(f"your code defines no function {function.name} (expected {signature})")
         encoder = protocol.Encoder(preserve_views=True)
         wire = []
@@ -137,7 +141,10 @@ class CheckRunner:
         if reply.get("op") != "results" or not isinstance(results, list) or len(results) != len(calls):
             raise WorkerLost(f"the worker answered {what} with a malformed reply")
         decoder = protocol.Decoder(blobs)
-        return [self._result(function, description, item, decoder) for description, item in zip(descriptions, results, strict=True)]
+        return [
+            self._result(function, description, item, decoder)
+            for description, item in zip(descriptions, results, strict=True)
+        ]
 
     def _result(self, function: RemoteFunction, description: str, item: Any, decoder: protocol.Decoder) -> CallResult:
         if not isinstance(item, dict):

@@ -21,7 +21,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -102,6 +102,10 @@ class Spawner:
         self._requests.put(None)
 
 
+def _cgroup_memory(limits: Limits) -> int:
+    return limits.memory_mb * 1024 * 1024 + CGROUP_SLACK_BYTES
+
+
 class Zygote:
     """One sandboxed template process and the single child it may have at a time."""
 
@@ -118,6 +122,7 @@ class Zygote:
         self.control: socket.socket | None = None
         self.pid_in_sandbox: int | None = None
         self.jobs = 0
+        self.ready: Child | None = None  # a child forked ahead of demand, waiting for its submission
         self._log = tempfile.TemporaryFile()
         self._workdir = tempfile.TemporaryDirectory(prefix="paperlab-worker-")  # cwd of unsandboxed workers
 
@@ -177,6 +182,24 @@ class Zygote:
             raise WorkerLost("the worker template exited")
         return dict(json.loads(data))
 
+    def take_child(self, limits: Limits) -> Child:
+        """The child forked ahead of demand if there is one (re-capped for this problem), else a new one."""
+        child, self.ready = self.ready, None
+        if child is None:
+            return self.fork(limits)
+        child.limits = limits
+        if child.cgroup is not None:
+            child.cgroup.limit(max_pids=limits.max_processes, memory_bytes=_cgroup_memory(limits))
+        return child
+
+    def prepare(self, limits: Limits) -> None:
+        """Fork the next child now, off the critical path of the next submission."""
+        if self.ready is None and self.alive():
+            try:
+                self.ready = self.fork(limits)
+            except WorkerLost as exc:
+                log.warning("could not fork ahead in template %s: %s", self.name, exc)
+
     def fork(self, limits: Limits) -> Child:
         """A fresh child in its own capped cgroup, waiting for its submission."""
         assert self.control is not None
@@ -184,8 +207,7 @@ class Zygote:
         job_cgroup = None
         if self.cgroup is not None:
             job_cgroup = self.cgroup.child(f"job{self.jobs}", leaf=True)
-            job_cgroup.limit(max_pids=limits.max_processes,
-                             memory_bytes=limits.memory_mb * 1024 * 1024 + CGROUP_SLACK_BYTES)
+            job_cgroup.limit(max_pids=limits.max_processes, memory_bytes=_cgroup_memory(limits))
         host_end, worker_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             socket.send_fds(self.control, [json.dumps({"op": "fork"}).encode()], [worker_end.fileno()])
@@ -245,6 +267,10 @@ class Zygote:
         return best
 
     def close(self) -> None:
+        if self.ready is not None:
+            with contextlib.suppress(OSError):
+                self.ready.sock.close()
+            self.ready = None
         if self.control is not None:
             self.control.close()
             self.control = None
@@ -336,13 +362,13 @@ class WorkerSession:
         if not self.zygote.alive():
             self.zygote = self.pool._replace(self.zygote)
         try:
-            self.child = self.zygote.fork(self.limits)
+            self.child = self.zygote.take_child(self.limits)
         except WorkerLost:  # the template died under us (a previous child may have killed it): one fresh try
             self.zygote = self.pool._replace(self.zygote)
-            self.child = self.zygote.fork(self.limits)
+            self.child = self.zygote.take_child(self.limits)
         header = {"op": "load", "code": self.code, "seed": self.seed, "limits": self.limits.model_dump()}
-        reply, _ = self.child.exchange(header, [], timeout=min(self.limits.load_timeout_s, max(self.remaining(), 0.001)),
-                                       what="loading your code")
+        timeout = min(self.limits.load_timeout_s, max(self.remaining(), 0.001))
+        reply, _ = self.child.exchange(header, [], timeout=timeout, what="loading your code")
         self.loaded = LoadResult(
             ok=bool(reply.get("ok")),
             functions=tuple(reply.get("functions", ())),
@@ -389,6 +415,7 @@ class WorkerPool:
         self._counter = 0
         self._closed = False
         self._spawner = Spawner()
+        self._recycler = ThreadPoolExecutor(max_workers=size, thread_name_prefix="paperlab-recycler")
         self.started = False
 
     @property
@@ -412,7 +439,9 @@ class WorkerPool:
 
         def start_one() -> None:
             try:
-                self._idle.put(self._new_zygote())
+                zygote = self._new_zygote()
+                zygote.prepare(Limits())
+                self._idle.put(zygote)
             except BaseException as exc:  # noqa: B902 - reported to the caller below
                 errors.append(exc)
 
@@ -459,16 +488,20 @@ class WorkerPool:
         try:
             yield session
         finally:
-            session.close()
-            self._give_back(session.zygote)
+            self._recycler.submit(self._recycle, session)
 
-    def _give_back(self, zygote: Zygote) -> None:
+    def _recycle(self, session: WorkerSession) -> None:
+        """After a submission, off its critical path: kill the child's tree, fork the next child ahead of
+        demand, and hand the template back (or replace it if the submission killed it)."""
+        session.close()
+        zygote = session.zygote
         if self._closed:
             zygote.close()
         elif zygote.alive():
+            zygote.prepare(session.limits)
             self._idle.put(zygote)
         else:
-            threading.Thread(target=self._restart_into_idle, args=(zygote,), daemon=True).start()
+            self._restart_into_idle(zygote)
 
     def _restart_into_idle(self, dead: Zygote) -> None:
         while not self._closed:
@@ -485,6 +518,7 @@ class WorkerPool:
 
     def close(self) -> None:
         self._closed = True
+        self._recycler.shutdown(wait=True)
         with self._lock:
             zygotes = list(self._all)
             self._all.clear()

@@ -250,7 +250,10 @@ def create_root_cgroup(name: str | None = None) -> Cgroup:
 def remove_stale_cgroups() -> None:
     """Remove empty cgroups left by a grader that died (their processes died with it via --die-with-parent)."""
     version = cgroup_version()
-    bases = [CGROUP_ROOT / c / CGROUP_PREFIX for c in ("pids", "memory")] if version == 1 else [CGROUP_ROOT / CGROUP_PREFIX]
+    if version == 1:
+        bases = [CGROUP_ROOT / controller / CGROUP_PREFIX for controller in ("pids", "memory")]
+    else:
+        bases = [CGROUP_ROOT / CGROUP_PREFIX]
     for base in bases:
         if not base.is_dir():
             continue
@@ -303,7 +306,8 @@ def probe() -> SandboxStatus:
         detail = completed.stderr.decode(errors="replace").strip()[:400]
         return SandboxStatus(
             False,
-            f"bubblewrap ({bwrap}) cannot create namespaces here: {detail or 'exit status ' + str(completed.returncode)}. "
+            f"bubblewrap ({bwrap}) cannot create namespaces here: "
+            f"{detail or 'exit status ' + str(completed.returncode)}. "
             "Unprivileged user namespaces must be enabled (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu "
             "23.10+ AppArmor restricts them: allow bwrap or set kernel.apparmor_restrict_unprivileged_userns=0); "
             "in a container, run it with the privileges described in README.md",

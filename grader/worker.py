@@ -30,9 +30,8 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import torch  # noqa: E402
-
 import protocol  # noqa: E402  (beside this file; grader.protocol outside the sandbox)
+import torch  # noqa: E402
 
 # Captured before any learner code exists, so monkeypatching torch cannot change what the worker reports.
 _Tensor = torch.Tensor
@@ -68,6 +67,7 @@ def _warm_up() -> None:
     torch.set_num_threads(1)
     torch.set_num_interop_threads(1)
     import math  # noqa: F401
+
     import torch.nn.functional as F
 
     x = torch.randn(4, 3, dtype=torch.float64, requires_grad=True)
