@@ -54,6 +54,7 @@ CGROUP_SLACK_BYTES = 64 * 1024 * 1024  # allocator and kernel overhead beyond wh
 class ExitInfo:
     exit_code: int | None
     cpu_s: float = 0.0
+    max_rss_kb: int = 0
     memory_exceeded: bool = False
     pids_exhausted: bool = False
 
@@ -244,6 +245,7 @@ class Zygote:
                 exited = self._receive(CONTROL_TIMEOUT_S)
                 info.exit_code = exited.get("exit_code")
                 info.cpu_s = float(exited.get("cpu_s", 0.0))
+                info.max_rss_kb = int(exited.get("max_rss_kb", 0))
             except WorkerLost:
                 self.close()
         if child.cgroup is not None:

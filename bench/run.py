@@ -1,0 +1,358 @@
+"""`make bench`: grade a correct MoCo submission three ways on this machine, side by side, and report.
+
+(a) floor: the judge and checks in-process, the submission in the same process (no sandbox, no IPC);
+(b) cold:  one fresh sandboxed process per submission through the CLI (`python -m grader grade --json`);
+(c) warm:  the web app's HTTP API with its warm sandbox pool, at client concurrency 1, 2, 4 and 8, while a
+           probe measures `GET /api/problems` latency.
+Prints a table and writes the same as JSON under bench/results/.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import httpx
+
+from bench.inprocess import InProcessPool
+from grader.judge import grade
+from grader.pool import WorkerPool
+from grader.problems import load_problem
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results"
+
+
+@dataclass
+class Row:
+    path: str
+    runs: int
+    median_ms: float
+    p95_ms: float
+    throughput_per_s: float
+    failures: int = 0
+    api_p99_ms: float | None = None
+    notes: str = ""
+
+
+@dataclass
+class Results:
+    machine: dict[str, str]
+    problem: str
+    rows: list[Row] = field(default_factory=list)
+    ratios: dict[str, float] = field(default_factory=dict)
+    memory_mb: dict[str, float] = field(default_factory=dict)
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    index = min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def row(path: str, times_ms: list[float], wall_s: float, failures: int = 0, **extra: object) -> Row:
+    return Row(
+        path=path,
+        runs=len(times_ms),
+        median_ms=round(statistics.median(times_ms), 1),
+        p95_ms=round(percentile(times_ms, 0.95), 1),
+        throughput_per_s=round(len(times_ms) / wall_s, 2),
+        failures=failures,
+        **extra,  # type: ignore[arg-type]
+    )
+
+
+# ---------------------------------------------------------------------------------------------- (a) floor
+
+
+def bench_floor(problem_slug: str, code: str, runs: int) -> Row:
+    problem = load_problem(problem_slug)
+    pool = InProcessPool()
+    grade(problem, code, pool=pool)  # warm caches, as the warm paths are
+    times, failures = [], 0
+    started = time.perf_counter()
+    for _ in range(runs):
+        t = time.perf_counter()
+        report = grade(problem, code, pool=pool)  # type: ignore[arg-type]
+        times.append((time.perf_counter() - t) * 1000)
+        failures += not report.solved
+    return row("a. in-process, no sandbox (floor)", times, time.perf_counter() - started, failures)
+
+
+# ----------------------------------------------------------------------------------------------- (b) cold
+
+
+def bench_cold(problem_slug: str, submission: Path, runs: int) -> Row:
+    times, failures = [], 0
+    started = time.perf_counter()
+    for _ in range(runs):
+        t = time.perf_counter()
+        completed = subprocess.run(
+            [sys.executable, "-m", "grader", "grade", problem_slug, str(submission), "--json"],
+            capture_output=True, cwd=ROOT, check=False,
+        )
+        times.append((time.perf_counter() - t) * 1000)
+        failures += completed.returncode != 0
+    return row("b. cold: fresh sandbox per submission (CLI)", times, time.perf_counter() - started, failures)
+
+
+# ----------------------------------------------------------------------------------------------- (c) warm
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    def __init__(self, concurrency: int, queue_limit: int) -> None:
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.var = tempfile.TemporaryDirectory(prefix="paperlab-bench-")
+        env = {
+            **os.environ,
+            "PAPERLAB_VAR_DIR": self.var.name,
+            "PAPERLAB_GRADING_CONCURRENCY": str(concurrency),
+            "PAPERLAB_QUEUE_LIMIT": str(queue_limit),
+            "PAPERLAB_RATE_LIMIT_PER_MINUTE": "1000",
+        }
+        env.pop("DATABASE_URL", None)
+        env.pop("CELERY_BROKER_URL", None)
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "app", "serve", "--port", str(self.port), "--log-level", "warning"],
+            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
+        )
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"{self.base}/healthz", timeout=2).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        self.stop()
+        raise RuntimeError("the server did not become healthy in 180 s")
+
+    def rss_mb(self) -> float:
+        return _rss_kb(self.process.pid) / 1024
+
+    def sandbox_rss_mb(self) -> list[float]:
+        """Resident memory of each warm template (a python process running worker.py in our process tree)."""
+        found = []
+        for pid in _descendants(self.process.pid):
+            try:
+                cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if any(part.endswith(b"worker.py") for part in cmdline) and b"python" in cmdline[0]:
+                found.append(_rss_kb(pid) / 1024)
+        return found
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+        self.var.cleanup()
+
+
+def _rss_kb(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def _descendants(root: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int(Path(entry, "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry.name))
+    found, stack = [], [root]
+    while stack:
+        for child in children.get(stack.pop(), []):
+            found.append(child)
+            stack.append(child)
+    return found
+
+
+def submit_and_wait(base: str, slug: str, code: str) -> tuple[float, bool]:
+    """POST as a new learner, then follow the SSE stream until the report arrives. (ms, solved)"""
+    with httpx.Client(base_url=base, timeout=120) as client:
+        started = time.perf_counter()
+        response = client.post(f"/api/problems/{slug}/submissions", json={"code": code})
+        if response.status_code != 202:
+            return (time.perf_counter() - started) * 1000, False
+        submission_id = response.json()["id"]
+        event = None
+        with client.stream("GET", f"/api/submissions/{submission_id}/events") as stream:
+            for line in stream.iter_lines():
+                if line.startswith("event:"):
+                    event = line.split(":", 1)[1].strip()
+                elif line.startswith("data:") and event == "report":
+                    data = json.loads(line.split(":", 1)[1])
+                    elapsed = (time.perf_counter() - started) * 1000
+                    return elapsed, bool((data.get("report") or {}).get("solved"))
+        return (time.perf_counter() - started) * 1000, False
+
+
+def probe_api(base: str, stop: threading.Event, latencies: list[float]) -> None:
+    with httpx.Client(base_url=base, timeout=30) as client:
+        while not stop.is_set():
+            t = time.perf_counter()
+            client.get("/api/problems")
+            latencies.append((time.perf_counter() - t) * 1000)
+            stop.wait(0.05)
+
+
+def bench_warm(server: Server, slug: str, code: str, concurrency: int, per_client: int) -> Row:
+    for _ in range(2):
+        submit_and_wait(server.base, slug, code)  # warm the pool's next children and the app's caches
+    times: list[float] = []
+    failures = 0
+    lock = threading.Lock()
+    api_latencies: list[float] = []
+    stop = threading.Event()
+    prober = threading.Thread(target=probe_api, args=(server.base, stop, api_latencies))
+
+    def client() -> None:
+        nonlocal failures
+        for _ in range(per_client):
+            elapsed, solved = submit_and_wait(server.base, slug, code)
+            with lock:
+                times.append(elapsed)
+                failures += not solved
+
+    clients = [threading.Thread(target=client) for _ in range(concurrency)]
+    started = time.perf_counter()
+    prober.start()
+    for thread in clients:
+        thread.start()
+    for thread in clients:
+        thread.join()
+    wall = time.perf_counter() - started
+    stop.set()
+    prober.join()
+    return row(f"c. warm via HTTP API, {concurrency} client(s)", times, wall, failures,
+               api_p99_ms=round(percentile(api_latencies, 0.99), 1))
+
+
+# ---------------------------------------------------------------------------------------------- memory
+
+
+def measure_child_rss(problem_slug: str, code: str) -> float:
+    """Peak resident memory of one grading child (the fork of a warm template that ran the submission)."""
+    problem = load_problem(problem_slug)
+    with WorkerPool(size=1) as pool:
+        grade(problem, code, pool=pool)
+        with pool.session(code, problem.limits) as session:
+            session.load()
+            assert session.child is not None
+            info = session.child.end()
+            session.child = None
+        return info.max_rss_kb / 1024
+
+
+# ------------------------------------------------------------------------------------------------ output
+
+
+def render(results: Results) -> str:
+    header = f"{'path':<46} {'runs':>5} {'median ms':>10} {'p95 ms':>8} {'subs/s':>7} {'fail':>5} {'API p99 ms':>11}"
+    lines = [f"PaperLab benchmark — {results.problem} — {results.machine['summary']}", header, "-" * len(header)]
+    for r in results.rows:
+        api = f"{r.api_p99_ms:.1f}" if r.api_p99_ms is not None else "-"
+        lines.append(f"{r.path:<46} {r.runs:>5} {r.median_ms:>10.1f} {r.p95_ms:>8.1f} "
+                     f"{r.throughput_per_s:>7.2f} {r.failures:>5} {api:>11}")
+    lines.append("")
+    lines.extend(f"{name}: {value}" for name, value in results.ratios.items())
+    lines.extend(f"memory {name}: {value:.0f} MB" for name, value in results.memory_mb.items())
+    return "\n".join(lines)
+
+
+def machine() -> dict[str, str]:
+    cpu = "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    cores = str(os.cpu_count())
+    memory = "?"
+    try:
+        memory = f"{int(Path('/proc/meminfo').read_text().split()[1]) / 2**20:.0f} GiB"
+    except (OSError, ValueError):
+        pass
+    return {"cpu": cpu, "cores": cores, "memory": memory, "python": platform.python_version(),
+            "summary": f"{cores} cores ({cpu}), {memory}, Python {platform.python_version()}"}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
+    parser.add_argument("--problem", default="moco")
+    parser.add_argument("--submission", default=None, help="default: the problem's reference solution")
+    parser.add_argument("--floor-runs", type=int, default=20)
+    parser.add_argument("--cold-runs", type=int, default=5)
+    parser.add_argument("--per-client", type=int, default=6, help="submissions per client in each warm run")
+    parser.add_argument("--grading-concurrency", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--output", default=str(RESULTS / "latest.json"))
+    args = parser.parse_args(argv)
+
+    problem = load_problem(args.problem)
+    submission = Path(args.submission) if args.submission else problem.folder / "reference.py"
+    code = submission.read_text()
+    results = Results(machine=machine(), problem=args.problem)
+
+    floor = bench_floor(args.problem, code, args.floor_runs)
+    results.rows.append(floor)
+    cold = bench_cold(args.problem, submission, args.cold_runs)
+    results.rows.append(cold)
+    server = Server(concurrency=args.grading_concurrency, queue_limit=200)
+    try:
+        warm_rows = [bench_warm(server, args.problem, code, n, args.per_client) for n in (1, 2, 4, 8)]
+        results.memory_mb["server (RSS)"] = server.rss_mb()
+        for index, rss in enumerate(server.sandbox_rss_mb()):
+            results.memory_mb[f"warm sandbox {index + 1} (RSS)"] = rss
+    finally:
+        server.stop()
+    results.rows.extend(warm_rows)
+    results.memory_mb["grading child (peak RSS, incl. pages shared with its template)"] = measure_child_rss(
+        args.problem, code
+    )
+    warm1 = warm_rows[0]
+    results.ratios["cold / floor (median)"] = round(cold.median_ms / floor.median_ms, 2)
+    results.ratios["warm@1 / floor (median)"] = round(warm1.median_ms / floor.median_ms, 2)
+    results.ratios["warm@1 target: <= 1.5 x floor + 50 ms"] = round(1.5 * floor.median_ms + 50, 1)
+    results.ratios["best warm throughput (subs/s)"] = max(r.throughput_per_s for r in warm_rows)
+
+    text = render(results)
+    print(text)
+    output = Path(args.output)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(json.dumps(asdict(results), indent=2) + "\n")
+    print(f"\nwritten to {output.relative_to(ROOT) if output.is_relative_to(ROOT) else output}")
+    return 0
