@@ -18,7 +18,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-WORKER_FILES = ("worker.py", "protocol.py")
+WORKER_FILES = ("worker.py", "protocol.py", "seccomp.py")
 SANDBOX_WORKER_DIR = "/opt/paperlab"
 GRADER_DIR = Path(__file__).resolve().parent
 CGROUP_ROOT = Path("/sys/fs/cgroup")

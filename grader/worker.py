@@ -31,6 +31,7 @@ from typing import Any
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import protocol  # noqa: E402  (beside this file; grader.protocol outside the sandbox)
+import seccomp  # noqa: E402
 import torch  # noqa: E402
 
 # Captured before any learner code exists, so monkeypatching torch cannot change what the worker reports.
@@ -224,6 +225,8 @@ def _child(job_fd: int) -> None:
     torch.manual_seed(seed)
     random.seed(seed)
     _apply_limits(limits)
+    template = os.getppid()
+    seccomp.install([template, os.getpgid(template), 1])
     max_message = int(limits["message_mb"]) * 1024 * 1024
     output = BoundedWriter(int(limits["output_kb"]) * 1024)
     sys.stdout = sys.stderr = output  # type: ignore[assignment]
