@@ -65,10 +65,14 @@ function drawChart(slot, experiment, name) {
   };
   const steps = experiment.steps.length === values.length ? experiment.steps : values.map((_, i) => i);
   const plotBox = el("div", { class: "chart__plot" });
+  // A readout instead of uPlot's legend: the final value at rest, the value under the pointer on hover.
+  const last = values.length - 1;
+  const idle = `final ${formatValue(values[last])} at step ${steps[last]}`;
+  const readout = el("span", { class: "chart__readout", text: idle });
   const figure = el(
     "figure",
     { class: "chart__figure" },
-    el("figcaption", { class: "chart__title", text: known.title }),
+    el("figcaption", { class: "chart__caption" }, el("span", { class: "chart__title", text: known.title }), readout),
     plotBox,
   );
   slot.replaceChildren(figure);
@@ -80,7 +84,15 @@ function drawChart(slot, experiment, name) {
     {
       width: width(),
       height: HEIGHT,
-      legend: { show: true, live: true },
+      legend: { show: false },
+      hooks: {
+        setCursor: [
+          (u) => {
+            const i = u.cursor.idx;
+            readout.textContent = i === null || i === undefined ? idle : `step ${steps[i]}: ${formatValue(values[i])}`;
+          },
+        ],
+      },
       cursor: { drag: { x: true, y: false } },
       scales: { x: { time: false } },
       axes: [
@@ -102,9 +114,15 @@ function drawChart(slot, experiment, name) {
   return true;
 }
 
+function formatValue(x) {
+  if (!Number.isFinite(x)) return String(x);
+  if (Number.isInteger(x)) return String(x);
+  return Math.abs(x) >= 1e4 || Math.abs(x) < 1e-3 ? x.toExponential(3) : x.toPrecision(4);
+}
+
 // A one-line text equivalent for screen readers: range of steps and first/last/min/max values.
 function describe(values, steps) {
-  const fmt = (x) => (Math.abs(x) >= 1000 || (Math.abs(x) < 0.01 && x !== 0) ? x.toExponential(2) : x.toFixed(3));
+  const fmt = formatValue;
   const finite = values.filter(Number.isFinite);
   if (!finite.length) return "no finite values";
   return (

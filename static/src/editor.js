@@ -1,12 +1,32 @@
 // The Python editor (CodeMirror 6) and its per-problem draft in localStorage.
 import { basicSetup } from "codemirror";
 import { python } from "@codemirror/lang-python";
-import { EditorState, Prec } from "@codemirror/state";
-import { EditorView, keymap } from "@codemirror/view";
+import { EditorState, Prec, StateEffect, StateField } from "@codemirror/state";
+import { Decoration, EditorView, keymap } from "@codemirror/view";
 import { indentWithTab } from "@codemirror/commands";
 import { indentUnit } from "@codemirror/language";
 
 const SAVE_DELAY_MS = 300; // coalesce keystrokes; a reload within this window still flushes on pagehide
+
+// The line a load error points at, highlighted until the learner edits the code.
+const setErrorLine = StateEffect.define();
+const errorLine = StateField.define({
+  create: () => Decoration.none,
+  update(decorations, transaction) {
+    if (transaction.docChanged) decorations = Decoration.none;
+    for (const effect of transaction.effects) {
+      if (!effect.is(setErrorLine)) continue;
+      const line = transaction.state.doc.line(effect.value);
+      decorations = Decoration.set([Decoration.line({ class: "cm-errorLine" }).range(line.from)]);
+    }
+    return decorations;
+  },
+  provide: (field) => EditorView.decorations.from(field),
+});
+
+function clampLine(state, lineNumber) {
+  return Math.min(Math.max(1, lineNumber), state.doc.lines);
+}
 
 /**
  * Mounts the editor. `onRun` is called on Ctrl/Cmd+Enter. Returns a small handle; the same handle is
@@ -25,6 +45,7 @@ export function createEditor(mount, { code, labelledBy, describedBy, onRun, onCh
         keymap.of([indentWithTab]),
         indentUnit.of("    "),
         python(),
+        errorLine,
         EditorView.contentAttributes.of({
           "aria-labelledby": labelledBy,
           "aria-describedby": describedBy,
@@ -45,9 +66,15 @@ export function createEditor(mount, { code, labelledBy, describedBy, onRun, onCh
     },
     /** Puts the cursor on a 1-based line, selects it and scrolls it into view (load errors). */
     goToLine(lineNumber) {
-      const line = view.state.doc.line(Math.min(Math.max(1, lineNumber), view.state.doc.lines));
+      const line = view.state.doc.line(clampLine(view.state, lineNumber));
       view.dispatch({ selection: { anchor: line.from, head: line.to }, scrollIntoView: true });
       view.focus();
+    },
+    /** Highlights a line (a load error) and scrolls it into view, without taking the focus. */
+    markErrorLine(lineNumber) {
+      const number = clampLine(view.state, lineNumber);
+      const from = view.state.doc.line(number).from;
+      view.dispatch({ effects: [setErrorLine.of(number), EditorView.scrollIntoView(from, { y: "center" })] });
     },
     focus: () => view.focus(),
   };

@@ -47,6 +47,7 @@ export async function initProblemPage() {
     notesLink: document.getElementById("notes-link"),
     checkCount: Number(mount.dataset.checkCount) || 0,
     onGoToLine: (line) => editor.goToLine(line),
+    onErrorLine: (line) => editor.markErrorLine(line),
   });
 
   // Ctrl/Cmd+Enter anywhere on the page runs the tests (inside the editor CodeMirror's keymap handles it).
@@ -90,6 +91,7 @@ export async function initProblemPage() {
     setRunning(true);
     runMessage.textContent = "";
     panel.start();
+    document.getElementById("summary").scrollIntoView({ block: "nearest" }); // the verdicts are what to watch now
     let id;
     try {
       id = await submit(slug, code);
@@ -97,7 +99,6 @@ export async function initProblemPage() {
       setRunning(false);
       const message = error instanceof RunError ? error.message : "Something went wrong submitting your code.";
       panel.fail(message);
-      runMessage.textContent = message;
       if (error instanceof RunError && error.retryAfter) holdRunButton(error.retryAfter);
       return;
     }
@@ -130,17 +131,17 @@ export async function initProblemPage() {
     runButton.firstChild.textContent = value ? "Running… " : "Run tests ";
   }
 
-  // After a 429/503: keep the button off until Retry-After has passed, counting down on it.
+  // After a 429/503: keep the button off until Retry-After has passed, counting down beside it.
   function holdRunButton(seconds) {
     let left = Math.min(seconds, 120);
     runButton.disabled = true;
     const tick = () => {
       if (left <= 0) {
         runButton.disabled = false;
-        runButton.firstChild.textContent = "Run tests ";
+        runMessage.textContent = "";
         return;
       }
-      runButton.firstChild.textContent = `Run tests (${left} s) `;
+      runMessage.textContent = `You can run again in ${left} s.`;
       left -= 1;
       setTimeout(tick, 1000);
     };

@@ -13,8 +13,8 @@ export function isLimitMessage(message) {
 }
 
 export class VerdictPanel {
-  constructor({ root, progress, bar, summary, notesLink, checkCount, onGoToLine }) {
-    Object.assign(this, { root, progress, bar, summary, notesLink, onGoToLine });
+  constructor({ root, progress, bar, summary, notesLink, checkCount, onGoToLine, onErrorLine }) {
+    Object.assign(this, { root, progress, bar, summary, notesLink, onGoToLine, onErrorLine });
     this.total = checkCount || 0;
     this.previous = null; // Map check id -> status of the previous attempt
     this.clear();
@@ -97,6 +97,7 @@ export class VerdictPanel {
     this.showNotices(report);
     this.setSummary(...this.describe(report), label);
     if (report.solved) this.notesLink.hidden = false;
+    this.foldCleanGroups();
     this.openFirstProblem();
   }
 
@@ -149,12 +150,13 @@ export class VerdictPanel {
       }
       box.dataset.kind = "load";
       this.notices.append(box);
+      if (error.line) this.onErrorLine?.(error.line);
     } else if (error?.kind === "limit" || report.checks.some((c) => isLimitMessage(c.message))) {
       const message = error?.message || report.checks.find((c) => isLimitMessage(c.message))?.message || "";
       const box = notice(
         "limit",
         "Time or memory limit reached",
-        "The sandbox stopped your code. Look for an endless loop, a very large tensor, or a Python loop that should be a tensor operation.",
+        "PaperLab stopped your code. Look for an endless loop, a very large tensor, or a Python loop that should be a tensor operation.",
       );
       if (message) box.append(el("pre", { class: "notice__message", text: message }));
       box.dataset.kind = "limit";
@@ -186,16 +188,18 @@ export class VerdictPanel {
   groupFor(name) {
     let group = this.groups.get(name);
     if (!group) {
+      // A <details> per group: the final report folds away the groups with nothing to fix.
       const count = el("span", { class: "verdict-group__count" });
+      const flips = el("span", { class: "verdict-group__flips" });
       const list = el("ul", { class: "verdict-list" });
       const section = el(
-        "section",
-        { class: "verdict-group", dataset: { group: name } },
-        el("h3", { class: "verdict-group__title" }, el("code", { text: name }), count),
+        "details",
+        { class: "verdict-group", open: true, dataset: { group: name } },
+        el("summary", { class: "verdict-group__title" }, el("code", { text: name }), flips, count),
         list,
       );
       this.groupsBox.append(section);
-      group = { section, list, count };
+      group = { section, list, count, flips };
       this.groups.set(name, group);
     }
     return group;
@@ -207,6 +211,19 @@ export class VerdictPanel {
     const passed = checks.filter((c) => c.status === "passed").length;
     group.count.textContent = `${passed} / ${checks.length}`;
     group.section.classList.toggle("verdict-group--clean", passed === checks.length);
+    const rows = [...group.list.children];
+    const fixed = rows.filter((row) => row.dataset.flip === "fixed").length;
+    const broke = rows.filter((row) => row.dataset.flip === "broke").length;
+    group.flips.textContent = [fixed && `▲ ${fixed} newly passing`, broke && `▼ ${broke} newly failing`]
+      .filter(Boolean)
+      .join(" · ");
+  }
+
+  /** After the report: open the groups that have something to fix, fold the rest. */
+  foldCleanGroups() {
+    for (const group of this.groups.values()) {
+      group.section.open = [...group.list.children].some((row) => row.matches(".check--failed, .check--error"));
+    }
   }
 
   openFirstProblem() {
@@ -225,12 +242,13 @@ export class VerdictPanel {
     const checks = [...this.results.values()];
     const done = checks.length;
     const passed = checks.filter((c) => c.status === "passed").length;
+    const failed = checks.filter((c) => c.status === "failed" || c.status === "error").length;
     const total = Math.max(this.total, done);
     this.progress.textContent = final ? `${passed} / ${total} checks passed` : `${done} / ${total} checks`;
     if (this.bar) {
       const share = (n) => (total ? `${((n / total) * 100).toFixed(2)}%` : "0%");
       this.bar.passed.style.width = share(passed);
-      this.bar.failed.style.width = share(done - passed);
+      this.bar.failed.style.width = share(failed);
     }
   }
 

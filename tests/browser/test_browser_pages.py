@@ -4,6 +4,7 @@ reloading, the locked notes. Every step leaves a screenshot in test-artifacts/br
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -22,7 +23,9 @@ PREFERRED_MUTANT = "temperature_multiplies.py"
 
 def type_code(page: Page, code: str) -> None:
     """Select everything in the editor and type `code` over it in one text input (as a paste would)."""
-    page.click("#editor .cm-content")
+    # Focus rather than click: the content is as wide as its longest line, and clicking its centre would
+    # scroll the editor sideways.
+    page.focus("#editor .cm-content")
     page.keyboard.press("Control+a")
     page.keyboard.insert_text(code)
 
@@ -33,7 +36,7 @@ def editor_code(page: Page) -> str:
 
 def run_tests(page: Page) -> None:
     """Ctrl+Enter in the editor, then wait until the panel shows a finished report."""
-    page.click("#editor .cm-content")
+    page.focus("#editor .cm-content")
     page.keyboard.press("Control+Enter")
     page.wait_for_selector(".verdict-panel[data-state='done']", timeout=VERDICT_TIMEOUT_MS)
 
@@ -80,7 +83,9 @@ def test_correct_solution_solves_and_unlocks_the_notes(learner: Learner) -> None
     page = learner.page
     open_problem(learner)
     assert page.locator("#notes-link").is_hidden()
-    assert page.locator(".statement .katex").count() > 0, "KaTeX rendered no math in the statement"
+    if "$" in (MOCO / "statement.md").read_text():
+        assert page.locator(".statement .katex").count() > 0, "KaTeX rendered no math in the statement"
+        assert page.locator(".statement .katex-error").count() == 0
     learner.screenshot("problem-opened", full_page=False)
 
     code = reference_code()
@@ -97,7 +102,9 @@ def test_correct_solution_solves_and_unlocks_the_notes(learner: Learner) -> None
     assert "Solved" in page.inner_text("#summary")
     assert page.locator("#notes-link").is_visible()
     page.wait_for_selector("#charts canvas")
-    learner.screenshot("solved")
+    learner.screenshot("solved", full_page=False)
+    page.locator("#charts").scroll_into_view_if_needed()
+    learner.screenshot("solved-charts", full_page=False)
 
     page.click("#notes-link")
     page.wait_for_url("**/problems/moco/notes")
@@ -124,7 +131,7 @@ def test_wrong_solution_shows_failures_then_marks_what_a_fix_flipped(learner: Le
     assert first.locator(".check__message").inner_text().strip(), "a failed check needs a message"
     assert page.get_attribute("#summary", "data-tone") in {"failed", "limit"}
     assert page.locator("#notes-link").is_hidden()
-    learner.screenshot("failures")
+    learner.screenshot("failures", full_page=False)
 
     # Every check the fix repairs is marked as newly passing, against the previous attempt in this page.
     type_code(page, reference_code())
@@ -132,7 +139,7 @@ def test_wrong_solution_shows_failures_then_marks_what_a_fix_flipped(learner: Le
     passed, total = progress_counts(page)
     assert passed == total
     assert page.locator(".check__flip--fixed").count() >= 1
-    learner.screenshot("fixed-with-flip-markers")
+    learner.screenshot("fixed-with-flip-markers", full_page=False)
 
     # The attempts page lists both; the older attempt's page shows its verdicts and code.
     learner.goto("/problems/moco/history")
@@ -164,7 +171,7 @@ def test_syntax_error_shows_the_load_error_with_its_line(learner: Learner) -> No
     # Python reports an unclosed bracket on its own line or where the statement ends; both are near it.
     assert broken_line <= int(reported.group(1)) <= broken_line + 3, text
     assert "did not load" in page.inner_text("#summary")
-    learner.screenshot("load-error")
+    learner.screenshot("load-error", full_page=False)
 
     notice.get_by_role("button", name=re.compile("Go to line")).click()
     cursor_line = page.evaluate(
@@ -224,8 +231,110 @@ def test_problem_list_and_tablet_layout(learner: Learner) -> None:
     assert editor["width"] > 600
     learner.screenshot("problem-tablet", full_page=False)
     # Keyboard users reach the Run button from the editor with Esc then Tab (no keyboard trap).
-    page.click("#editor .cm-content")
+    page.focus("#editor .cm-content")
     page.keyboard.press("Escape")
     page.keyboard.press("Tab")
     focused = page.evaluate("() => document.activeElement && document.activeElement.id")
     assert focused == "run-tests"
+
+
+# ------------------------------------------- answers the real server rarely gives, replayed by the browser
+
+
+def fake_report(*, error: dict[str, object] | None, sandbox: str, message: str) -> dict[str, object]:
+    checks = [
+        {"id": "moco_loss.hand_example", "title": "Hand example", "group": "moco_loss", "required": True,
+         "status": "passed", "message": "", "duration_ms": 3.0, "output": ""},
+        {"id": "enqueue.huge", "title": "A huge queue", "group": "enqueue", "required": True,
+         "status": "failed", "message": message, "duration_ms": 10_000.0, "output": "<b>not bold</b>\n"},
+    ]  # fmt: skip
+    return {"problem": "moco", "solved": False, "status": "error" if error else "failed", "checks": checks,
+            "experiment": None, "limits": {"wall_s": 10}, "sandbox": sandbox, "duration_ms": 10_050.0,
+            "error": error}  # fmt: skip
+
+
+def serve_fake_run(page: Page, report: dict[str, object]) -> None:
+    """Answer this page's next submission and its event stream from `report` instead of the server."""
+    submission = {"id": "fake-1", "problem": "moco", "status": "done", "created_at": "2025-01-01T00:00:00Z",
+                  "code": "", "report": report}  # fmt: skip
+    checks = report["checks"]
+    assert isinstance(checks, list)
+    events = [f"event: status\ndata: {json.dumps({'status': 'running', 'total': len(checks)})}\n\n"]
+    events += [
+        f"event: check\ndata: {json.dumps({'check': check, 'done': n, 'total': len(checks)})}\n\n"
+        for n, check in enumerate(checks, 1)
+    ]
+    events.append(f"event: report\ndata: {json.dumps(submission)}\n\n")
+    page.route(
+        "**/api/problems/moco/submissions",
+        lambda route: route.fulfill(status=202, json={"id": "fake-1", "status": "queued"}),
+    )
+    page.route(
+        "**/api/submissions/fake-1/events",
+        lambda route: route.fulfill(status=200, content_type="text/event-stream", body="".join(events)),
+    )
+
+
+def test_a_limit_in_an_unsandboxed_run_is_named_and_flagged(learner: Learner) -> None:
+    page = learner.page
+    open_problem(learner)
+    message = "time limit 10 s exceeded in enqueue(queue=float32[65536, 128], keys=float32[256, 128], pointer=0)"
+    serve_fake_run(page, fake_report(error={"kind": "limit", "message": message, "line": None}, sandbox="none",
+                                     message=message))  # fmt: skip
+    run_tests(page)
+    assert page.locator(".notice[data-kind='limit']").is_visible()
+    assert "10 s" in page.inner_text(".notice[data-kind='limit']")
+    assert "without a sandbox" in page.inner_text("#verdicts").lower()
+    assert page.get_attribute("#summary", "data-tone") == "limit"
+    assert page.locator(".check--failed .badge--limit").count() == 1
+    # What the submission printed is shown as text, never as markup.
+    assert page.locator(".check__output b").count() == 0
+    assert "<b>not bold</b>" in page.inner_text(".check--failed .check__output")
+    learner.screenshot("limit-unsandboxed", full_page=False)
+
+
+@pytest.mark.parametrize(
+    ("status", "headers", "expected"),
+    [
+        pytest.param(413, {}, "too large", id="413"),
+        pytest.param(429, {"Retry-After": "3"}, "3 s", id="429"),
+        pytest.param(503, {"Retry-After": "7"}, "7 s", id="503"),
+    ],
+)
+def test_refused_submissions_say_why_and_when_to_retry(
+    learner: Learner, status: int, headers: dict[str, str], expected: str
+) -> None:
+    page = learner.page
+    open_problem(learner)
+    page.route(
+        "**/api/problems/moco/submissions",
+        lambda route: route.fulfill(
+            status=status, headers=headers, json={"detail": "Refused: too large" if status == 413 else "Busy."}
+        ),
+    )
+    page.focus("#editor .cm-content")
+    page.keyboard.press("Control+Enter")
+    page.wait_for_selector("#summary[data-tone='error']")
+    summary = page.inner_text("#summary")
+    assert expected in summary, summary
+    learner.screenshot(f"refused-{status}", full_page=False)
+    if "Retry-After" in headers:
+        assert page.locator("#run-tests").is_disabled(), "the button waits out Retry-After"
+        assert "run again in" in page.inner_text("#run-message")
+        page.wait_for_function("() => !document.getElementById('run-tests').disabled", timeout=15_000)
+        assert page.inner_text("#run-message") == ""
+    else:
+        assert page.locator("#run-tests").is_enabled()
+
+
+def test_reset_asks_before_discarding_the_code(learner: Learner) -> None:
+    page = learner.page
+    open_problem(learner)
+    starter = (MOCO / "starter.py").read_text()
+    type_code(page, "x = 1\n")
+    page.once("dialog", lambda dialog: dialog.dismiss())
+    page.click("#reset-code")
+    assert editor_code(page) == "x = 1\n", "dismissing the question keeps the code"
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("#reset-code")
+    assert editor_code(page) == starter

@@ -1,0 +1,163 @@
+"""Every template renders with exactly the context docs/web-contract.md promises, under the server's own Jinja
+environment (StrictUndefined, autoescape), and escapes what a submission sends. No browser needed, but it
+lives with the pages' other tests."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from typing import Any
+
+import pytest
+from browser_support import REPO
+from jinja2 import Environment
+
+pytestmark = pytest.mark.browser
+
+HOSTILE = "</textarea><script>alert(1)</script>&amp;"
+PROBLEM = {
+    "slug": "moco",
+    "title": "MoCo <b>",
+    "summary": "Momentum contrast",
+    "difficulty": "medium",
+    "tags": ["contrastive", "PyTorch"],
+    "functions": [{"name": "moco_loss", "signature": "moco_loss(query, key, queue, temperature)", "summary": "loss"}],
+    "check_count": 3,
+}
+CHECKS = [
+    {
+        "id": "moco_loss.hand",
+        "title": "Hand example",
+        "group": "moco_loss",
+        "required": True,
+        "status": "passed",
+        "message": "",
+        "duration_ms": 1.5,
+        "output": "",
+    },
+    {
+        "id": "moco_loss.batch",
+        "title": "Batch",
+        "group": "moco_loss",
+        "required": True,
+        "status": "failed",
+        "message": f"expected 0.31, got 0.54 {HOSTILE}",
+        "duration_ms": 2.0,
+        "output": HOSTILE,
+    },
+    {
+        "id": "enqueue.wrap",
+        "title": "Wraps",
+        "group": "enqueue",
+        "required": False,
+        "status": "skipped",
+        "message": "",
+        "duration_ms": 0.0,
+        "output": "",
+    },
+]
+REPORT = {
+    "problem": "moco", "solved": False, "status": "failed", "checks": CHECKS,
+    "experiment": {"steps": [0, 1], "series": {"loss": [2.0, 1.0]}}, "limits": {}, "sandbox": "none",
+    "duration_ms": 12.0, "error": {"kind": "load", "message": f"SyntaxError {HOSTILE}", "line": 7},
+}  # fmt: skip
+NOW = dt.datetime(2025, 11, 29, 16, 0, tzinfo=dt.UTC)
+
+
+@pytest.fixture(scope="module")
+def environment() -> Environment:
+    from app.templating import make_templates  # the server's own environment: StrictUndefined, autoescape
+
+    return make_templates(REPO / "templates").env
+
+
+def render(environment: Environment, name: str, **context: Any) -> str:
+    return environment.get_template(name).render(unsafe_sandbox=False, request=None, **context)
+
+
+PROBLEM_PAGE = {"problem": PROBLEM, "statement_html": "<p>S</p>", "starter_code": "pass\n"}
+ATTEMPTS = [
+    {"id": "a1", "created_at": NOW, "status": "done", "passed": 1, "total": 3, "solved": False},
+    {
+        "id": "a2",
+        "created_at": NOW.isoformat(),
+        "status": "queued",
+        "passed": None,
+        "total": None,
+        "solved": False,
+    },
+]
+DONE = {"id": "a1", "created_at": NOW, "status": "done", "code": HOSTILE, "report": REPORT}
+PENDING = {"id": "a1", "created_at": NOW, "status": "running", "code": "", "report": None}
+CASES = [
+    pytest.param(
+        "index.html",
+        {"problems": [{**PROBLEM, "state": s} for s in ("new", "attempted", "solved")]},
+        id="index",
+    ),
+    pytest.param("index.html", {"problems": []}, id="index-empty"),
+    pytest.param(
+        "problem.html",
+        {**PROBLEM_PAGE, "initial_code": HOSTILE, "solved": False, "last_submission_id": None},
+        id="problem",
+    ),
+    pytest.param(
+        "problem.html",
+        {**PROBLEM_PAGE, "initial_code": "", "solved": True, "last_submission_id": "a"},
+        id="problem-solved",
+    ),
+    pytest.param(
+        "notes.html",
+        {"problem": PROBLEM, "notes_html": "<p>N</p>", "experiment": REPORT["experiment"]},
+        id="notes",
+    ),
+    pytest.param("notes.html", {"problem": PROBLEM, "notes_html": "", "experiment": None}, id="notes-no-data"),
+    pytest.param("locked.html", {"problem": PROBLEM}, id="locked"),
+    pytest.param("history.html", {"problem": PROBLEM, "attempts": ATTEMPTS}, id="history"),
+    pytest.param("history.html", {"problem": PROBLEM, "attempts": []}, id="history-empty"),
+    pytest.param("submission.html", {"problem": PROBLEM, "submission": DONE}, id="submission"),
+    pytest.param("submission.html", {"problem": PROBLEM, "submission": PENDING}, id="submission-pending"),
+    pytest.param("error.html", {"status_code": 404, "title": "Not found", "message": HOSTILE}, id="error"),
+]
+
+
+@pytest.mark.parametrize(("name", "context"), CASES)
+def test_template_renders_the_contract_context_and_escapes(
+    environment: Environment, name: str, context: dict[str, Any]
+) -> None:
+    html = render(environment, name, **context)
+    assert '<link rel="stylesheet" href="/static/dist/app.css">' in html
+    assert '<script type="module" src="/static/dist/app.js"></script>' in html
+    assert "<script>alert(1)</script>" not in html
+    assert "MoCo <b>" not in html
+    # CSP script-src 'self': no inline script that would execute, no inline handlers.
+    for script in re.findall(r"<script\b[^>]*>", html):
+        assert 'src="/static/dist/app.js"' in script or 'type="application/json"' in script, script
+    assert not re.search(r"\son[a-z]+=", html)
+
+
+def test_problem_page_has_every_element_the_bundle_needs(environment: Environment) -> None:
+    html = render(environment, "problem.html", problem=PROBLEM, statement_html="", initial_code="\nx = 1\n",
+                  starter_code="pass\n", solved=False, last_submission_id="sub-1")  # fmt: skip
+    for element_id in ("run-tests", "reset-code", "verdicts", "progress", "summary", "charts", "notes-link"):
+        assert f'id="{element_id}"' in html
+    assert re.search(r'<div id="editor"[^>]*data-slug="moco"[^>]*data-last-submission="sub-1"', html)
+    assert 'aria-live="polite"' in html
+    assert re.search(r'id="notes-link"[^>]*hidden', html)
+    # One newline after <textarea> is dropped by the HTML parser, so the code's own leading newline survives.
+    assert '<textarea id="initial-code" hidden aria-hidden="true">\n\nx = 1\n</textarea>' in html
+
+
+def test_notes_embed_the_experiment_as_inert_json(environment: Environment) -> None:
+    experiment = {"steps": [0], "series": {"loss": [1.0]}, "note": "</script><script>alert(1)</script>"}
+    html = render(environment, "notes.html", problem=PROBLEM, notes_html="", experiment=experiment)
+    block = re.search(r'<script type="application/json" id="experiment-data">(.*?)</script>', html, re.S)
+    assert block
+    assert json.loads(block.group(1)) == experiment
+
+
+def test_unsafe_sandbox_banner(environment: Environment) -> None:
+    html = environment.get_template("index.html").render(unsafe_sandbox=True, request=None, problems=[])
+    assert "Submissions run WITHOUT a sandbox" in html
+    assert "WITHOUT a sandbox" not in render(environment, "index.html", problems=[])
