@@ -121,7 +121,7 @@ def momentum_update(query: torch.Tensor, key: torch.Tensor, momentum: float = 0.
 
 
 def enqueue(queue: torch.Tensor, keys: torch.Tensor, pointer: int) -> tuple[torch.Tensor, int]:
-    """Write the normalised keys into a copy of the ring buffer from `pointer` on; return it and the new pointer."""
+    """Write the normalised keys into a copy of the ring buffer from `pointer` on; return it, new pointer."""
     _check_tensors(("queue", "keys"), (queue, keys), None)
     _check_matrix("queue", queue)
     _check_matrix("keys", keys, allow_empty_rows=True)

@@ -24,14 +24,14 @@ def check_scalar(name, value):
 def check_tensors(names, tensors, allowed_dtypes=None):
     """Tensors with one shared dtype and device and only finite entries.
     allowed_dtypes=None accepts any floating dtype (float16, bfloat16, float32, float64)."""
-    for name, tensor in zip(names, tensors):
+    for name, tensor in zip(names, tensors, strict=True):
         if not isinstance(tensor, torch.Tensor):
             raise TypeError(f"{name} must be a torch.Tensor, got {type(tensor).__name__}")
         if allowed_dtypes is None and not tensor.is_floating_point():
             raise TypeError(f"{name} must have a floating dtype, got {tensor.dtype}")
         if allowed_dtypes is not None and tensor.dtype not in allowed_dtypes:
             raise TypeError(f"{name} has dtype {tensor.dtype}; allowed: {allowed_dtypes}")
-    for name, tensor in zip(names, tensors):
+    for name, tensor in zip(names, tensors, strict=True):
         if tensor.dtype != tensors[0].dtype:
             raise TypeError(f"{name} has dtype {tensor.dtype} but {names[0]} has {tensors[0].dtype}")
         if tensor.device != tensors[0].device:

@@ -1,4 +1,4 @@
-# MUTANT: reshapes the queue with .view, which fails on a transposed (non-contiguous) queue.
+# VARIANT (correct): the positive logit placed after the K negatives; negative log-likelihood of the last column.
 import math
 
 import torch
@@ -78,33 +78,34 @@ def validate_enqueue_inputs(queue, keys, pointer):
         raise ValueError(f"pointer must lie in [0, {queue.shape[0]}), got {pointer}")
 
 
-def normalise_rows(x):
-    """Divide each row by max(its L2 norm, 1e-12); zero rows stay zero."""
-    return x / x.norm(dim=1, keepdim=True).clamp_min(1e-12)
+
+def unit_rows(x):
+    return x / torch.linalg.vector_norm(x, dim=1, keepdim=True).clamp(min=1e-12)
 
 
 def moco_loss(query, key, queue, temperature):
     validate_loss_inputs(query, key, queue, temperature)
-    q = normalise_rows(query)  # [B, D]
-    k = normalise_rows(key.detach())  # [B, D]
-    negatives = normalise_rows(queue.detach().view(-1, query.shape[1]))  # [K, D]
-    positive = (q * k).sum(dim=1, keepdim=True) / temperature  # [B, 1]
-    negative = q @ negatives.T / temperature  # [B, K]
-    logits = torch.cat([positive, negative], dim=1)  # [B, 1 + K]
-    return (torch.logsumexp(logits, dim=1) - positive[:, 0]).mean()
+    q, k, n = unit_rows(query), unit_rows(key).detach(), unit_rows(queue).detach()
+    logits = torch.cat([q @ n.T, torch.sum(q * k, dim=1, keepdim=True)], dim=1) / temperature  # [B, K + 1]
+    log_probabilities = torch.log_softmax(logits, dim=1)
+    return -log_probabilities[:, -1].mean()
 
 
 def momentum_update(query, key, momentum=0.999):
     validate_momentum_inputs(query, key, momentum)
     with torch.no_grad():
-        return momentum * key.detach() + (1.0 - momentum) * query.detach()
+        return key + (1 - momentum) * (query - key)
 
 
 def enqueue(queue, keys, pointer):
     validate_enqueue_inputs(queue, keys, pointer)
-    size, batch = queue.shape[0], keys.shape[0]
-    new_queue = queue.detach().clone()
-    incoming = normalise_rows(keys.detach())
-    for j in range(max(0, batch - size), batch):  # only the last K writes survive
-        new_queue[(pointer + j) % size] = incoming[j]
-    return new_queue, (pointer + batch) % size
+    size, batch = queue.shape
+    batch = keys.shape[0]
+    result = queue.detach().clone()
+    with torch.no_grad():
+        written = unit_rows(keys.double()).to(keys.dtype) if batch else keys
+    position = pointer
+    for row in written:
+        result[position] = row
+        position = (position + 1) % size
+    return result, position

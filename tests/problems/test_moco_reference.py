@@ -1,0 +1,223 @@
+"""Fast in-process tests of the MoCo reference and of the experiment's independent trajectory."""
+
+import importlib.util
+import math
+from pathlib import Path
+
+import pytest
+import torch
+
+FOLDER = Path(__file__).resolve().parents[2] / "problems" / "moco"
+
+
+def load(name: str, module_name: str):
+    spec = importlib.util.spec_from_file_location(module_name, FOLDER / name)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def ref():
+    return load("reference.py", "moco_reference_under_test")
+
+
+@pytest.fixture(scope="module")
+def checks():
+    return load("checks.py", "moco_checks_under_test")
+
+
+def hand_inputs(dtype=torch.float64):
+    query = torch.tensor([[1.0, 0.0]], dtype=dtype)
+    return query, query.clone(), torch.tensor([[-1.0, 0.0], [0.0, 1.0]], dtype=dtype)
+
+
+# --------------------------------------------------------------------------------------------- moco_loss
+
+
+@pytest.mark.parametrize("temperature", [1, 2, 0.5, 0.2, 0.07, 0.01])
+def test_hand_example(ref, temperature):
+    loss = ref.moco_loss(*hand_inputs(), temperature)
+    expected = math.log(1 + math.exp(-2 / temperature) + math.exp(-1 / temperature))
+    assert loss.shape == () and loss.dtype == torch.float64
+    assert loss.item() == pytest.approx(expected, rel=1e-12, abs=1e-15)
+
+
+@pytest.mark.parametrize(
+    ("size", "temperature", "dtype"),
+    [
+        pytest.param(1, 0.5, torch.float64, id="K=1"),
+        pytest.param(5, 0.07, torch.float32, id="K=5-float32"),
+        pytest.param(64, 3, torch.float64, id="K=64-int-T"),
+    ],
+)
+def test_identical_representations_give_log_k_plus_one(ref, size, temperature, dtype):
+    direction = torch.tensor([0.6, -0.8, 0.0], dtype=dtype)
+    query = direction * torch.tensor([[1.0], [4.0]], dtype=dtype)
+    queue = direction * torch.linspace(0.1, 2.0, size, dtype=dtype).unsqueeze(1)
+    loss = ref.moco_loss(query, query * 3, queue, temperature)
+    assert loss.dtype == dtype
+    assert loss.item() == pytest.approx(math.log(size + 1), rel=1e-5)
+
+
+def test_gradient_reaches_query_only(ref):
+    generator = torch.Generator().manual_seed(0)
+    query, key, queue = (
+        torch.randn(*shape, generator=generator, dtype=torch.float64, requires_grad=True)
+        for shape in ((3, 4), (3, 4), (5, 4))
+    )
+    ref.moco_loss(query, key, queue, 0.3).backward()
+    assert query.grad is not None and key.grad is None and queue.grad is None
+    numeric = torch.zeros_like(query)
+    for index in range(query.numel()):  # central differences through the normalisation
+        step = torch.zeros_like(query).view(-1).index_fill(0, torch.tensor(index), 1e-6).view_as(query)
+        plus = ref.moco_loss(query + step, key, queue, 0.3)
+        minus = ref.moco_loss(query - step, key, queue, 0.3)
+        numeric.view(-1)[index] = (plus - minus).item() / 2e-6
+    torch.testing.assert_close(query.grad, numeric, rtol=1e-6, atol=1e-8)
+
+
+def test_zero_rows_and_low_temperature_stay_finite(ref):
+    query = torch.tensor([[0.0, 0.0], [1.0, 0.0]])
+    key = torch.tensor([[1.0, 0.0], [0.0, 0.0]])
+    queue = torch.tensor([[0.0, 0.0], [0.8, 0.6]])
+    for temperature in (1.0, 1e-3, 1e-4):
+        assert torch.isfinite(ref.moco_loss(query, key, queue, temperature))
+
+
+@pytest.mark.parametrize(
+    ("arguments", "error"),
+    [
+        pytest.param({"temperature": True}, TypeError, id="bool-T"),
+        pytest.param({"temperature": torch.tensor(0.5)}, TypeError, id="tensor-T"),
+        pytest.param({"temperature": 0}, ValueError, id="zero-T"),
+        pytest.param({"temperature": math.nan}, ValueError, id="nan-T"),
+        pytest.param({"query": torch.zeros(0, 2)}, ValueError, id="B=0"),
+        pytest.param({"queue": torch.ones(2, 2, dtype=torch.float64)}, TypeError, id="mixed-dtype"),
+        pytest.param({"key": torch.tensor([[math.inf, 0.0]])}, ValueError, id="inf-key"),
+    ],
+)
+def test_loss_rejects_contract_violations(ref, arguments, error):
+    query, key, queue = hand_inputs(torch.float32)
+    values = {"query": query, "key": key, "queue": queue, "temperature": 0.5} | arguments
+    with pytest.raises(error):
+        ref.moco_loss(**values)
+
+
+# --------------------------------------------------------------------------------------- momentum_update
+
+
+@pytest.mark.parametrize("momentum", [0.0, 0, 0.2, 0.999, 1.0, 1])
+def test_momentum_formula_and_endpoints(ref, momentum):
+    query = torch.nn.Parameter(torch.tensor([0.5, -1.0, 2.0]))
+    key = torch.nn.Parameter(torch.tensor([0.3, 4.0, -2.0]))
+    new = ref.momentum_update(query, key, momentum)
+    assert not new.requires_grad and new.dtype == torch.float32
+    inputs = {query.untyped_storage().data_ptr(), key.untyped_storage().data_ptr()}
+    assert new.untyped_storage().data_ptr() not in inputs
+    torch.testing.assert_close(new, (momentum * key + (1 - momentum) * query).detach())
+    if momentum == 0:
+        assert torch.equal(new, query.detach())
+    if momentum == 1:
+        assert torch.equal(new, key.detach())
+
+
+def test_momentum_worked_example(ref):
+    theta_q, theta_k = torch.tensor(0.50, dtype=torch.float64), torch.tensor(0.30, dtype=torch.float64)
+    new = ref.momentum_update(theta_q, theta_k)
+    assert new.shape == () and new.item() == pytest.approx(0.3002, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("query", "key", "momentum", "error"),
+    [
+        pytest.param(torch.ones(3), torch.ones(2, 3), 0.5, ValueError, id="broadcastable-shapes"),
+        pytest.param(torch.ones(2), torch.ones(2), True, TypeError, id="bool-m"),
+        pytest.param(torch.ones(2), torch.ones(2), 1.5, ValueError, id="m>1"),
+        pytest.param(torch.ones(2), torch.ones(2).half(), 0.5, TypeError, id="float16"),
+    ],
+)
+def test_momentum_rejects_contract_violations(ref, query, key, momentum, error):
+    with pytest.raises(error):
+        ref.momentum_update(query, key, momentum)
+
+
+# ------------------------------------------------------------------------------------------------ enqueue
+
+
+@pytest.mark.parametrize(
+    ("size", "batch", "pointer"),
+    [
+        pytest.param(5, 0, 3, id="empty"),
+        pytest.param(5, 2, 4, id="wrap-inside-batch"),
+        pytest.param(4, 4, 1, id="B=K"),
+        pytest.param(4, 6, 1, id="one-wrap"),
+        pytest.param(3, 10, 2, id="several-wraps"),
+        pytest.param(1, 3, 0, id="K=1"),
+    ],
+)
+def test_enqueue_keeps_the_last_k_sequential_writes(ref, size, batch, pointer):
+    queue = torch.full((size, 2), 7.0)  # not unit rows: untouched rows must stay exactly 7
+    keys = torch.tensor([[j + 1.0, (-1.0) ** j] for j in range(batch)]).reshape(batch, 2)  # distinct rows
+    new_queue, new_pointer = ref.enqueue(queue, keys, pointer)
+    expected, slot = queue.clone(), pointer
+    for j in range(batch):  # the definition: one write at a time
+        expected[slot] = keys[j] / keys[j].norm()
+        slot = (slot + 1) % size
+    assert torch.equal(new_queue, expected)
+    assert type(new_pointer) is int and new_pointer == (pointer + batch) % size
+    assert new_queue.untyped_storage().data_ptr() != queue.untyped_storage().data_ptr()
+    assert torch.equal(queue, torch.full((size, 2), 7.0))
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32, torch.float64])
+def test_enqueue_preserves_dtype_and_keeps_zero_rows_zero(ref, dtype):
+    keys = torch.tensor([[0.0, 0.0], [3.0, 4.0]], dtype=dtype, requires_grad=True)
+    new_queue, _ = ref.enqueue(torch.ones(3, 2, dtype=dtype), keys, 2)
+    assert new_queue.dtype == dtype and not new_queue.requires_grad
+    assert torch.equal(new_queue[2], torch.zeros(2, dtype=dtype))
+    torch.testing.assert_close(new_queue[0].float(), torch.tensor([0.6, 0.8]), rtol=1e-2, atol=1e-2)
+
+
+@pytest.mark.parametrize(
+    ("pointer", "error"),
+    [
+        pytest.param(True, TypeError, id="bool"),
+        pytest.param(1.0, TypeError, id="float"),
+        pytest.param(torch.tensor(1), TypeError, id="tensor"),
+        pytest.param(-1, ValueError, id="negative"),
+        pytest.param(3, ValueError, id="K"),
+    ],
+)
+def test_enqueue_rejects_bad_pointers(ref, pointer, error):
+    with pytest.raises(error):
+        ref.enqueue(torch.ones(3, 2), torch.ones(1, 2), pointer)
+
+
+# --------------------------------------------------------------------------------------------- experiment
+
+
+def test_independent_trajectory_matches_an_autograd_run_of_the_reference(checks, ref):
+    """The plain-Python trajectory the experiment check compares against agrees with torch autograd."""
+    query_views = torch.tensor(checks.EXPERIMENT_QUERY_VIEWS, dtype=torch.float64)
+    key_views = torch.tensor(checks.EXPERIMENT_KEY_VIEWS, dtype=torch.float64)
+    query_weights = torch.tensor(checks.EXPERIMENT_ENCODER, dtype=torch.float64)
+    key_weights = query_weights.clone()
+    queue, pointer = torch.tensor(checks.EXPERIMENT_DICTIONARY, dtype=torch.float64), 0
+    trajectory = checks.independent_trajectory()
+    assert len(trajectory) == 12
+    for step, state in enumerate(trajectory, start=1):
+        rows = list(checks.experiment_batch(step))
+        weights = query_weights.clone().requires_grad_(True)
+        keys = key_views[rows] @ key_weights
+        loss = ref.moco_loss(query_views[rows] @ weights, keys, queue, checks.EXPERIMENT_TEMPERATURE)
+        loss.backward()
+        query_weights = (weights - checks.EXPERIMENT_LR * weights.grad).detach()
+        key_weights = ref.momentum_update(query_weights, key_weights, checks.EXPERIMENT_MOMENTUM)
+        queue, pointer = ref.enqueue(queue, keys, pointer)
+        assert loss.item() == pytest.approx(state["loss"], rel=1e-9)  # finite differences, not autograd
+        states = (("query encoder", query_weights), ("key encoder", key_weights), ("dictionary", queue))
+        for name, value in states:
+            expected = torch.tensor(state[name], dtype=torch.float64)
+            torch.testing.assert_close(value, expected, rtol=1e-8, atol=1e-9)
+        assert pointer == state["pointer"]
