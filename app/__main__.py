@@ -1,4 +1,5 @@
-"""`python -m app serve [--host H] [--port P]`. Each subcommand is one function registered with @command."""
+"""`python -m app serve [--host H] [--port P]` and `python -m app worker [--concurrency N]`. Each subcommand
+is one function registered with @command."""
 
 from __future__ import annotations
 
@@ -31,8 +32,12 @@ def serve(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace], int
     )
 
     def run(args: argparse.Namespace) -> int:
+        import logging
+
         import uvicorn
 
+        # uvicorn configures only its own loggers; the app's (skipped problem folders, grader failures) go here.
+        logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s:     %(name)s: %(message)s")
         # One process: the in-process backend's queue and warm sandboxes live in it.
         uvicorn.run(
             "app.main:app",
@@ -41,8 +46,30 @@ def serve(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace], int
             log_level=args.log_level,
             proxy_headers=args.proxy_headers,
             workers=1,
+            # Open event streams end when their grading does; do not let one hold a shutdown for longer.
+            timeout_graceful_shutdown=10,
         )
         return 0
+
+    return run
+
+
+@command("worker", "run a Celery grading worker with warm sandboxes (needs CELERY_BROKER_URL and DATABASE_URL)")
+def worker(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace], int]:
+    parser.add_argument(
+        "--concurrency",
+        type=int,
+        default=None,
+        help="grading processes, each with one warm sandbox (default PAPERLAB_GRADING_CONCURRENCY)",
+    )
+    parser.add_argument(
+        "--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"]
+    )
+
+    def run(args: argparse.Namespace) -> int:
+        from app.worker import run_worker
+
+        return run_worker(concurrency=args.concurrency, loglevel=args.log_level)
 
     return run
 

@@ -1,6 +1,6 @@
 """Turn errors into responses: `{"detail": ...}` JSON under /api and /healthz, error.html everywhere else.
-Only the app's own errors, HTTP errors and validation errors are handled here; anything else propagates so
-the server logs it with its traceback (and answers a bare 500)."""
+Anything unexpected still propagates to the server, which logs it with its traceback; the client gets a 500
+in the same format."""
 
 from __future__ import annotations
 
@@ -23,6 +23,9 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(AppError, _app_error)  # type: ignore[arg-type]
     app.add_exception_handler(HTTPException, _http_error)  # type: ignore[arg-type]
     app.add_exception_handler(RequestValidationError, _validation_error)  # type: ignore[arg-type]
+    # Starlette calls this from its outermost middleware, then re-raises, so the server still logs the
+    # traceback: the learner gets a page in our format, the operator gets the error.
+    app.add_exception_handler(Exception, _unexpected_error)
 
 
 def wants_json(request: Request) -> bool:
@@ -74,6 +77,15 @@ async def _validation_error(request: Request, exc: RequestValidationError) -> Re
     ]
     return error_response(
         request, status_code=422, title="Invalid request", detail=detail, extra={"errors": errors}
+    )
+
+
+async def _unexpected_error(request: Request, exc: Exception) -> Response:
+    return error_response(
+        request,
+        status_code=500,
+        title="Something went wrong",
+        detail="The server hit an unexpected error; it has been logged. Please try again.",
     )
 
 

@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 from app import crud
 from app.errors import PayloadTooLarge, TooManyRequests
 from app.grading import GradingBackend
+from app.grading.base import SubmissionKept
 from app.models import Submission, utcnow
 from app.settings import Settings
 
@@ -40,6 +41,8 @@ def accept_submission(
         raise _in_flight_error() from None
     try:
         backend.submit(submission.id)
+    except SubmissionKept:
+        raise  # stored and queued: enqueued by the sweeper once the broker is back
     except Exception:
         crud.delete_submission(session=session, submission_id=submission.id)
         raise

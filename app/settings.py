@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import AliasChoices, Field, SecretStr
+from pydantic import AliasChoices, Field, SecretStr, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -21,58 +21,93 @@ class Settings(BaseSettings):
         frozen=True,
     )
 
-    database_url: str = Field(
-        "sqlite:///var/paperlab.db",
-        validation_alias=AliasChoices("DATABASE_URL", "database_url"),
-        description="SQLAlchemy URL of the database: a SQLite file by default, "
-        "or `postgresql+psycopg://user:password@host/db`.",
+    var_dir: Path = Field(
+        default=Path("var"), description="Folder for run-time state (generated secret key, default SQLite file)."
     )
+    database_url: str = Field(
+        default="",
+        validate_default=True,
+        validation_alias=AliasChoices("DATABASE_URL", "database_url"),
+        description="SQLAlchemy URL of the database; unset: the SQLite file `PAPERLAB_VAR_DIR/paperlab.db`. "
+        "PostgreSQL: `postgresql+psycopg://user:password@host/db`.",
+    )
+
     celery_broker_url: str | None = Field(
-        None,
+        default=None,
         validation_alias=AliasChoices("CELERY_BROKER_URL", "celery_broker_url"),
         description="Broker of the Celery grading queue (e.g. `redis://localhost:6379/0`); "
         "unset: grade in the web process.",
     )
+    redis_url: str | None = Field(
+        default=None,
+        description="Redis for live grading events, worker heartbeats and enqueue markers when grading on "
+        "Celery; unset: `CELERY_BROKER_URL` (then a `redis://` URL).",
+    )
+    redis_key_prefix: str = Field(
+        default="paperlab:",
+        description="Prefix of every Redis key PaperLab and the Celery broker use (several sites can share one "
+        "Redis).",
+    )
+    celery_visibility_timeout_s: float = Field(
+        default=600.0,
+        gt=0,
+        description="Seconds before the broker hands a taken but unacknowledged grading task (its worker died) "
+        "to another worker; longer than one grading.",
+    )
+    grading_lease_margin_s: float = Field(
+        default=60.0,
+        ge=0,
+        description="Seconds beyond a problem's time limits after which a `running` submission counts as "
+        "abandoned (its worker died) and is queued again.",
+    )
+    sweep_interval_s: float = Field(
+        default=15.0,
+        gt=0,
+        description="Seconds between the web server's sweeps for abandoned or never-enqueued submissions "
+        "(Celery only).",
+    )
     secret_key: SecretStr | None = Field(
-        None,
+        default=None,
         min_length=16,
         description="Key that signs the learner cookie; unset: generated once and kept in "
         "`PAPERLAB_VAR_DIR/secret_key` (mode 600).",
     )
-    var_dir: Path = Field(
-        Path("var"), description="Folder for run-time state (generated secret key, SQLite file)."
-    )
-    problems_dir: Path = Field(
-        REPO_ROOT / "problems", description="Folder holding one sub-folder per problem."
-    )
-    templates_dir: Path = Field(REPO_ROOT / "templates", description="Folder of the Jinja2 page templates.")
+    problems_dir: Path = Field(default=REPO_ROOT / "problems", description="Folder holding one sub-folder per problem.")
+    templates_dir: Path = Field(default=REPO_ROOT / "templates", description="Folder of the Jinja2 page templates.")
     static_dir: Path = Field(
-        REPO_ROOT / "static", description="Folder served at `/static` (the bundle in `dist/`)."
+        default=REPO_ROOT / "static", description="Folder served at `/static` (the bundle in `dist/`)."
     )
     grading_concurrency: int = Field(
-        2, ge=1, le=64, description="Submissions graded at once (grading threads and warm sandboxes)."
+        default=2, ge=1, le=64, description="Submissions graded at once (grading threads and warm sandboxes)."
     )
     queue_limit: int = Field(
-        100,
+        default=100,
         ge=1,
         description="Submissions that may wait for grading; beyond it POST answers 503 + Retry-After.",
     )
     max_code_bytes: int = Field(
-        200_000, ge=1, description="Largest submission accepted, in UTF-8 bytes; larger gets 413."
+        default=200_000, ge=1, description="Largest submission accepted, in UTF-8 bytes; larger gets 413."
     )
     rate_limit_per_minute: int = Field(
-        20, ge=1, description="Submissions one learner may create per minute; more gets 429 + Retry-After."
+        default=20, ge=1, description="Submissions one learner may create per minute; more gets 429 + Retry-After."
     )
     unsafe_no_sandbox: bool = Field(
-        False,
+        default=False,
         description="Run submissions WITHOUT bubblewrap (development only; every page and report says so).",
     )
     sse_heartbeat_s: float = Field(
-        15.0, gt=0, description="Seconds between keep-alive comments on an idle event stream."
+        default=15.0, gt=0, description="Seconds between keep-alive comments on an idle event stream."
     )
     cookie_secure: bool = Field(
-        False, description="Mark the learner cookie `Secure` (set it when the site is served over HTTPS)."
+        default=False, description="Mark the learner cookie `Secure` (set it when the site is served over HTTPS)."
     )
+
+    @field_validator("database_url")
+    @classmethod
+    def _default_database_in_var_dir(cls, value: str, info: ValidationInfo) -> str:
+        if value:
+            return value
+        return f"sqlite:///{info.data.get('var_dir', Path('var')) / 'paperlab.db'}"
 
     @property
     def secret_key_file(self) -> Path:

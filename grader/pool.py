@@ -157,11 +157,14 @@ class Zygote:
         try:
             ready = self._receive(timeout)
         except WorkerLost as exc:
+            tail = self.stderr_tail()
             self.close()
-            raise SandboxUnavailable(f"the worker template did not start: {exc.reason}; {self.stderr_tail()}") from None
+            raise SandboxUnavailable(f"the worker template did not start: {exc.reason}; {tail}") from None
         self.pid_in_sandbox = ready.get("pid")
 
     def stderr_tail(self) -> str:
+        if self._log.closed:
+            return "(log closed)"
         self._log.seek(0, os.SEEK_END)
         size = self._log.tell()
         self._log.seek(max(0, size - 2000))
@@ -284,6 +287,8 @@ class Zygote:
         if self.cgroup is not None:
             self.cgroup.kill_all()
             self.cgroup.remove()
+        self._log.close()
+        self._workdir.cleanup()
 
 
 @dataclass

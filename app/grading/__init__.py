@@ -25,7 +25,7 @@ __all__ = [
 
 def make_event_bus(settings: Settings) -> EventBus:
     if settings.celery_broker_url:
-        from app.grading import celery_backend  # type: ignore[attr-defined]  # added with the Celery backend
+        from app.grading import celery_backend
 
         bus: EventBus = celery_backend.make_event_bus(settings)
         return bus
@@ -36,7 +36,7 @@ def make_backend(
     *, settings: Settings, session_factory: SessionFactory, problems: Mapping[str, Problem], bus: EventBus
 ) -> GradingBackend:
     if settings.celery_broker_url:
-        from app.grading import celery_backend  # type: ignore[attr-defined]
+        from app.grading import celery_backend
 
         backend: GradingBackend = celery_backend.make_backend(
             settings=settings, session_factory=session_factory, problems=problems, bus=bus

@@ -18,6 +18,11 @@ class BackendUnavailable(ServiceUnavailable):
     """Grading cannot run now (no sandbox, broker down); the submission was not accepted (503)."""
 
 
+class SubmissionKept(BackendUnavailable):
+    """The grading queue cannot be reached now (broker down), but the stored submission stays `queued` and is
+    enqueued when the queue is back (503; the learner need not submit again)."""
+
+
 @dataclass(frozen=True)
 class BackendHealth:
     backend: str
@@ -41,14 +46,17 @@ class GradingBackend(Protocol):
     def submit(self, submission_id: str) -> None:
         """Enqueue a stored submission. Raises QueueFull or BackendUnavailable; never grades inline."""
 
-    def health(self) -> BackendHealth: ...
+    def health(self) -> BackendHealth:
+        """Cheap: called for every page (the unsandboxed banner) and by /healthz; cache remote state."""
+        ...
 
 
 class Pool(Protocol):
     """The part of grader.pool.WorkerPool the backends use."""
 
-    sandbox: str
+    @property
+    def sandbox(self) -> str: ...
 
-    def start(self) -> None: ...
+    def start(self) -> object: ...
 
     def close(self) -> None: ...

@@ -11,9 +11,10 @@ import logging
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Protocol
 
-from sqlalchemy import select, update
+from sqlalchemy import ColumnElement, and_, or_, select, update
 
 from app.db import SessionFactory, transaction
 from app.grading.base import Pool
@@ -54,8 +55,11 @@ def grade_submission(
     pool: Pool,
     bus: EventBus,
     grade: GradeFunction | None = None,
+    stale_before: datetime | None = None,
 ) -> None:
-    claimed = _claim(session_factory, submission_id)
+    """`stale_before`: take over a `running` submission only if its grading started before then (its grader
+    is presumed dead); None takes over any (one process, restarting)."""
+    claimed = _claim(session_factory, submission_id, stale_before=stale_before)
     if claimed is None:
         logger.info("submission %s is already graded (or gone); not grading it again", submission_id)
         return
@@ -79,7 +83,8 @@ def grade_submission(
             )
         if problem is None:
             raise GraderGaveUp(f"the problem '{claimed.problem}' is no longer available on this server")
-        report = (grade or judge.grade)(problem, claimed.code, pool=pool, on_check=on_check)
+        grade_function: GradeFunction = grade or judge.grade
+        report = grade_function(problem, claimed.code, pool=pool, on_check=on_check)
         if report.error is not None and report.error.kind in ("grader", "sandbox"):
             status = "error"
     except Exception as exc:
@@ -124,12 +129,21 @@ def grader_failure_report(
     )
 
 
-def _claim(session_factory: SessionFactory, submission_id: str) -> _Claimed | None:
-    """Mark the submission running, atomically, unless it is already finished."""
+def _claim(
+    session_factory: SessionFactory, submission_id: str, *, stale_before: datetime | None = None
+) -> _Claimed | None:
+    """Mark the submission running, atomically, unless it is already finished (or, with `stale_before`,
+    being graded by someone else whose lease has not run out): two graders can never both claim it."""
+    claimable: ColumnElement[bool] = Submission.status.in_(IN_FLIGHT)
+    if stale_before is not None:
+        claimable = or_(
+            Submission.status == "queued",
+            and_(Submission.status == "running", Submission.started_at < stale_before),
+        )
     with transaction(session_factory) as session:
         result = session.execute(
             update(Submission)
-            .where(Submission.id == submission_id, Submission.status.in_(IN_FLIGHT))
+            .where(Submission.id == submission_id, claimable)
             .values(status="running", started_at=utcnow(), attempts=Submission.attempts + 1)
             .execution_options(synchronize_session=False)
         )

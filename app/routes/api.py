@@ -72,18 +72,12 @@ def create_submission(
 
 
 @router.get("/problems/{slug}/submissions", response_model=list[Attempt], responses=ERROR_RESPONSES)
-def list_my_submissions(
-    slug: str, catalog: CatalogDep, session: SessionDep, learner: LearnerDep
-) -> list[Attempt]:
+def list_my_submissions(slug: str, catalog: CatalogDep, session: SessionDep, learner: LearnerDep) -> list[Attempt]:
     """This learner's attempts at the problem, newest first."""
     entry = catalog.entry(slug)
-    return [
-        attempt(s) for s in crud.list_submissions(session=session, learner_id=learner, problem=entry.slug)
-    ]
+    return [attempt(s) for s in crud.list_submissions(session=session, learner_id=learner, problem=entry.slug)]
 
 
 @router.get("/submissions/{submission_id}", response_model=SubmissionOut, responses=ERROR_RESPONSES)
 def read_submission(submission_id: str, session: SessionDep, learner: LearnerDep) -> SubmissionOut:
-    return submission_out(
-        crud.get_submission(session=session, submission_id=submission_id, learner_id=learner)
-    )
+    return submission_out(crud.get_submission(session=session, submission_id=submission_id, learner_id=learner))

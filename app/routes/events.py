@@ -51,9 +51,7 @@ async def submission_events(
         await subscription.aclose()
         raise
     total = catalog.entries[submission.problem].check_count if submission.problem in catalog.entries else 0
-    stream = _stream(
-        state, subscription, submission, learner, total=total, heartbeat_s=settings.sse_heartbeat_s
-    )
+    stream = _stream(state, subscription, submission, learner, total=total, heartbeat_s=settings.sse_heartbeat_s)
     return StreamingResponse(
         stream,
         media_type="text/event-stream",
@@ -63,9 +61,7 @@ async def submission_events(
 
 def _load(state: AppState, submission_id: str, learner_id: str) -> SubmissionOut:
     with state.session_factory() as session:
-        return submission_out(
-            crud.get_submission(session=session, submission_id=submission_id, learner_id=learner_id)
-        )
+        return submission_out(crud.get_submission(session=session, submission_id=submission_id, learner_id=learner_id))
 
 
 async def _stream(
@@ -83,14 +79,14 @@ async def _stream(
             for chunk in _finished(submission):
                 yield chunk
             return
-        yield sse("status", {"status": submission.status, "total": total})
+        status = submission.status
+        yield sse("status", {"status": status, "total": total})
         async for event in _with_heartbeats(subscription, heartbeat_s):
             if event is None:
                 yield HEARTBEAT
-            elif event.kind == "status":
-                yield sse(
-                    "status", {"status": event.data.get("status"), "total": event.data.get("total", total)}
-                )
+            elif event.kind == "status" and event.data.get("status") != status:
+                status = event.data.get("status", status)
+                yield sse("status", {"status": status, "total": event.data.get("total", total)})
             elif event.kind == "check":
                 yield sse("check", event.data)
             elif event.kind == "finished":
@@ -111,9 +107,7 @@ def _finished(submission: SubmissionOut) -> list[bytes]:
     return chunks
 
 
-async def _with_heartbeats(
-    subscription: Subscription, interval_s: float
-) -> AsyncIterator[GradingEvent | None]:
+async def _with_heartbeats(subscription: Subscription, interval_s: float) -> AsyncIterator[GradingEvent | None]:
     """The subscription's events, with None whenever `interval_s` passes without one. Waiting never cancels
     the pending read, so no event is dropped."""
     pending: asyncio.Task[GradingEvent] | None = None

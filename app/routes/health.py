@@ -13,6 +13,7 @@ router = APIRouter(tags=["operations"])
 
 
 @router.get("/healthz", response_model=Health, responses={503: {"model": Health}})
+@router.head("/healthz", include_in_schema=False)
 def healthz(backend: BackendDep, catalog: CatalogDep, session: SessionDep) -> JSONResponse:
     """200 when submissions can be graded; 503 (same body) when grading is unavailable, with the reason."""
     backend_health = backend.health()

@@ -14,16 +14,14 @@ from app.templating import render
 router = APIRouter(include_in_schema=False, default_response_class=HTMLResponse)
 
 
-@router.get("/")
+@router.api_route("/", methods=["GET", "HEAD"])
 def index(request: Request, catalog: CatalogDep, session: SessionDep, learner: LearnerDep) -> Response:
     states = crud.problem_states(session=session, learner_id=learner)
-    problems = [
-        {**entry.public(), "state": states.get(entry.slug, "new")} for entry in catalog.entries.values()
-    ]
+    problems = [{**entry.public(), "state": states.get(entry.slug, "new")} for entry in catalog.entries.values()]
     return render(request, "index.html", {"problems": problems})
 
 
-@router.get("/problems/{slug}")
+@router.api_route("/problems/{slug}", methods=["GET", "HEAD"])
 def problem_page(
     slug: str, request: Request, catalog: CatalogDep, session: SessionDep, learner: LearnerDep
 ) -> Response:
@@ -41,9 +39,7 @@ def problem_page(
 
 
 @router.get("/problems/{slug}/notes")
-def notes_page(
-    slug: str, request: Request, catalog: CatalogDep, session: SessionDep, learner: LearnerDep
-) -> Response:
+def notes_page(slug: str, request: Request, catalog: CatalogDep, session: SessionDep, learner: LearnerDep) -> Response:
     """The notes, only for a learner who solved the problem (checked here, on the server); else 403."""
     entry = catalog.entry(slug)
     if not crud.has_solved(session=session, learner_id=learner, problem=entry.slug):
@@ -61,8 +57,7 @@ def history_page(
 ) -> Response:
     entry = catalog.entry(slug)
     attempts = [
-        as_json(attempt(s))
-        for s in crud.list_submissions(session=session, learner_id=learner, problem=entry.slug)
+        as_json(attempt(s)) for s in crud.list_submissions(session=session, learner_id=learner, problem=entry.slug)
     ]
     return render(request, "history.html", {"problem": entry.public(), "attempts": attempts})
 
@@ -71,9 +66,7 @@ def history_page(
 def submission_page(
     submission_id: str, request: Request, catalog: CatalogDep, session: SessionDep, learner: LearnerDep
 ) -> Response:
-    submission = submission_out(
-        crud.get_submission(session=session, submission_id=submission_id, learner_id=learner)
-    )
+    submission = submission_out(crud.get_submission(session=session, submission_id=submission_id, learner_id=learner))
     problem = (
         catalog.entries[submission.problem].public()
         if submission.problem in catalog.entries

@@ -1,0 +1,131 @@
+"""Fixtures for the web app's tests: an app factory taking test settings, a temporary SQLite file and var
+dir per test, the real grader (one warm WorkerPool shared by the whole session, because starting one costs
+seconds), and small action helpers (submit, wait for the verdict, read the event stream)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from app_support import PROBLEMS, TestClient
+from fastapi import FastAPI
+
+from app.grading.inprocess import InProcessBackend
+from app.main import create_app
+from app.settings import Settings, environment_variable
+from app.state import BackendContext, BackendFactory
+from grader.pool import WorkerPool
+from grader.sandbox import probe
+
+
+@pytest.fixture(autouse=True)
+def _clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The machine's DATABASE_URL / CELERY_BROKER_URL / PAPERLAB_* must not leak into these tests."""
+    for name in Settings.model_fields:
+        monkeypatch.delenv(environment_variable(name), raising=False)
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+
+
+@pytest.fixture(scope="session")
+def sandbox_available() -> bool:
+    return probe().available
+
+
+class SharedPool:
+    """The session's pool, handed to each test app; the app's stop() must not close it."""
+
+    def __init__(self, pool: WorkerPool) -> None:
+        self.pool = pool
+        self.sandbox = pool.sandbox
+
+    def start(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.pool, name)
+
+
+@pytest.fixture(scope="session")
+def worker_pool(sandbox_available: bool) -> Iterator[WorkerPool]:
+    # Where this machine cannot make a bubblewrap sandbox, grade without one: these tests are about the web
+    # app, and tests/grader proves the sandbox. The report then says "sandbox": "none".
+    with WorkerPool(size=2, unsafe=not sandbox_available) as pool:
+        yield pool
+
+
+@pytest.fixture
+def make_settings(tmp_path: Path) -> Callable[..., Settings]:
+    def make(**overrides: Any) -> Settings:
+        values: dict[str, Any] = {
+            "database_url": f"sqlite:///{tmp_path / 'paperlab.db'}",
+            "var_dir": tmp_path / "var",
+            "problems_dir": PROBLEMS,
+            "grading_concurrency": 2,
+            "secret_key": "test-secret-key-0123456789abcdef",
+            "celery_broker_url": None,
+            **overrides,
+        }
+        return Settings(_env_file=None, **values)  # type: ignore[call-arg]
+
+    return make
+
+
+@pytest.fixture
+def real_backend(worker_pool: WorkerPool) -> BackendFactory:
+    """The in-process backend exactly as the app builds it, on the session's warm pool."""
+
+    def factory(context: BackendContext) -> InProcessBackend:
+        return InProcessBackend(
+            session_factory=context.session_factory,
+            problems=context.catalog,
+            bus=context.bus,
+            concurrency=context.settings.grading_concurrency,
+            queue_limit=context.settings.queue_limit,
+            pool_factory=lambda: SharedPool(worker_pool),
+        )
+
+    return factory
+
+
+@dataclass
+class Server:
+    app: FastAPI
+    client: TestClient
+
+    def learner(self) -> TestClient:
+        """Another browser: its own cookie jar, so another learner."""
+        return TestClient(self.app)
+
+
+@pytest.fixture
+def make_server(
+    make_settings: Callable[..., Settings], real_backend: BackendFactory
+) -> Iterator[Callable[..., Server]]:
+    clients: list[TestClient] = []
+
+    def make(*, backend_factory: BackendFactory | None = None, **overrides: Any) -> Server:
+        app = create_app(make_settings(**overrides), backend_factory=backend_factory or real_backend)
+        client = TestClient(app)
+        client.__enter__()
+        clients.append(client)
+        return Server(app=app, client=client)
+
+    yield make
+    for client in reversed(clients):
+        client.__exit__(None, None, None)
+
+
+@pytest.fixture
+def server(make_server: Callable[..., Server]) -> Server:
+    return make_server()
+
+
+@pytest.fixture
+def client(server: Server) -> TestClient:
+    return server.client
