@@ -43,6 +43,7 @@ __all__ = [
     "expect_grad_none",
     "expect_no_alias",
     "expect_raises",
+    "expect_rejected",
     "expect_tensor",
     "expect_unchanged",
     "fail",
@@ -277,17 +278,28 @@ def _tensor_mismatch(got: torch.Tensor, expected: torch.Tensor, *, rtol: float, 
     def at(flat: int) -> str:
         index = tuple(int(i) for i in torch.unravel_index(torch.tensor(flat), tuple(g.shape))) if g.dim() else ()
         where = f" at index {list(index)}" if index else ""
-        return f"{where}: expected {e.flatten()[flat].item():.8g}, got {g.flatten()[flat].item():.8g}"
+        wanted, came = _distinct(e.flatten()[flat].item(), g.flatten()[flat].item())
+        return f"{where}: expected {wanted}, got {came}"
 
     parts = [f"{count} of {g.numel()} values differ (rtol={rtol:g}, atol={atol:g})"]
     if g.numel() == 1:
-        parts = [f"expected {e.item():.8g}, got {g.item():.8g} (rtol={rtol:g}, atol={atol:g})"]
+        wanted, came = _distinct(e.item(), g.item())
+        parts = [f"expected {wanted}, got {came} (rtol={rtol:g}, atol={atol:g})"]
     else:
         parts.append(f"max abs error {float(finite_diff.max()):.3g}, max rel error {float(relative.max()):.3g}")
         parts.append(f"first{at(first_flat)}")
         if worst_flat != first_flat:
             parts.append(f"worst{at(worst_flat)}")
     return "; ".join(parts)
+
+
+def _distinct(expected: float, got: float) -> tuple[str, str]:
+    """Format two numbers with enough digits that they do not look equal when they are not."""
+    for digits in (8, 12, 17):
+        a, b = f"{expected:.{digits}g}", f"{got:.{digits}g}"
+        if a != b:
+            return a, b
+    return a, b
 
 
 def expect_raises(
@@ -306,25 +318,29 @@ def expect_raises(
     return result.raised
 
 
-def expect_unchanged(result: CallResult) -> None:
+def _with_hint(message: str, hint: str) -> str:
+    return f"{message} {hint}" if hint else message
+
+
+def expect_unchanged(result: CallResult, *, hint: str = "") -> None:
     """The call did not modify any of its arguments in place."""
     if result.raised is not None:
         raise SubmissionRaised(result)
     if result.mutated:
-        fail(f"{result.call} modified its argument(s) {', '.join(result.mutated)} in place; "
-             "inputs must be left unchanged (work on a copy)")
+        fail(_with_hint(f"{result.call} modified its argument(s) {', '.join(result.mutated)} in place; "
+                        "inputs must be left unchanged (work on a copy)", hint))
 
 
-def expect_no_alias(result: CallResult) -> None:
+def expect_no_alias(result: CallResult, *, hint: str = "") -> None:
     """No returned tensor shares memory with an argument."""
     if result.raised is not None:
         raise SubmissionRaised(result)
     if result.aliased:
-        fail(f"{result.call} returned a tensor that shares storage with {', '.join(result.aliased)}; "
-             "return new storage (e.g. .clone()), so later edits of one cannot change the other")
+        fail(_with_hint(f"{result.call} returned a tensor that shares storage with {', '.join(result.aliased)}; "
+                        "return new storage (e.g. .clone()), so later edits of one cannot change the other", hint))
 
 
-def expect_grad_none(result: CallResult, *names: str) -> None:
+def expect_grad_none(result: CallResult, *names: str, hint: str = "") -> None:
     """After backward() on the result, these arguments' .grad is still None (their branch was detached)."""
     if result.raised is not None:
         raise SubmissionRaised(result)
@@ -332,21 +348,39 @@ def expect_grad_none(result: CallResult, *names: str) -> None:
         if name not in result.grads:
             fail(f"internal: gradient of '{name}' was not requested")
         if result.grads[name] is not None:
-            fail(f"after backward() on {result.call}, {name}.grad should be None "
-                 f"(no gradient may flow into {name}), but it is {describe(result.grads[name])}")
+            fail(_with_hint(f"after backward() on {result.call}, {name}.grad should be None "
+                            f"(no gradient may flow into {name}), but it is {describe(result.grads[name])}", hint))
 
 
 def expect_grad_close(
     result: CallResult, name: str, expected: torch.Tensor, *, rtol: float | None = None,
-    atol: float | None = None, source: str = "the reference",
+    atol: float | None = None, source: str = "the reference", hint: str = "",
 ) -> None:
     if result.raised is not None:
         raise SubmissionRaised(result)
     grad = result.grads.get(name)
     if grad is None:
-        fail(f"after backward() on {result.call}, {name}.grad is None; the result must depend "
-             f"differentiably on {name}")
-    expect_close(grad, expected, what=f"{name}.grad (compared with {source})", call=result.call, rtol=rtol, atol=atol)
+        fail(_with_hint(f"after backward() on {result.call}, {name}.grad is None; the result must depend "
+                        f"differentiably on {name}", hint))
+    expect_close(grad, expected, what=f"{name}.grad (compared with {source})", call=result.call, rtol=rtol,
+                 atol=atol, hint=hint)
+
+
+def expect_rejected(
+    exceptions: str | Sequence[str],
+    function: SubmissionFunction,
+    calls: Sequence[tuple[tuple[Any, ...], dict[str, Any], str]],
+) -> None:
+    """Every call (args, kwargs, reason) must raise one of the named exceptions; all run in one round trip.
+    The failure names the first call that did not, and why it should have."""
+    names = (exceptions,) if isinstance(exceptions, str) else tuple(exceptions)
+    wanted = " or ".join(names)
+    results = function.map([(args, kwargs) for args, kwargs, _ in calls])
+    for result, (_, _, reason) in zip(results, calls, strict=True):
+        if result.raised is None:
+            fail(f"{result.call}: expected {wanted} because {reason}, but it returned {describe(result.value)}")
+        elif not result.raised.is_a(*names):
+            fail(f"{result.call}: expected {wanted} because {reason}, but it raised {result.raised.summary()}")
 
 
 def central_differences(
