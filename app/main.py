@@ -14,7 +14,7 @@ from starlette.staticfiles import StaticFiles
 
 from app.handlers import install_error_handlers
 from app.identity import LearnerCookieMiddleware
-from app.routes import api, events, health, metrics, pages
+from app.routes import api, docs, events, health, metrics, pages
 from app.security import BodySizeLimitMiddleware, CrossSiteWriteMiddleware, SecurityHeadersMiddleware
 from app.settings import Settings
 from app.state import BackendFactory, build_state
@@ -47,9 +47,12 @@ def create_app(settings: Settings | None = None, *, backend_factory: BackendFact
         summary="Implement the paper: write the functions, get a verdict per check, unlock the notes.",
         version="0.1.0",
         lifespan=lifespan,
+        docs_url=None,  # served by app.routes.docs from the bundled Swagger UI, not a CDN
+        redoc_url=None,
     )
     install_error_handlers(app)
     app.include_router(pages.router)
+    app.include_router(docs.router)
     app.include_router(api.router)
     app.include_router(events.router)
     app.include_router(health.router)

@@ -4,7 +4,7 @@
 // Code splitting keeps CodeMirror (~400 kB) off the pages without an editor and KaTeX off pages without math.
 // Usage: node scripts/build-frontend.mjs [--dev]   (--dev: no minification, for reading the output)
 import { build } from "esbuild";
-import { readdir, rm, stat } from "node:fs/promises";
+import { copyFile, mkdir, readdir, rm, stat } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
@@ -48,6 +48,15 @@ await Promise.all([
     target: ["chrome90", "firefox90", "safari15"],
   }),
 ]);
+
+// Swagger UI for /docs, served by the app like everything else (its own prebuilt files plus our starter).
+const swagger = join(dist, "swagger");
+await mkdir(swagger, { recursive: true });
+const swaggerDist = join(root, "node_modules", "swagger-ui-dist");
+for (const name of ["swagger-ui-bundle.js", "swagger-ui.css"]) {
+  await copyFile(join(swaggerDist, name), join(swagger, name));
+}
+await copyFile(join(src, "swagger-init.js"), join(swagger, "swagger-init.js"));
 
 // Report sizes, so a dependency that balloons the bundle shows up in the build log.
 async function* walk(dir) {

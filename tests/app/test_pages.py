@@ -145,3 +145,13 @@ def test_no_problems_at_all_still_serves_the_index(
 def test_unsafe_mode_shows_the_banner(make_server: Callable[..., Server]) -> None:
     server = make_server(unsafe_no_sandbox=True)
     assert "Submissions run WITHOUT a sandbox" in server.client.get("/").text
+
+
+def test_api_docs_are_served_from_the_app_without_a_cdn(client) -> None:
+    page = client.get("/docs")
+    assert page.status_code == 200
+    assert "/static/dist/swagger/swagger-ui-bundle.js" in page.text
+    assert "http" not in page.text.replace("http-equiv", "")
+    assert "script-src 'self';" in page.headers["content-security-policy"]
+    assert client.get("/static/dist/swagger/swagger-init.js").status_code == 200
+    assert client.get("/openapi.json").json()["info"]["title"] == "PaperLab"
