@@ -167,7 +167,10 @@ def load_problem(name_or_path: str | Path, problems_dir: Path = PROBLEMS_DIR) ->
         if not callable(implementation):
             raise ProblemError(f"{folder / 'reference.py'}: defines no function '{function.name}' (problem.toml)")
         parameter_names[function.name] = _parameter_names(implementation)
-    checks = collect_checks(checks_module, required_groups=spec.required_groups)
+    try:
+        checks = collect_checks(checks_module, required_groups=spec.required_groups)
+    except ValueError as exc:
+        raise ProblemError(str(exc)) from None
     if not checks:
         raise ProblemError(f"{folder / 'checks.py'}: defines no @check functions")
     return Problem(

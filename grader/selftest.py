@@ -13,6 +13,7 @@ Every submission is graded exactly as a learner's would be, through one WorkerPo
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -72,22 +73,24 @@ def problem_folders(problems_dir: Path = PROBLEMS_DIR) -> list[Path]:
     return sorted(p for p in problems_dir.iterdir() if p.is_dir() and not p.name.startswith((".", "_")))
 
 
-def run_selftest(folders: list[Path], *, unsafe: bool, stream: TextIO, color: bool = False) -> bool:
-    """Self-test every folder, printing a report per problem and a final line. True when all are sound."""
+def run_selftest(
+    folders: list[Path], *, unsafe: bool, stream: TextIO, color: bool = False, pool: WorkerPool | None = None
+) -> bool:
+    """Self-test every folder, printing a report per problem and a final line. True when all are sound.
+
+    Grades through `pool` when given (tests share one warm pool), else through one WorkerPool of its own."""
     out = _Printer(stream, color)
     loaded: list[tuple[ProblemVerdict, Problem | None]] = [_load(folder) for folder in folders]
     if any(problem is not None for _, problem in loaded):
-        from grader.judge import grade
-        from grader.pool import WorkerPool
         from grader.sandbox import SandboxUnavailable
 
-        pool: WorkerPool
         try:
-            with WorkerPool(size=1, unsafe=unsafe) as pool:
-                for verdict, problem in loaded:
-                    if problem is not None:
-                        _examine(problem, verdict, lambda p, code: grade(p, code, pool=pool), out)
-                    _print_verdict(verdict, out)
+            with contextlib.ExitStack() as stack:
+                if pool is None:
+                    from grader.pool import WorkerPool
+
+                    pool = stack.enter_context(WorkerPool(size=1, unsafe=unsafe))
+                _examine_all(loaded, pool, out)
         except SandboxUnavailable as exc:
             out.line(out.red(f"selftest: cannot start a sandbox: {exc}"))
             out.line("  (on a development machine without user namespaces, pass --unsafe-no-sandbox)")
@@ -95,8 +98,16 @@ def run_selftest(folders: list[Path], *, unsafe: bool, stream: TextIO, color: bo
     else:
         for verdict, _ in loaded:
             _print_verdict(verdict, out)
-    verdicts = [verdict for verdict, _ in loaded]
-    return _print_summary(verdicts, out)
+    return _print_summary([verdict for verdict, _ in loaded], out)
+
+
+def _examine_all(loaded: list[tuple[ProblemVerdict, Problem | None]], pool: WorkerPool, out: _Printer) -> None:
+    from grader.judge import grade
+
+    for verdict, problem in loaded:
+        if problem is not None:
+            _examine(problem, verdict, lambda p, code: grade(p, code, pool=pool), out)
+        _print_verdict(verdict, out)
 
 
 def _load(folder: Path) -> tuple[ProblemVerdict, Problem | None]:
@@ -296,7 +307,8 @@ def _print_summary(verdicts: list[ProblemVerdict], out: _Printer) -> bool:
         out.line(out.red("selftest: no problem folders given"))
         return False
     if unsound:
-        out.line(out.red(f"selftest FAILED: {len(unsound)} of {len(verdicts)} problem(s) unsound: {', '.join(unsound)}"))
+        summary = f"{len(unsound)} of {len(verdicts)} problem(s) unsound: {', '.join(unsound)}"
+        out.line(out.red(f"selftest FAILED: {summary}"))
         return False
     out.line(out.green(f"selftest passed: {len(verdicts)} problem(s) sound"))
     return True

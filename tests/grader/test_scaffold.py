@@ -1,0 +1,76 @@
+"""`python -m grader new SLUG`: the scaffold creates a complete, sound problem and refuses bad requests."""
+
+import io
+import re
+
+import pytest
+
+from grader.problems import REQUIRED_FILES, load_problem
+from grader.scaffold import TEMPLATE_DIR, ScaffoldError, create_problem
+from grader.selftest import run_selftest
+
+
+def test_new_creates_every_file_of_the_problem_format(tmp_path):
+    folder = create_problem("layer-norm", tmp_path)
+    assert folder == tmp_path / "layer-norm"
+    for name in REQUIRED_FILES:
+        assert (folder / name).is_file(), name
+    assert len(list((folder / "mutants").glob("*.py"))) >= 2
+    assert len(list((folder / "variants").glob("*.py"))) >= 1
+    problem = load_problem(folder)
+    assert problem.slug == "layer-norm"
+    assert problem.spec.title == "Layer norm"
+    assert problem.checks
+
+
+def test_every_placeholder_is_filled_and_nothing_else_is_copied(tmp_path):
+    folder = create_problem("demo", tmp_path)
+    for path in folder.rglob("*"):
+        assert "__pycache__" not in path.parts
+        if path.is_file():
+            assert "{{" not in path.read_text(), path
+    assert [p.name for p in tmp_path.iterdir()] == ["demo"]  # no staging folder left behind
+
+
+def test_template_python_files_compile():
+    for path in TEMPLATE_DIR.rglob("*.py"):
+        compile(path.read_text(), str(path), "exec")
+
+
+@pytest.mark.parametrize(
+    "slug",
+    [
+        pytest.param("Bad", id="uppercase"),
+        pytest.param("1st", id="starts-with-digit"),
+        pytest.param("two words", id="space"),
+        pytest.param("../escape", id="path"),
+        pytest.param("", id="empty"),
+        pytest.param("a" * 41, id="too-long"),
+    ],
+)
+def test_invalid_slug_is_refused(tmp_path, slug):
+    with pytest.raises(ScaffoldError, match="invalid slug"):
+        create_problem(slug, tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_existing_folder_is_refused_and_left_alone(tmp_path):
+    (tmp_path / "taken").mkdir()
+    (tmp_path / "taken" / "mine.txt").write_text("keep me")
+    with pytest.raises(ScaffoldError, match=re.escape(f"{tmp_path / 'taken'} already exists")):
+        create_problem("taken", tmp_path)
+    assert [p.name for p in (tmp_path / "taken").iterdir()] == ["mine.txt"]
+
+
+def test_new_problem_passes_selftest_straight_away(tmp_path):
+    folder = create_problem("fresh", tmp_path)
+    out = io.StringIO()
+    assert run_selftest([folder], unsafe=True, stream=out), out.getvalue()
+    assert "=> sound" in out.getvalue()
+
+
+@pytest.mark.sandbox
+def test_new_problem_passes_selftest_in_the_sandbox(tmp_path):
+    folder = create_problem("fresh", tmp_path)
+    out = io.StringIO()
+    assert run_selftest([folder], unsafe=False, stream=out), out.getvalue()
