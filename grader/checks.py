@@ -262,11 +262,12 @@ def _tensor_mismatch(got: torch.Tensor, expected: torch.Tensor, *, rtol: float, 
     g = got.to(torch.float64) if got.is_floating_point() else got.to(torch.float64)
     e = expected.to(torch.float64)
     g_nan, e_nan = torch.isnan(g), torch.isnan(e)
-    same_inf = torch.isinf(e) & (g == e)
+    finite = torch.isfinite(g) & torch.isfinite(e)
+    same_inf = torch.isinf(e) & (g == e)  # an infinity matches only itself, whatever the tolerance
     diff = (g - e).abs()
     allowed = atol + rtol * e.abs()
-    bad = ~((diff <= allowed) | same_inf | (g_nan & e_nan if equal_nan else torch.zeros_like(g_nan)))
-    bad = bad | (g_nan ^ e_nan) | (g_nan & e_nan & (not equal_nan))
+    both_nan = g_nan & e_nan if equal_nan else torch.zeros_like(g_nan)
+    bad = ~(((diff <= allowed) & finite) | same_inf | both_nan)
     if not bool(bad.any()):
         return ""
     finite_diff = torch.where(bad & torch.isfinite(diff), diff, torch.zeros_like(diff))

@@ -123,18 +123,38 @@ def load_spec(folder: Path) -> ProblemSpec:
 
 
 def _line_of(text: str, key: str) -> int:
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.strip().startswith((f"{key} ", f"{key}=", f"[{key}]", f"[[{key}]]")):
-            return number
-    return 1
+    return _line_of_location(text, [key])
+
+
+def _line_of_location(text: str, location: list[str]) -> int:
+    """The line of a validation error's location, e.g. ["functions", "1", "name"] is the `name` key after the
+    second `[[functions]]` header."""
+    lines = text.splitlines()
+    start, found = 0, 1
+    for position, part in enumerate(location):
+        if part.isdigit():
+            continue
+        following = location[position + 1] if position + 1 < len(location) else None
+        occurrence = int(following) if following is not None and following.isdigit() else 0
+        for number in range(start, len(lines)):
+            stripped = lines[number].strip()
+            if stripped.startswith(f"[[{part}]]"):
+                if occurrence == 0:
+                    start, found = number + 1, number + 1
+                    break
+                occurrence -= 1
+            elif stripped.startswith((f"{part} ", f"{part}=", f"[{part}]")):
+                start, found = number + 1, number + 1
+                break
+    return found
 
 
 def _format_validation_error(path: Path, text: str, exc: ValidationError) -> str:
     lines = []
     for error in exc.errors():
         location = [str(part) for part in error["loc"]]
-        key = next((part for part in reversed(location) if not part.isdigit()), "")
-        lines.append(f"{path}:{_line_of(text, key)}: {'.'.join(location) or '(top level)'}: {error['msg']}")
+        line = _line_of_location(text, location)
+        lines.append(f"{path}:{line}: {'.'.join(location) or '(top level)'}: {error['msg']}")
     return "\n".join(lines)
 
 

@@ -108,8 +108,8 @@ def recv_frame(sock: socket.socket, *, max_blob_bytes: int) -> tuple[dict[str, A
         raise MessageTooLarge(blob_size, max_blob_bytes)
     try:
         header = json.loads(_recv_exactly(sock, header_size))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ProtocolError(f"malformed header: {exc}") from None
+    except (ValueError, RecursionError) as exc:  # bad UTF-8 or JSON, a 5000-digit integer, nesting too deep
+        raise ProtocolError(f"malformed header: {str(exc)[:200]}") from None
     if not isinstance(header, dict):
         raise ProtocolError("header must be a JSON object")
     payload = _recv_exactly(sock, blob_size) if blob_size else bytearray()
@@ -218,7 +218,7 @@ def encode(value: Any, *, preserve_views: bool = True) -> tuple[Any, list[bytes]
 @dataclass
 class Decoder:
     blobs: list[bytearray]
-    _bases: dict[tuple[int, str], torch.Tensor] = field(default_factory=dict)
+    _bytes: dict[int, torch.Tensor] = field(default_factory=dict)
     _items: int = 0
 
     def decode(self, tree: Any, depth: int = 0) -> Any:
@@ -278,16 +278,19 @@ class Decoder:
         return tensor
 
     def _base(self, index: int, dtype: torch.dtype) -> torch.Tensor:
-        key = (index, str(dtype))
-        if key not in self._bases:
+        """The blob's bytes seen as `dtype`. One byte buffer per blob, so views of a storage in different dtypes
+        still share memory after decoding."""
+        if index not in self._bytes:
             blob = self.blobs[index]
-            itemsize = torch.empty(0, dtype=dtype).element_size()
-            if len(blob) % itemsize:
-                raise ProtocolError("tensor storage size is not a multiple of its element size")
             # A private copy per decoder: calls in one batch share blobs, and one call may write to its inputs.
-            raw = torch.frombuffer(bytearray(blob), dtype=torch.uint8) if blob else torch.empty(0, dtype=torch.uint8)
-            self._bases[key] = raw.view(dtype)
-        return self._bases[key]
+            self._bytes[index] = (
+                torch.frombuffer(bytearray(blob), dtype=torch.uint8) if blob else torch.empty(0, dtype=torch.uint8)
+            )
+        raw = self._bytes[index]
+        itemsize = torch.empty(0, dtype=dtype).element_size()
+        if raw.numel() % itemsize:
+            raise ProtocolError("tensor storage size is not a multiple of its element size")
+        return raw.view(dtype)
 
 
 def _int_list(value: Any) -> bool:

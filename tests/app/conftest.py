@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from app_support import PROBLEMS, TestClient
 from fastapi import FastAPI
 
 from app.grading.inprocess import InProcessBackend
@@ -19,6 +18,7 @@ from app.settings import Settings, environment_variable
 from app.state import BackendContext, BackendFactory
 from grader.pool import WorkerPool
 from grader.sandbox import probe
+from tests.app.app_support import PROBLEMS, TestClient
 
 
 @pytest.fixture(autouse=True)

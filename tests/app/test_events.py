@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from app_support import (
+from app.grading.events import GradingEvent, InMemoryEventBus
+from tests.app.app_support import (
     CHECK_IDS,
     CORRECT,
     WRONG,
@@ -17,9 +18,7 @@ from app_support import (
     submit,
     wait_for_verdict,
 )
-from conftest import Server
-
-from app.grading.events import GradingEvent, InMemoryEventBus
+from tests.app.conftest import Server
 
 
 def _assert_checks_then_report(events: list[tuple[str, dict]], submission_id: str) -> None:

@@ -8,8 +8,6 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from app_support import CORRECT, NoPool, TestClient, submit, wait_for_verdict
-from conftest import Server
 from sqlalchemy import update
 
 from app.db import make_engine, make_session_factory, transaction
@@ -20,6 +18,8 @@ from app.models import Learner, Solved, Submission
 from app.settings import Settings
 from grader.problems import Problem, load_problem
 from grader.report import Report
+from tests.app.app_support import CORRECT, NoPool, TestClient, submit, wait_for_verdict
+from tests.app.conftest import Server
 
 
 def test_submissions_left_unfinished_are_graded_at_start_up(
@@ -84,7 +84,7 @@ def database(make_settings: Callable[..., Settings]) -> Any:
 
 @pytest.fixture(scope="module")
 def problems() -> dict[str, Problem]:
-    from app_support import PROBLEMS
+    from tests.app.app_support import PROBLEMS
 
     return {"add_one": load_problem(PROBLEMS / "add_one")}
 

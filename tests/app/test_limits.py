@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from app_support import CORRECT, WRONG, HeldGrader, TestClient, held_backend, run, submit, wait_for_verdict
-from conftest import Server
+
+from tests.app.app_support import CORRECT, WRONG, HeldGrader, TestClient, held_backend, run, submit, wait_for_verdict
+from tests.app.conftest import Server
 
 
 def test_code_over_the_size_limit_gets_413_with_a_clear_message(make_server: Callable[..., Server]) -> None:

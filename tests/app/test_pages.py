@@ -7,10 +7,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from app_support import NOTES_SENTINEL, TestClient, copy_problems
-from conftest import Server
 
 from app.security import CONTENT_SECURITY_POLICY
+from tests.app.app_support import NOTES_SENTINEL, TestClient, copy_problems
+from tests.app.conftest import Server
 
 
 def test_index_lists_problems_with_their_public_parts(client: TestClient) -> None:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from app_support import CHECK_IDS, CORRECT, NOTES_SENTINEL, WRONG, TestClient, run, submit, wait_for_verdict
-from conftest import Server
+from tests.app.app_support import CHECK_IDS, CORRECT, NOTES_SENTINEL, WRONG, TestClient, run, submit, wait_for_verdict
+from tests.app.conftest import Server
 
 
 def test_a_correct_solution_solves_and_unlocks_the_notes(client: TestClient) -> None:

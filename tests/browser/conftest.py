@@ -17,8 +17,9 @@ import urllib.request
 from collections.abc import Iterator
 
 import pytest
-from browser_support import CHROMIUM, CHROMIUM_ARGS, REPO, SERVER_START_TIMEOUT_S, Learner
 from playwright.sync_api import Browser, ConsoleMessage, sync_playwright
+
+from tests.browser.browser_support import CHROMIUM, CHROMIUM_ARGS, REPO, SERVER_START_TIMEOUT_S, Learner
 
 
 def _free_port() -> int:

@@ -8,8 +8,9 @@ import json
 import re
 
 import pytest
-from browser_support import REPO, VERDICT_TIMEOUT_MS, Learner
 from playwright.sync_api import Page
+
+from tests.browser.browser_support import REPO, VERDICT_TIMEOUT_MS, Learner
 
 pytestmark = pytest.mark.browser
 

@@ -10,8 +10,9 @@ import re
 from typing import Any
 
 import pytest
-from browser_support import REPO
 from jinja2 import Environment
+
+from tests.browser.browser_support import REPO
 
 pytestmark = pytest.mark.browser
 
