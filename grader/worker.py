@@ -41,7 +41,9 @@ _equal = torch.equal
 _clone = torch.Tensor.clone
 _detach = torch.Tensor.detach
 _backward = torch.Tensor.backward
-_isnan = torch.isnan
+_set = torch.Tensor.set_
+_empty = torch.empty
+_uint8 = torch.uint8
 _storage = torch.Tensor.untyped_storage
 _storage_ptr = torch.UntypedStorage.data_ptr
 _storage_nbytes = torch.UntypedStorage.nbytes
@@ -278,7 +280,15 @@ def _serve_call(
         return reply
     named = [(str(i), v) for i, v in enumerate(args)] + list(kwargs.items())
     tensors = [(key, value) for key, value in named if _type(value) in (_Tensor, _Parameter)]
-    before = [(key, t, _clone(_detach(t)), t._version, tuple(t.shape), t.stride()) for key, t in tensors]
+    # Snapshot each distinct storage's bytes (a strided view of a small storage stays cheap), plus each
+    # argument's version counter and layout; any difference after the call means it was written in place.
+    snapshots: dict[int, Any] = {}
+    before = []
+    for key, t in tensors:
+        pointer = _storage_ptr(_storage(t))
+        if pointer not in snapshots:
+            snapshots[pointer] = _clone(_storage_bytes(t))
+        before.append((key, t, pointer, t._version, tuple(t.shape), t.stride()))
     started = _perf_counter()
     try:
         value = function(*args, **kwargs)
@@ -288,9 +298,11 @@ def _serve_call(
         reply["output"] = output.take()
         return reply
     reply["duration_ms"] = (_perf_counter() - started) * 1000
-    reply["mutated"] = [key for key, t, copy, version, shape, stride in before
+    rewritten = {pointer for pointer, snapshot in snapshots.items()
+                 if not _same_bytes(pointer, snapshot, tensors)}
+    reply["mutated"] = [key for key, t, pointer, version, shape, stride in before
                         if t._version != version or tuple(t.shape) != shape or t.stride() != stride
-                        or not _same_values(_detach(t), copy)]
+                        or _storage_ptr(_storage(t)) != pointer or pointer in rewritten]
     reply["aliased"] = _aliased(value, tensors)
     encoder = protocol.Encoder(preserve_views=False)
     encoder.blobs = reply_blobs
@@ -304,12 +316,15 @@ def _serve_call(
     return reply
 
 
-def _same_values(now: Any, before: Any) -> bool:
-    if now.shape != before.shape:
-        return False
-    if now.dtype.is_floating_point and bool(_isnan(before).any()):
-        return bool(((now == before) | (_isnan(now) & _isnan(before))).all())
-    return bool(_equal(now, before))
+def _storage_bytes(t: Any) -> Any:
+    return _set(_empty(0, dtype=_uint8), _storage(t))
+
+
+def _same_bytes(pointer: int, snapshot: Any, tensors: list[tuple[str, Any]]) -> bool:
+    for _, t in tensors:
+        if _storage_ptr(_storage(t)) == pointer:
+            return bool(_equal(_storage_bytes(t), snapshot))
+    return False
 
 
 def _aliased(value: Any, tensors: list[tuple[str, Any]]) -> list[str]:
