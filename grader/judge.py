@@ -162,13 +162,21 @@ class CheckRunner:
             function=function.name,
             call=description,
             value=None if raised else decoder.decode(item.get("value")),
-            raised=exception_info(raised, memory_mb=self.problem.limits.memory_mb) if raised else None,
+            raised=self._raised(raised) if raised else None,
             grads=grads,
             mutated=tuple(function.name_of(str(key)) for key in item.get("mutated", ())),
             aliased=tuple(function.name_of(str(key)) for key in item.get("aliased", ())),
             output=output,
             duration_ms=float(item.get("duration_ms") or 0.0),
         )
+
+    def _raised(self, summary: dict[str, Any]) -> ExceptionInfo:
+        info = exception_info(summary, memory_mb=self.problem.limits.memory_mb)
+        notes = self.session.limit_notes()
+        if notes and notes.strip(" []") not in info.message:
+            info = ExceptionInfo(type=info.type, ancestry=info.ancestry, message=info.message + notes,
+                                 traceback=info.traceback)
+        return info
 
     def take_output(self) -> str:
         text = "".join(self.output)

@@ -13,10 +13,10 @@ import json
 import logging
 import os
 import queue
+import select
 import signal
 import socket
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -29,8 +29,6 @@ from grader import protocol
 from grader.calls import WorkerLost
 from grader.limits import Limits
 from grader.sandbox import (
-    GRADER_DIR,
-    SANDBOX_WORKER_DIR,
     Cgroup,
     CgroupError,
     SandboxUnavailable,
@@ -133,8 +131,7 @@ class Zygote:
 
     def start(self, timeout: float = ZYGOTE_START_TIMEOUT_S) -> None:
         host_end, worker_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        argv = worker_argv(sys.executable, SANDBOX_WORKER_DIR if self.sandboxed else str(GRADER_DIR),
-                           worker_end.fileno(), sandboxed=self.sandboxed)
+        argv = worker_argv(worker_end.fileno(), sandboxed=self.sandboxed)
         if self.sandboxed:
             assert self.root_cgroup is not None and self.bwrap is not None
             self.cgroup = self.root_cgroup.child(self.name, leaf=False)
@@ -309,6 +306,7 @@ class Child:
         try:
             self.sock.settimeout(timeout)
             protocol.send_frame(self.sock, header, blobs)
+            self._wait_for_reply(deadline)
             self.sock.settimeout(max(0.001, deadline - time.monotonic()))
             return protocol.recv_frame(self.sock, max_blob_bytes=self.limits.message_mb * 1024 * 1024)
         except TimeoutError:
@@ -318,13 +316,29 @@ class Child:
         except protocol.MessageTooLarge as exc:
             self.end()
             raise WorkerLost(f"{what} sent back {exc.size / 2**20:.1f} MiB; the limit is "
-                             f"{self.limits.message_mb} MiB", limit="message") from None
+                             f"{exc.cap / 2**20:g} MiB", limit="message") from None
         except (EOFError, ConnectionError, BrokenPipeError, protocol.ProtocolError, OSError) as exc:
             info = self.end()
             if isinstance(exc, protocol.ProtocolError):
                 raise WorkerLost(f"the worker sent a malformed message during {what}") from None
             reason, limit = explain_exit(info, self.limits)
             raise WorkerLost(f"{reason} during {what}{self._pids_note(info)}", limit=limit) from None
+
+    def _wait_for_reply(self, deadline: float) -> None:
+        """Until the reply starts to arrive. Completion is decided by watching the child, not only the socket:
+        a helper process of the learner's may hold the socket open after the child itself has died, and the
+        template reports the child's exit on its control socket the moment it happens."""
+        control = self.zygote.control
+        watched = [self.sock] if control is None else [self.sock, control]
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError
+            readable, _, _ = select.select(watched, [], [], remaining)
+            if self.sock in readable:
+                return
+            if readable:
+                raise EOFError("the child exited")
 
     def _pids_note(self, info: ExitInfo | None = None) -> str:
         exhausted = info.pids_exhausted if info else (self.cgroup.pids_exhausted() if self.cgroup else False)
@@ -391,6 +405,18 @@ class WorkerSession:
             self.restart()
         assert self.child is not None
         return self.child.exchange(header, blobs, timeout=timeout, what=what)
+
+    def limit_notes(self) -> str:
+        """Limits the current child has run into (for a call that raised, e.g. "can't start new thread")."""
+        child = self.child
+        if child is None or child.cgroup is None:
+            return ""
+        notes = []
+        if child.cgroup.pids_exhausted():
+            notes.append(f"limit of {self.limits.max_processes} processes/threads reached")
+        if child.cgroup.memory_exceeded():
+            notes.append(f"memory limit {self.limits.memory_mb} MiB reached")
+        return f" [{'; '.join(notes)}]" if notes else ""
 
     def restart(self) -> None:
         self.close()

@@ -50,10 +50,49 @@ def find_bwrap() -> str:
     )
 
 
-def _python_mounts() -> list[str]:
-    """Read-only mounts for the interpreter, its standard library and the virtualenv's site-packages."""
-    paths = {sys.base_prefix, sys.prefix, sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
-    return sorted(p for p in paths if p and os.path.isdir(p) and not p.startswith("/usr/"))
+SANDBOX_PYTHON_PREFIX = "/opt/python"
+SANDBOX_SITE_DIR = "/opt/site-packages"
+
+
+@dataclass(frozen=True)
+class InterpreterLayout:
+    """Where the interpreter, its standard library and the site-packages appear inside the sandbox.
+
+    They are mounted under neutral paths (/opt/python, /opt/site-packages/N), so a submission learns nothing
+    of the host's layout (a virtualenv inside the project tree would otherwise reveal the project's path)."""
+
+    mounts: list[tuple[str, str]]  # (host path, sandbox path), read-only
+    python: str  # the interpreter inside the sandbox
+    site_dirs: list[str]  # extra site directories inside the sandbox (a virtualenv's site-packages)
+    library_path: str | None  # for a shared libpython found by an absolute RPATH on the host
+
+
+def interpreter_layout() -> InterpreterLayout:
+    base = os.path.realpath(sys.base_prefix)
+    real_python = os.path.realpath(sys.executable)
+    system = base == "/usr" or base.startswith("/usr/")
+    mounts: list[tuple[str, str]] = []
+    if system:
+        python, inside_base = real_python, base
+    else:
+        mounts.append((base, SANDBOX_PYTHON_PREFIX))
+        python = os.path.join(SANDBOX_PYTHON_PREFIX, os.path.relpath(real_python, base))
+        inside_base = SANDBOX_PYTHON_PREFIX
+    site_dirs: list[str] = []
+    paths = sysconfig.get_paths()
+    for index, site in enumerate(sorted({os.path.realpath(paths["purelib"]), os.path.realpath(paths["platlib"])})):
+        if not os.path.isdir(site):
+            continue
+        if site == base or site.startswith(base + os.sep):
+            site_dirs.append(os.path.join(inside_base, os.path.relpath(site, base)))
+        elif site.startswith("/usr/"):
+            site_dirs.append(site)
+        else:
+            inside = f"{SANDBOX_SITE_DIR}/{index}"
+            mounts.append((site, inside))
+            site_dirs.append(inside)
+    library = None if system else os.path.join(SANDBOX_PYTHON_PREFIX, "lib")
+    return InterpreterLayout(mounts=mounts, python=python, site_dirs=site_dirs, library_path=library)
 
 
 def bwrap_command(bwrap: str, *, tmp_size_mb: int, argv: list[str]) -> list[str]:
@@ -84,8 +123,11 @@ def bwrap_command(bwrap: str, *, tmp_size_mb: int, argv: list[str]) -> list[str]
         "--size", str(tmp_size_mb * 1024 * 1024), "--tmpfs", "/tmp",
         "--size", str(1024 * 1024), "--tmpfs", "/dev/shm",
     ]
-    for path in _python_mounts():
-        command += ["--ro-bind", path, path]
+    layout = interpreter_layout()
+    for host_path, sandbox_path in layout.mounts:
+        command += ["--ro-bind", host_path, sandbox_path]
+    if layout.library_path:
+        command += ["--setenv", "LD_LIBRARY_PATH", layout.library_path]
     for name in WORKER_FILES:
         command += ["--ro-bind", str(GRADER_DIR / name), f"{SANDBOX_WORKER_DIR}/{name}"]
     command += [
@@ -104,9 +146,13 @@ def bwrap_command(bwrap: str, *, tmp_size_mb: int, argv: list[str]) -> list[str]
     return command
 
 
-def worker_argv(python: str, worker_dir: str, control_fd: int, *, sandboxed: bool) -> list[str]:
-    mode = "sandboxed" if sandboxed else "unsandboxed"
-    return [python, "-I", "-B", f"{worker_dir}/worker.py", "zygote", str(control_fd), mode]
+def worker_argv(control_fd: int, *, sandboxed: bool) -> list[str]:
+    """The template's command line: inside the sandbox, the interpreter and worker at their sandbox paths."""
+    if sandboxed:
+        layout = interpreter_layout()
+        return [layout.python, "-I", "-B", f"{SANDBOX_WORKER_DIR}/worker.py", "zygote", str(control_fd),
+                "sandboxed", *layout.site_dirs]
+    return [sys.executable, "-I", "-B", str(GRADER_DIR / "worker.py"), "zygote", str(control_fd), "unsandboxed"]
 
 
 # ---------------------------------------------------------------------------------------------- cgroups

@@ -11,6 +11,7 @@ It reports facts; it decides nothing. The judge outside holds the checks, the re
 
 from __future__ import annotations
 
+import collections
 import ctypes
 import gc
 import io
@@ -24,11 +25,15 @@ import socket
 import sys
 import threading
 import time
-import traceback
 import types
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+if len(sys.argv) > 4 and sys.argv[1] == "zygote":  # the virtualenv's site-packages, at their sandbox paths
+    import site
+
+    for _site_dir in sys.argv[4:]:
+        site.addsitedir(_site_dir)
 
 import protocol  # noqa: E402  (beside this file; grader.protocol outside the sandbox)
 import seccomp  # noqa: E402
@@ -236,6 +241,7 @@ def _child(job_fd: int) -> None:
     module.__file__ = SUBMISSION_FILENAME
     started = _perf_counter()
     try:
+        _SOURCE[:] = header["code"].splitlines()
         code = compile(header["code"], SUBMISSION_FILENAME, "exec", dont_inherit=True)
         exec(code, module.__dict__)
     except BaseException as exc:  # noqa: B902 - SystemExit, KeyboardInterrupt and custom BaseExceptions too
@@ -372,11 +378,15 @@ def _gradients(
 
 
 def _exception_summary(exc: BaseException) -> dict[str, Any]:
-    frames = [
-        [frame.lineno or 0, frame.name, (frame.line or "")[:200]]
-        for frame in traceback.extract_tb(exc.__traceback__)
-        if frame.filename == SUBMISSION_FILENAME
-    ]
+    # Walk the traceback by hand, keeping the last few frames of the submission: traceback.extract_tb looks up
+    # a source line for every frame, which after a million-deep recursion takes longer than any time limit.
+    last: collections.deque[tuple[int, str]] = collections.deque(maxlen=5)
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == SUBMISSION_FILENAME:
+            last.append((tb.tb_lineno or 0, tb.tb_frame.f_code.co_name))
+        tb = tb.tb_next
+    frames = [[line, name, _source_line(line)] for line, name in last]
     if isinstance(exc, SyntaxError) and exc.filename == SUBMISSION_FILENAME:
         frames.append([exc.lineno or 0, "<module>", (exc.text or "").strip()[:200]])
     try:
@@ -387,11 +397,18 @@ def _exception_summary(exc: BaseException) -> dict[str, Any]:
     return {"type": _type(exc).__name__[:100], "mro": mro, "message": message[:2000], "traceback": frames[-5:]}
 
 
+_SOURCE: list[str] = []  # the submission's lines, for tracebacks (it is compiled from a string, not a file)
+
+
+def _source_line(number: int) -> str:
+    return _SOURCE[number - 1].strip()[:200] if 0 < number <= len(_SOURCE) else ""
+
+
 def main() -> None:
-    if len(sys.argv) == 4 and sys.argv[1] == "zygote" and sys.argv[3] in ("sandboxed", "unsandboxed"):
+    if len(sys.argv) >= 4 and sys.argv[1] == "zygote" and sys.argv[3] in ("sandboxed", "unsandboxed"):
         zygote(int(sys.argv[2]), sandboxed=sys.argv[3] == "sandboxed")
         return
-    print("usage: worker.py zygote FD sandboxed|unsandboxed", file=sys.stderr)
+    print("usage: worker.py zygote FD sandboxed|unsandboxed [SITE_DIR ...]", file=sys.stderr)
     sys.exit(2)
 
 

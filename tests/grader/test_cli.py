@@ -1,0 +1,138 @@
+"""`python -m grader grade`: exit status 0 solved, 1 not solved, 2 usage or problem-folder errors; --json prints
+exactly one report."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from grader.__main__ import main
+from grader.report import Report
+
+REPO = Path(__file__).resolve().parents[2]
+ADDER = REPO / "tests" / "fixtures" / "problems" / "adder"
+CORRECT = REPO / "tests" / "fixtures" / "submissions" / "adder_correct.py"
+
+
+def cli(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "grader", *map(str, args)], cwd=REPO, capture_output=True, text=True, timeout=300,
+        check=False, env={**os.environ, "NO_COLOR": "1"},
+    )
+
+
+def one_report(stdout: str) -> Report:
+    lines = stdout.splitlines()
+    assert len(lines) == 1 and stdout.endswith("\n"), stdout[:500]
+    return Report.model_validate(json.loads(lines[0]))
+
+
+# ------------------------------------------------------------------------------------ usage errors: exit 2
+
+
+def test_unknown_problem(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["grade", "no-such-problem", str(CORRECT), "--json"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith("error: no problem folder 'no-such-problem'")
+
+
+def test_missing_submission_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main(["grade", str(ADDER), str(tmp_path / "nope.py")]) == 2
+    assert "error: cannot read submission" in capsys.readouterr().err
+
+
+def test_submission_too_large(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    big = tmp_path / "big.py"
+    big.write_text("#" * (1024 * 1024 + 1))
+    assert main(["grade", str(ADDER), str(big)]) == 2
+    assert "the limit is 1048576" in capsys.readouterr().err
+
+
+def test_broken_problem_folder(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    broken = tmp_path / "adder"
+    shutil.copytree(ADDER, broken)
+    (broken / "problem.toml").write_text((broken / "problem.toml").read_text().replace('"easy"', '"trivial"'))
+    assert main(["grade", str(broken), str(CORRECT), "--json"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert f"{broken / 'problem.toml'}:4: difficulty:" in captured.err
+
+
+@pytest.mark.parametrize("argv", [[], ["grade"], ["grade", "adder"], ["frobnicate"]])
+def test_bad_usage(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 2
+    assert "usage:" in capsys.readouterr().err
+
+
+def test_usage_error_through_python_dash_m() -> None:
+    completed = cli("grade", "no-such-problem", CORRECT)
+    assert completed.returncode == 2 and completed.stdout == ""
+    assert "no problem folder" in completed.stderr
+
+
+# ------------------------------------------------------------------------------------------------ grading
+
+
+@pytest.mark.sandbox
+def test_solved_json(need_sandbox: None) -> None:
+    completed = cli("grade", ADDER, CORRECT, "--json")
+    assert completed.returncode == 0, completed.stderr[-2000:]
+    report = one_report(completed.stdout)
+    assert report.solved and report.status == "passed" and report.sandbox == "bubblewrap"
+    assert report.problem == "adder" and len(report.checks) == 5
+    assert report.limits["call_timeout_s"] == 3
+
+
+@pytest.mark.sandbox
+def test_solved_text_summary(need_sandbox: None) -> None:
+    completed = cli("grade", ADDER, CORRECT)
+    assert completed.returncode == 0, completed.stderr[-2000:]
+    out = completed.stdout
+    assert "\x1b[" not in out
+    assert "add_one\n  PASS add_one adds one to every element" in out
+    assert out.rstrip().splitlines()[-1].startswith("SOLVED: 5 / 5 checks passed in ")
+    assert "WITHOUT a sandbox" not in out
+
+
+@pytest.mark.sandbox
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        pytest.param(ADDER / "mutants" / "in_place.py", "modified its argument(s) x in place", id="wrong"),
+        pytest.param(ADDER / "starter.py", "raised NotImplementedError: add_one", id="starter"),
+        pytest.param(REPO / "tests" / "hostile" / "submissions" / "segfault.py", "segmentation fault", id="crash"),
+    ],
+)
+def test_not_solved_exits_1(need_sandbox: None, source: Path, expected: str) -> None:
+    completed = cli("grade", ADDER, source, "--json")
+    assert completed.returncode == 1, completed.stderr[-2000:]
+    report = one_report(completed.stdout)
+    assert not report.solved
+    assert any(expected in check.message for check in report.checks), [c.message for c in report.checks]
+
+
+@pytest.mark.sandbox
+def test_load_failure_text_summary(need_sandbox: None, tmp_path: Path) -> None:
+    broken = tmp_path / "broken.py"
+    broken.write_text("import torch\n\ndef add_one(x)\n    return x\n")
+    completed = cli("grade", ADDER, broken)
+    assert completed.returncode == 1
+    lines = completed.stdout.splitlines()
+    assert lines[0].startswith("load error (line 3): your code failed to load: SyntaxError")
+    assert "  SKIP add_one adds one to every element" in completed.stdout
+    assert lines[-1].startswith("NOT SOLVED: 0 / 5 checks passed")
+
+
+def test_unsafe_no_sandbox_is_flagged() -> None:
+    completed = cli("grade", ADDER, CORRECT, "--json", "--unsafe-no-sandbox")
+    assert completed.returncode == 0, completed.stderr[-2000:]
+    report = one_report(completed.stdout)
+    assert report.sandbox == "none" and report.solved
+    assert json.loads(completed.stdout)["sandbox"] == "none"

@@ -1,0 +1,76 @@
+"""grader.report: solved and status derive from the checks; the JSON document round-trips."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from grader.report import CheckResult, Experiment, Report, ReportError, summarise
+
+
+def result(status: str, *, required: bool = True, id: str = "g.c") -> CheckResult:
+    return CheckResult(id=id, title=id, group=id.split(".")[0], required=required, status=status)  # type: ignore[arg-type]
+
+
+def report(checks: list[CheckResult], error: ReportError | None = None) -> Report:
+    return summarise(problem="adder", checks=checks, experiment=None, limits={"memory_mb": 256},
+                     sandbox="bubblewrap", duration_ms=12.34567, error=error)
+
+
+@pytest.mark.parametrize(
+    "checks, error, solved, status",
+    [
+        pytest.param([result("passed"), result("passed")], None, True, "passed", id="all-passed"),
+        pytest.param([result("passed"), result("failed", required=False)], None, True, "passed",
+                     id="advisory-failure-still-solves"),
+        pytest.param([result("passed"), result("failed")], None, False, "failed", id="required-failure"),
+        pytest.param([result("passed"), result("skipped")], None, False, "failed", id="required-skipped"),
+        pytest.param([result("passed"), result("error", required=False)], None, False, "error",
+                     id="grader-error-never-solves"),
+        pytest.param([result("skipped")], ReportError(kind="load", message="x"), False, "error", id="load-error"),
+        pytest.param([result("skipped")], ReportError(kind="limit", message="x"), False, "error", id="limit"),
+        pytest.param([result("passed")], ReportError(kind="sandbox", message="x"), False, "error", id="no-sandbox"),
+        pytest.param([], None, False, "failed", id="no-checks-is-not-solved"),
+    ],
+)
+def test_summarise_derives_solved_and_status(checks: list[CheckResult], error: ReportError | None, solved: bool,
+                                             status: str) -> None:
+    got = report(checks, error)
+    assert (got.solved, got.status) == (solved, status)
+
+
+def test_counts_and_rounding() -> None:
+    got = report([result("passed", id="a.x"), result("failed", id="a.y"), result("passed", id="b.z")])
+    assert got.passed_count == 2
+    assert got.duration_ms == 12.346
+
+
+def test_json_round_trip_and_contract_fields() -> None:
+    original = summarise(
+        problem="adder",
+        checks=[CheckResult(id="add_one.values", title="Values", group="add_one", required=True, status="failed",
+                            message="expected 1, got 2", duration_ms=1.5, output="printed\n")],
+        experiment=Experiment(steps=[0, 1], series={"loss": [1.0, 0.5]}),
+        limits={"call_timeout_s": 3.0, "memory_mb": 256},
+        sandbox="none",
+        duration_ms=40.0,
+        error=ReportError(kind="load", message="your code failed to load", line=3),
+    )
+    text = original.model_dump_json()
+    assert "\n" not in text
+    document = json.loads(text)
+    assert set(document) >= {"problem", "solved", "status", "checks", "experiment", "limits", "duration_ms",
+                             "sandbox", "error"}
+    assert document["checks"][0] == {"id": "add_one.values", "title": "Values", "group": "add_one", "required": True,
+                                     "status": "failed", "message": "expected 1, got 2", "duration_ms": 1.5,
+                                     "output": "printed\n"}
+    assert document["error"] == {"kind": "load", "message": "your code failed to load", "line": 3}
+    assert Report.model_validate_json(text) == original
+
+
+def test_invalid_statuses_are_refused() -> None:
+    with pytest.raises(ValueError):
+        CheckResult(id="a.b", title="t", group="a", required=True, status="ok")  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        Report.model_validate({"problem": "p", "solved": True, "status": "solved", "checks": []})

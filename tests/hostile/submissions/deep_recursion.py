@@ -1,0 +1,14 @@
+# Unbounded recursion after raising the recursion limit: the RecursionError comes with 100,000 frames.
+import sys
+
+sys.setrecursionlimit(100_000)
+
+
+def add_one(x):
+    return add_one(x)
+
+
+def scaled_sum(x, factor):
+    if isinstance(factor, bool):
+        raise TypeError("factor must be a number")
+    return x.sum() * factor

@@ -1,0 +1,4 @@
+# Loads fine, defines neither function.
+import torch
+
+x = torch.ones(2)

@@ -1,0 +1,112 @@
+"""Time, memory, process and output limits: each breach ends in a verdict that names the limit, in bounded time."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from grader.report import Report
+from tests.hostile.hostile_support import assert_unsolved_within, messages, submission
+
+# adder's limits: call 3 s, load 5 s, whole submission 20 s, 256 MiB, 8 processes, 4 KiB of output per call.
+WHOLE_SUBMISSION_BOUND_S = 35.0  # 20 s total limit + the kills and restarts on a loaded 2-core machine
+
+GradeCode = Callable[..., Report]
+
+
+def test_infinite_loop_at_import(grade_code: GradeCode) -> None:
+    report = grade_code(submission("loop_at_import"))
+    assert_unsolved_within(report, 5 + 10)
+    assert report.error is not None and report.error.kind == "limit"
+    assert report.error.message == "time limit 5 s exceeded in loading your code"
+    assert {check.status for check in report.checks} == {"skipped"}
+    assert all("time limit 5 s exceeded" in check.message for check in report.checks)
+
+
+def test_infinite_loop_in_a_function(grade_code: GradeCode) -> None:
+    report = grade_code(submission("loop_in_call"))
+    assert_unsolved_within(report, WHOLE_SUBMISSION_BOUND_S)
+    found = messages(report)
+    assert found["add_one.values"] == "time limit 3 s exceeded in add_one(x=float32[2, 3])"
+    assert found["add_one.fresh_storage"] == "time limit 3 s exceeded in add_one(x=float32[3] [1, 1, 1])"
+    # each timed-out check ran on a fresh worker; the next checks were graded normally
+    assert [c.status for c in report.checks if c.group == "scaled_sum"] == ["passed", "passed", "passed"]
+    for check in report.checks:
+        assert check.duration_ms < 3000 + 5000
+
+
+def test_memory_bomb_hits_the_memory_limit(grade_code: GradeCode) -> None:
+    report = grade_code(submission("memory_bomb"))
+    assert_unsolved_within(report, WHOLE_SUBMISSION_BOUND_S)
+    found = messages(report)
+    assert found["add_one.values"].startswith("add_one(x=float32[2, 3]) raised MemoryError")
+    assert "memory limit 256 MiB" in found["add_one.values"]
+    assert "can't allocate memory" in found["scaled_sum.values"]
+    assert "memory limit 256 MiB" in found["scaled_sum.values"]
+
+
+def test_memory_bomb_across_processes_hits_the_cgroup_limit(grade_code: GradeCode) -> None:
+    report = grade_code(submission("memory_bomb_processes"))
+    assert_unsolved_within(report, WHOLE_SUBMISSION_BOUND_S)
+    assert messages(report)["add_one.values"] == "memory limit 256 MiB exceeded during add_one(x=float32[2, 3])"
+
+
+def test_fork_bomb_is_capped_by_the_process_limit(grade_code: GradeCode) -> None:
+    report = grade_code(submission("fork_bomb"))
+    assert_unsolved_within(report, WHOLE_SUBMISSION_BOUND_S)
+    for check_id in ("add_one.values", "add_one.fresh_storage"):
+        message = messages(report)[check_id]
+        assert message.startswith("time limit 3 s exceeded in add_one(")
+        assert message.endswith("(your code also hit the limit of 8 processes/threads)")
+    assert [c.status for c in report.checks if c.group == "scaled_sum"] == ["passed", "passed", "passed"]
+
+
+def test_thread_bomb_names_the_process_limit(grade_code: GradeCode) -> None:
+    report = grade_code(submission("thread_bomb"))
+    assert_unsolved_within(report, WHOLE_SUBMISSION_BOUND_S)
+    message = messages(report)["add_one.values"]
+    assert "can't start new thread" in message
+    # Like the memory limit ("[memory limit 256 MiB reached]"), the learner must learn that a limit stopped
+    # them, and which one; "can't start new thread" alone reads like a bug in their code or in Python.
+    assert "8 processes/threads" in message
+
+
+def test_a_gibibyte_of_output_is_cut_to_the_output_limit(grade_code: GradeCode) -> None:
+    report = grade_code(submission("huge_output"))
+    assert_unsolved_within(report, WHOLE_SUBMISSION_BOUND_S)
+    statuses = {check.id: check.status for check in report.checks}
+    assert statuses["add_one.values"] == "passed" and statuses["scaled_sum.values"] == "passed"
+    assert statuses["scaled_sum.bool_factor"] == "failed"  # returns instead of raising: why it is unsolved
+    first = report.checks[0].output
+    assert len(first) <= 4100
+    assert first.endswith("[... output truncated]")
+    assert all(len(check.output) <= 4100 for check in report.checks)
+    assert len(report.model_dump_json()) < 64 * 1024
+
+
+@pytest.mark.parametrize(
+    "body, expected",
+    [
+        pytest.param("return torch.zeros(20 * 2**20)", "returned 80.0 MiB of tensors; the limit is 64 MiB",
+                     id="tensor-over-the-message-limit"),
+        pytest.param("return torch.zeros(200, 1024, 1024)", "memory limit 256 MiB", id="tensor-over-memory"),
+        pytest.param("return list(range(200_000))", "unencodable result", id="too-many-items"),
+        pytest.param("v = 1\n    for _ in range(50):\n        v = [v]\n    return v", "unencodable result",
+                     id="too-deep"),
+        pytest.param("return 'x' * 2_000_000", "unencodable result", id="string-too-long"),
+        pytest.param("return lambda: 1", "function", id="a-function"),
+        pytest.param("return {1: x}", "dict with non-string keys", id="non-string-keys"),
+        pytest.param("return x.to(torch.complex64)", "unencodable result", id="unsupported-dtype"),
+        # 20 strings of a million characters: a 19 MiB header, over the 16 MiB header cap and under
+        # message_mb (64 MiB). The verdict must name the cap that was hit, not claim 19 MiB < 64 MiB is too much.
+        pytest.param("return ['a' * 1_000_000] * 20", "sent back 19.1 MiB; the limit is 16",
+                     id="header-over-its-cap"),
+    ],
+)
+def test_unserialisable_or_enormous_return_values(grade_code: GradeCode, body: str, expected: str) -> None:
+    code = f"import torch\n\n\ndef add_one(x):\n    {body}\n\n\ndef scaled_sum(x, factor):\n    {body}\n"
+    report = grade_code(code)
+    assert_unsolved_within(report, WHOLE_SUBMISSION_BOUND_S)
+    message = messages(report)["add_one.values"]
+    assert expected in message, message
