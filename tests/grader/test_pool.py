@@ -104,3 +104,20 @@ def test_stale_cgroups_of_dead_graders_are_removed(need_sandbox: None) -> None:
         path.mkdir(parents=True)
     remove_stale_cgroups()
     assert not any(path.parent.exists() for path in stale)
+
+
+def test_unsandboxed_workers_never_touch_the_hosts_tmp(tmp_path: Path) -> None:
+    # Inside the sandbox the template empties its private /tmp between children; outside one, /tmp and
+    # /dev/shm are the host's (other programs' files and PostgreSQL's shared memory live there).
+    import tempfile
+
+    marker = Path(tempfile.gettempdir()) / f"paperlab-marker-{os.getpid()}"
+    marker.write_text("keep me")
+    try:
+        with WorkerPool(size=1, unsafe=True) as pool:
+            for _ in range(2):
+                with pool.session("def f():\n    return 1\n", Limits()) as session:
+                    assert session.load().ok
+        assert marker.read_text() == "keep me"
+    finally:
+        marker.unlink(missing_ok=True)
