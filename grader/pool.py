@@ -46,6 +46,27 @@ ZYGOTE_START_TIMEOUT_S = 120.0  # importing torch takes ~1.5 s; a loaded machine
 CONTROL_TIMEOUT_S = 10.0
 ZYGOTE_PIDS = 4096  # bound on a template's whole tree; each child's own cap is Limits.max_processes
 CGROUP_SLACK_BYTES = 64 * 1024 * 1024  # allocator and kernel overhead beyond what RLIMIT_DATA lets Python have
+TEMPLATE_RSS_MB = 350  # a warm template after importing torch and warming it up (measured ~310 MB, see bench)
+MEMORY_BUDGET_SHARE = 0.8  # of the memory available when the pool starts
+
+
+def available_memory_mb() -> int | None:
+    try:
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) // 1024
+    except OSError:
+        pass
+    return None
+
+
+def templates_that_fit(requested: int, *, child_memory_mb: int, available_mb: int | None) -> int:
+    """Cap the pool by memory: each template costs its own resident memory plus what its child may allocate."""
+    if available_mb is None:
+        return requested
+    each = TEMPLATE_RSS_MB + child_memory_mb
+    return max(1, min(requested, int(available_mb * MEMORY_BUDGET_SHARE) // each))
 
 
 @dataclass
@@ -437,6 +458,7 @@ class WorkerPool:
     def __init__(self, *, size: int = 1, unsafe: bool = False, tmp_size_mb: int = 64) -> None:
         if size < 1:
             raise ValueError("a pool needs at least one worker template")
+        self.requested_size = size
         self.size = size
         self.unsafe = unsafe
         self.tmp_size_mb = tmp_size_mb
@@ -468,6 +490,11 @@ class WorkerPool:
                 self._cgroup = create_root_cgroup()
             except CgroupError as exc:
                 raise SandboxUnavailable(str(exc)) from None
+        self.size = templates_that_fit(self.requested_size, child_memory_mb=Limits().memory_mb,
+                                       available_mb=available_memory_mb())
+        if self.size < self.requested_size:
+            log.warning("only %d of %d warm sandboxes fit in this machine's memory; grading %d at a time",
+                        self.size, self.requested_size, self.size)
         errors: list[BaseException] = []
 
         def start_one() -> None:

@@ -71,7 +71,8 @@ class InProcessBackend:
             return
         self._pool = pool
         self._unavailable_reason = None
-        for number in range(self._concurrency):
+        # The pool may start fewer sandboxes than asked when they would not fit in memory: grade that many at once.
+        for number in range(min(self._concurrency, getattr(pool, "size", self._concurrency))):
             thread = threading.Thread(target=self._work, name=f"paperlab-grading-{number}", daemon=True)
             thread.start()
             self._threads.append(thread)

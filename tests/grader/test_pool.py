@@ -121,3 +121,16 @@ def test_unsandboxed_workers_never_touch_the_hosts_tmp(tmp_path: Path) -> None:
         assert marker.read_text() == "keep me"
     finally:
         marker.unlink(missing_ok=True)
+
+
+@pytest.mark.parametrize(
+    ("requested", "available_mb", "expected"),
+    [
+        pytest.param(4, None, 4, id="unknown-memory-keeps-the-request"),
+        pytest.param(4, 24_000, 4, id="plenty"),
+        pytest.param(8, 4_000, 2, id="capped-by-memory"),
+        pytest.param(4, 500, 1, id="always-at-least-one"),
+    ],
+)
+def test_pool_size_is_capped_by_memory(requested: int, available_mb: int | None, expected: int) -> None:
+    assert pool_module.templates_that_fit(requested, child_memory_mb=1024, available_mb=available_mb) == expected
