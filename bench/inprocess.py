@@ -37,6 +37,9 @@ class InProcessSession:
     def remaining(self) -> float:
         return self.limits.total_timeout_s - (time.monotonic() - self._started)
 
+    def limit_notes(self) -> str:
+        return ""  # no cgroup: nothing to report
+
     def load(self) -> LoadResult:
         self.module = types.ModuleType("benchmark_submission")
         exec(compile(self.code, "submission.py", "exec"), self.module.__dict__)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,10 +40,13 @@ class ExceptionInfo:
 
 @dataclass
 class CallResult:
-    """Everything the judge learned from one call: value or exception, gradients, in-place edits, aliasing."""
+    """Everything the judge learned from one call: value or exception, gradients, in-place edits, aliasing.
+
+    `call` describes the call for messages, e.g. "moco_loss(query=float32[2, 3], ..., temperature=0.1)"; the
+    judge passes a function that writes it, so the description is only built when a message needs it."""
 
     function: str
-    call: str  # e.g. "moco_loss(query=float32[2, 3], key=..., temperature=0.1)"
+    describe_call: str | Callable[[], str] = field(repr=False)
     value: Any = None
     raised: ExceptionInfo | None = None
     grads: dict[str, Any] = field(default_factory=dict)
@@ -50,6 +54,26 @@ class CallResult:
     aliased: tuple[str, ...] = ()
     output: str = ""
     duration_ms: float = 0.0
+
+    def __init__(self, function: str, call: str | Callable[[], str], value: Any = None,
+                 raised: ExceptionInfo | None = None, grads: dict[str, Any] | None = None,
+                 mutated: tuple[str, ...] = (), aliased: tuple[str, ...] = (), output: str = "",
+                 duration_ms: float = 0.0) -> None:
+        self.function = function
+        self.describe_call = call
+        self.value = value
+        self.raised = raised
+        self.grads = grads or {}
+        self.mutated = mutated
+        self.aliased = aliased
+        self.output = output
+        self.duration_ms = duration_ms
+
+    @property
+    def call(self) -> str:
+        if callable(self.describe_call):
+            self.describe_call = self.describe_call()
+        return self.describe_call
 
     def unwrap(self) -> Any:
         if self.raised is not None:

@@ -3,6 +3,7 @@ sandboxed worker, and decides every verdict here, where the submission cannot re
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import time
@@ -112,7 +113,9 @@ class CheckRunner:
     def run_calls(
         self, function: RemoteFunction, calls: list[tuple[tuple[Any, ...], dict[str, Any]]], *, grads: tuple[str, ...]
     ) -> list[CallResult]:
-        descriptions = [describe_call(function.name, function.parameters, tuple(a), dict(k)) for a, k in calls]
+        descriptions = [
+            functools.partial(describe_call, function.name, function.parameters, tuple(a), dict(k)) for a, k in calls
+        ]
         if function.name not in self.functions:
             declared = {f.name: f.signature for f in self.problem.spec.functions}
             signature = declared.get(function.name, function.name)
@@ -132,7 +135,8 @@ class CheckRunner:
             raise WorkerLost(f"total time limit {limits.total_timeout_s:g} s for the whole submission used up",
                              limit="time")
         timeout = min(limits.call_timeout_s * len(calls), remaining)
-        what = descriptions[0] if len(calls) == 1 else f"{len(calls)} calls of {function.name}, e.g. {descriptions[0]}"
+        first = descriptions[0]()
+        what = first if len(calls) == 1 else f"{len(calls)} calls of {function.name}, e.g. {first}"
         reply, blobs = self.session.calls({"op": "calls", "calls": wire}, encoder.blobs, timeout=timeout, what=what)
         if reply.get("op") == "too_large":
             raise CheckFailed(f"{what} returned {int(reply.get('size', 0)) / 2**20:.1f} MiB of tensors; "
@@ -146,7 +150,9 @@ class CheckRunner:
             for description, item in zip(descriptions, results, strict=True)
         ]
 
-    def _result(self, function: RemoteFunction, description: str, item: Any, decoder: protocol.Decoder) -> CallResult:
+    def _result(
+        self, function: RemoteFunction, description: Callable[[], str], item: Any, decoder: protocol.Decoder
+    ) -> CallResult:
         if not isinstance(item, dict):
             raise WorkerLost("the worker sent a malformed result")
         if item.get("missing"):
