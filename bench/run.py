@@ -150,16 +150,14 @@ class Server:
     def rss_mb(self) -> float:
         return _rss_kb(self.process.pid) / 1024
 
-    def sandbox_rss_mb(self) -> list[float]:
-        """Resident memory of each warm template (a python process running worker.py in our process tree)."""
-        found = []
-        for pid in _descendants(self.process.pid):
-            try:
-                cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-            except OSError:
-                continue
-            if any(part.endswith(b"worker.py") for part in cmdline) and b"python" in cmdline[0]:
-                found.append(_rss_kb(pid) / 1024)
+    def sandbox_rss_mb(self) -> dict[str, float]:
+        """Resident memory of each warm template (the interpreter running worker.py under bubblewrap) and of the
+        children forked ahead of demand (whose parent is a template)."""
+        workers = {pid for pid in _descendants(self.process.pid) if _is_worker(pid)}
+        found: dict[str, float] = {}
+        for pid in sorted(workers):
+            kind = "ready child" if _parent(pid) in workers else "warm template"
+            found[f"{kind} {pid} (RSS)"] = _rss_kb(pid) / 1024
         return found
 
     def stop(self) -> None:
@@ -170,6 +168,21 @@ class Server:
             except subprocess.TimeoutExpired:
                 os.killpg(self.process.pid, signal.SIGKILL)
         self.var.cleanup()
+
+
+def _is_worker(pid: int) -> bool:
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    return any(part.endswith(b"worker.py") for part in cmdline) and b"python" in cmdline[0]
+
+
+def _parent(pid: int) -> int:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0
 
 
 def _rss_kb(pid: int) -> int:
@@ -288,7 +301,7 @@ def render(results: Results) -> str:
                      f"{r.throughput_per_s:>7.2f} {r.failures:>5} {api:>11}")
     lines.append("")
     lines.extend(f"{name}: {value}" for name, value in results.ratios.items())
-    lines.extend(f"memory {name}: {value:.0f} MB" for name, value in results.memory_mb.items())
+    lines.extend(f"memory, {name}: {value:.0f} MB" for name, value in results.memory_mb.items())
     return "\n".join(lines)
 
 
@@ -335,8 +348,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         warm_rows = [bench_warm(server, args.problem, code, n, args.per_client) for n in (1, 2, 4, 8)]
         results.memory_mb["server (RSS)"] = server.rss_mb()
-        for index, rss in enumerate(server.sandbox_rss_mb()):
-            results.memory_mb[f"warm sandbox {index + 1} (RSS)"] = rss
+        results.memory_mb.update(server.sandbox_rss_mb())
     finally:
         server.stop()
     results.rows.extend(warm_rows)

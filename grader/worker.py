@@ -74,6 +74,12 @@ def _warm_up() -> None:
     """Run once in the template so each child starts with torch's lazy imports and kernels already loaded."""
     torch.set_num_threads(1)
     torch.set_num_interop_threads(1)
+    _exercise_torch()
+
+
+def _exercise_torch() -> None:
+    """The operations a grading uses: loading their code and kernels, or (in a fresh child) faulting in its
+    copy-on-write pages."""
     import math  # noqa: F401
 
     import torch.nn.functional as F
@@ -103,6 +109,7 @@ def zygote(control_fd: int, *, sandboxed: bool) -> None:
     job's stream socket as SCM_RIGHTS."""
     control = socket.socket(fileno=control_fd)
     _warm_up()
+    gc.freeze()  # children's collections then leave the template's objects (and their shared pages) alone
     _set_undumpable()
     if torch.get_num_threads() != 1 or threading.active_count() != 1:
         raise RuntimeError("the template must stay single-threaded: forking a threaded process deadlocks")
@@ -226,6 +233,11 @@ def _child(job_fd: int) -> None:
     os.close(devnull)
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     job = socket.socket(fileno=job_fd)
+    # Children are forked ahead of demand. Touch what a grading touches while we wait: the copy-on-write faults
+    # of a fresh fork (every object whose reference count changes gets its page copied) then happen here, off
+    # the critical path of the submission, instead of during its first calls.
+    _exercise_torch()
+    _exercise_calls()
     header, _ = _recv_frame(job, max_blob_bytes=0)  # "load": sent after the host has moved us into our cgroup
     limits = header["limits"]
     seed = int(header.get("seed", 0))
@@ -271,6 +283,16 @@ def _child(job_fd: int) -> None:
             header_out = {"op": "too_large", "size": size}
             reply_blobs = []
         _send_frame(job, header_out, reply_blobs)
+
+
+def _exercise_calls() -> None:
+    """One round of the call-serving path on a stand-in function (decode, snapshot, call, backward, encode)."""
+    module = types.ModuleType("warm_up")
+    module.f = lambda x, y, t: (x * y).sum() / t  # type: ignore[attr-defined]
+    x = torch.randn(3, 4, dtype=torch.float64, requires_grad=True)
+    arguments, blobs = protocol.encode(((x, x.detach().T.contiguous().T, 0.5), {}))
+    call = {"function": "f", "arguments": arguments, "grads": ["0"]}
+    _serve_call(module, call, [bytearray(blob) for blob in blobs], BoundedWriter(100), [])
 
 
 def _serve_call(
