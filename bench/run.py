@@ -175,7 +175,7 @@ def _is_worker(pid: int) -> bool:
         cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     except OSError:
         return False
-    return any(part.endswith(b"worker.py") for part in cmdline) and b"python" in cmdline[0]
+    return any(part.endswith(b"worker.py") for part in cmdline) and Path(cmdline[0].decode()).name.startswith("python")
 
 
 def _parent(pid: int) -> int:

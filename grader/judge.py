@@ -135,15 +135,17 @@ class CheckRunner:
             raise WorkerLost(f"total time limit {limits.total_timeout_s:g} s for the whole submission used up",
                              limit="time")
         timeout = min(limits.call_timeout_s * len(calls), remaining)
-        first = descriptions[0]()
-        what = first if len(calls) == 1 else f"{len(calls)} calls of {function.name}, e.g. {first}"
+        def what() -> str:
+            first = descriptions[0]()
+            return first if len(calls) == 1 else f"{len(calls)} calls of {function.name}, e.g. {first}"
+
         reply, blobs = self.session.calls({"op": "calls", "calls": wire}, encoder.blobs, timeout=timeout, what=what)
         if reply.get("op") == "too_large":
-            raise CheckFailed(f"{what} returned {int(reply.get('size', 0)) / 2**20:.1f} MiB of tensors; "
+            raise CheckFailed(f"{what()} returned {int(reply.get('size', 0)) / 2**20:.1f} MiB of tensors; "
                               f"the limit is {limits.message_mb} MiB")
         results = reply.get("results")
         if reply.get("op") != "results" or not isinstance(results, list) or len(results) != len(calls):
-            raise WorkerLost(f"the worker answered {what} with a malformed reply")
+            raise WorkerLost(f"the worker answered {what()} with a malformed reply")
         decoder = protocol.Decoder(blobs)
         return [
             self._result(function, description, item, decoder)

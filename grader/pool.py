@@ -309,6 +309,19 @@ class Zygote:
         self._workdir.cleanup()
 
 
+class _ChildFailed(Exception):
+    """Internal: why an exchange failed, with a {what} placeholder for the request's description."""
+
+    def __init__(self, reason: str, limit: str | None) -> None:
+        self.reason = reason
+        self.limit = limit
+        super().__init__(reason)
+
+
+def _braces(text: str) -> str:
+    return text.replace("{", "{{").replace("}", "}}")
+
+
 @dataclass
 class Child:
     """One single-use worker process holding one submission."""
@@ -321,8 +334,17 @@ class Child:
     exit_info: ExitInfo | None = None
 
     def exchange(self, header: dict[str, Any], blobs: list[bytes], *, timeout: float,
-                 what: str) -> tuple[dict[str, Any], list[bytearray]]:
-        """Send one request and wait for its reply; any way the child fails becomes WorkerLost naming why."""
+                 what: str | Callable[[], str]) -> tuple[dict[str, Any], list[bytearray]]:
+        """Send one request and wait for its reply; any way the child fails becomes WorkerLost naming why
+        (`what` describes the request, built only for such a message)."""
+        try:
+            return self._exchange(header, blobs, timeout=timeout)
+        except _ChildFailed as failure:
+            description = what() if callable(what) else what
+            raise WorkerLost(failure.reason.format(what=description), limit=failure.limit) from None
+
+    def _exchange(self, header: dict[str, Any], blobs: list[bytes], *,
+                  timeout: float) -> tuple[dict[str, Any], list[bytearray]]:
         deadline = time.monotonic() + timeout
         try:
             self.sock.settimeout(timeout)
@@ -333,17 +355,17 @@ class Child:
         except TimeoutError:
             extra = self._pids_note()
             self.end()
-            raise WorkerLost(f"time limit {timeout:g} s exceeded in {what}{extra}", limit="time") from None
+            raise _ChildFailed(f"time limit {timeout:g} s exceeded in {{what}}{extra}", "time") from None
         except protocol.MessageTooLarge as exc:
             self.end()
-            raise WorkerLost(f"{what} sent back {exc.size / 2**20:.1f} MiB; the limit is "
-                             f"{exc.cap / 2**20:g} MiB", limit="message") from None
+            raise _ChildFailed(f"{{what}} sent back {exc.size / 2**20:.1f} MiB; the limit is "
+                               f"{exc.cap / 2**20:g} MiB", "message") from None
         except (EOFError, ConnectionError, BrokenPipeError, protocol.ProtocolError, OSError) as exc:
             info = self.end()
             if isinstance(exc, protocol.ProtocolError):
-                raise WorkerLost(f"the worker sent a malformed message during {what}") from None
+                raise _ChildFailed("the worker sent a malformed message during {what}", None) from None
             reason, limit = explain_exit(info, self.limits)
-            raise WorkerLost(f"{reason} during {what}{self._pids_note(info)}", limit=limit) from None
+            raise _ChildFailed(f"{_braces(reason)} during {{what}}{self._pids_note(info)}", limit) from None
 
     def _wait_for_reply(self, deadline: float) -> None:
         """Until the reply starts to arrive. Completion is decided by watching the child, not only the socket:
@@ -421,7 +443,7 @@ class WorkerSession:
         return self.loaded
 
     def calls(self, header: dict[str, Any], blobs: list[bytes], *, timeout: float,
-              what: str) -> tuple[dict[str, Any], list[bytearray]]:
+              what: str | Callable[[], str]) -> tuple[dict[str, Any], list[bytearray]]:
         if self.child is None or self.child.exit_info is not None:
             self.restart()
         assert self.child is not None
