@@ -67,7 +67,7 @@ def command_grade(args: argparse.Namespace) -> int:
         print(f"error: submission {path} is {len(data)} bytes; the limit is {MAX_SUBMISSION_BYTES}", file=sys.stderr)
         return EXIT_USAGE
     code = data.decode("utf-8", errors="replace")
-    pool = WorkerPool(size=1, unsafe=args.unsafe_no_sandbox)
+    pool = WorkerPool(size=1, unsafe=args.unsafe_no_sandbox, fork_ahead=False)
     try:
         report = grade(problem, code, pool=pool)
     finally:

@@ -218,11 +218,11 @@ class Zygote:
         """Fork the next child now, off the critical path of the next submission."""
         if self.ready is None and self.alive():
             try:
-                self.ready = self.fork(limits)
+                self.ready = self.fork(limits, ahead=True)
             except WorkerLost as exc:
                 log.warning("could not fork ahead in template %s: %s", self.name, exc)
 
-    def fork(self, limits: Limits) -> Child:
+    def fork(self, limits: Limits, *, ahead: bool = False) -> Child:
         """A fresh child in its own capped cgroup, waiting for its submission."""
         assert self.control is not None
         self.jobs += 1
@@ -232,7 +232,8 @@ class Zygote:
             job_cgroup.limit(max_pids=limits.max_processes, memory_bytes=_cgroup_memory(limits))
         host_end, worker_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
-            socket.send_fds(self.control, [json.dumps({"op": "fork"}).encode()], [worker_end.fileno()])
+            request = {"op": "fork", "ahead": ahead}  # a child forked ahead of demand warms itself up while it waits
+            socket.send_fds(self.control, [json.dumps(request).encode()], [worker_end.fileno()])
         except OSError as exc:
             host_end.close()
             raise WorkerLost(f"the worker template is gone ({exc})") from None
@@ -477,13 +478,18 @@ class WorkerSession:
 class WorkerPool:
     """Keeps `size` sandboxed templates warm. `grade()` may run in up to `size` threads at once."""
 
-    def __init__(self, *, size: int = 1, unsafe: bool = False, tmp_size_mb: int = 64) -> None:
+    def __init__(self, *, size: int = 1, unsafe: bool = False, tmp_size_mb: int = 64,
+                 fork_ahead: bool = True) -> None:
+        """`fork_ahead`: keep a child forked and warmed before each submission arrives (a server); a one-shot
+        pool (the CLI) forks on demand instead."""
         if size < 1:
             raise ValueError("a pool needs at least one worker template")
         self.requested_size = size
         self.size = size
         self.unsafe = unsafe
         self.tmp_size_mb = tmp_size_mb
+        self.fork_ahead = fork_ahead
+        self.fork_ahead = fork_ahead
         self._idle: queue.Queue[Zygote] = queue.Queue()
         self._all: list[Zygote] = []
         self._lock = threading.Lock()
@@ -522,7 +528,8 @@ class WorkerPool:
         def start_one() -> None:
             try:
                 zygote = self._new_zygote()
-                zygote.prepare(Limits())
+                if self.fork_ahead:
+                    zygote.prepare(Limits())
                 self._idle.put(zygote)
             except BaseException as exc:  # noqa: B902 - reported to the caller below
                 errors.append(exc)
@@ -580,7 +587,8 @@ class WorkerPool:
         if self._closed:
             zygote.close()
         elif zygote.alive():
-            zygote.prepare(session.limits)
+            if self.fork_ahead:
+                zygote.prepare(session.limits)
             self._idle.put(zygote)
         else:
             self._restart_into_idle(zygote)

@@ -127,7 +127,7 @@ def zygote(control_fd: int, *, sandboxed: bool) -> None:
         if pid == 0:
             try:
                 control.close()
-                _child(fds[0])
+                _child(fds[0], warm=bool(request.get("ahead")))
             finally:
                 os._exit(0)
         os.close(fds[0])
@@ -225,7 +225,7 @@ def _apply_limits(limits: dict[str, Any]) -> None:
         pass
 
 
-def _child(job_fd: int) -> None:
+def _child(job_fd: int, *, warm: bool) -> None:
     os.setsid()
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
@@ -236,8 +236,9 @@ def _child(job_fd: int) -> None:
     # Children are forked ahead of demand. Touch what a grading touches while we wait: the copy-on-write faults
     # of a fresh fork (every object whose reference count changes gets its page copied) then happen here, off
     # the critical path of the submission, instead of during its first calls.
-    _exercise_torch()
-    _exercise_calls()
+    if warm:
+        _exercise_torch()
+        _exercise_calls()
     header, _ = _recv_frame(job, max_blob_bytes=0)  # "load": sent after the host has moved us into our cgroup
     limits = header["limits"]
     seed = int(header.get("seed", 0))
