@@ -4,7 +4,9 @@ happens in the lifespan, not here."""
 
 from __future__ import annotations
 
+import gc
 import logging
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -35,7 +37,14 @@ def create_app(settings: Settings | None = None, *, backend_factory: BackendFact
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         state = build_state(settings, backend_factory)
         app.state.paperlab = state
+        # In-process grading runs the judge's Python in threads beside the event loop; a shorter GIL switch
+        # interval (default 5 ms) keeps page and API latency low while submissions are graded.
+        sys.setswitchinterval(0.001)
         state.backend.start()
+        # Everything loaded at start-up (torch, problems, templates) lives for the whole process: keep the
+        # cyclic collector from walking it again and again while requests are served.
+        gc.collect()
+        gc.freeze()
         try:
             yield
         finally:
