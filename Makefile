@@ -36,6 +36,7 @@ run: setup
 
 lint: $(PY_STAMP)
 	$(PY) -m ruff check .
+	$(PY) -m mypy
 
 selftest: $(PY_STAMP)
 	$(PY) -m grader selftest --all

@@ -277,7 +277,7 @@ def _child(job_fd: int, *, warm: bool) -> None:
         reply_blobs: list[bytes] = []
         for call in request["calls"]:
             replies.append(_serve_call(module, call, blobs, output, reply_blobs))
-        header_out = {"op": "results", "results": replies}
+        header_out: dict[str, Any] = {"op": "results", "results": replies}
         size = sum(len(blob) for blob in reply_blobs)
         if size > max_message:
             header_out = {"op": "too_large", "size": size}
