@@ -22,6 +22,9 @@ from grader.sandbox import SandboxUnavailable
 log = logging.getLogger(__name__)
 
 MAX_CHECK_OUTPUT = 4000  # characters of a check's captured output kept in the report
+# What a call raises when it runs into a process, thread or memory limit ("can't start new thread" is a
+# RuntimeError, a failed fork a BlockingIOError).
+RESOURCE_ERRORS = ("MemoryError", "RuntimeError", "OSError")
 
 
 def exception_info(summary: dict[str, Any] | None, *, memory_mb: int | None = None) -> ExceptionInfo:
@@ -180,6 +183,8 @@ class CheckRunner:
 
     def _raised(self, summary: dict[str, Any]) -> ExceptionInfo:
         info = exception_info(summary, memory_mb=self.problem.limits.memory_mb)
+        if not info.is_a(*RESOURCE_ERRORS):
+            return info  # a TypeError or ValueError is the learner's answer, not a limit: skip the cgroup reads
         notes = self.session.limit_notes()
         if notes and notes.strip(" []") not in info.message:
             info = ExceptionInfo(type=info.type, ancestry=info.ancestry, message=info.message + notes,
