@@ -164,7 +164,8 @@ class Zygote:
             env = {"PATH": "/usr/bin:/bin"}
         else:
             command = argv
-            env = {"PATH": "/usr/bin:/bin", "HOME": tempfile.gettempdir(), "OMP_NUM_THREADS": "1"}
+            env = {"PATH": "/usr/bin:/bin", "HOME": tempfile.gettempdir(), "OMP_NUM_THREADS": "1",
+                   "THP_MEM_ALLOC_ENABLE": "1"}
         self.process = self.spawner.run(lambda: subprocess.Popen(
             command, pass_fds=(worker_end.fileno(),), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=self._log, env=env, start_new_session=True, close_fds=True,

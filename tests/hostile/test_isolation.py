@@ -119,7 +119,7 @@ def test_host_environment_is_not_visible(found: dict[str, Any]) -> None:
     assert HOST_SECRET_NAME not in environ
     assert secret not in json.dumps(environ)
     assert set(environ) <= {"PATH", "HOME", "LANG", "PYTHONDONTWRITEBYTECODE", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
-                            "PWD", "TORCHINDUCTOR_CACHE_DIR", "LD_LIBRARY_PATH"}, environ
+                            "PWD", "TORCHINDUCTOR_CACHE_DIR", "LD_LIBRARY_PATH", "THP_MEM_ALLOC_ENABLE"}, environ
     assert found["uid"] == 65534
 
 
