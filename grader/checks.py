@@ -24,7 +24,7 @@ from typing import Any, Protocol
 import torch
 
 from grader.calls import CallResult, CheckFailed, ExceptionInfo, SubmissionRaised
-from grader.describe import describe, tensor_kind
+from grader.describe import describe
 
 __all__ = [
     "CallResult",
@@ -259,7 +259,7 @@ def _tensor_mismatch(got: torch.Tensor, expected: torch.Tensor, *, rtol: float, 
     """'' when close; otherwise the max errors and the first and worst mismatching index."""
     if got.numel() == 0:
         return ""
-    g = got.to(torch.float64) if got.is_floating_point() else got.to(torch.float64)
+    g = got.to(torch.float64)
     e = expected.to(torch.float64)
     g_nan, e_nan = torch.isnan(g), torch.isnan(e)
     finite = torch.isfinite(g) & torch.isfinite(e)
@@ -416,6 +416,3 @@ def central_differences(
     )
     return gradient.reshape(base.shape)
 
-
-def storage_description(t: torch.Tensor) -> str:
-    return tensor_kind(t)

@@ -19,7 +19,7 @@ from grader.sandbox import probe
 TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent
 ADDER_DIR = TESTS / "fixtures" / "problems" / "adder"
-ADDER_CORRECT = (TESTS / "fixtures" / "submissions" / "adder_correct.py").read_text()
+ADDER_CORRECT = (TESTS / "fixtures" / "problems" / "adder" / "reference.py").read_text()
 
 # A value only this test process knows: a submission that can read it has reached the host's environment.
 HOST_SECRET_NAME = "HOSTILE_TEST_HOST_SECRET"

@@ -17,7 +17,7 @@ from grader.report import Report
 
 REPO = Path(__file__).resolve().parents[2]
 ADDER = REPO / "tests" / "fixtures" / "problems" / "adder"
-CORRECT = REPO / "tests" / "fixtures" / "submissions" / "adder_correct.py"
+CORRECT = REPO / "tests" / "fixtures" / "problems" / "adder" / "reference.py"
 
 
 def cli(*args: str | Path) -> subprocess.CompletedProcess[str]:

@@ -58,7 +58,7 @@ def test_close_removes_the_pools_scratch_files(tmp_path: Path) -> None:
     scratch.mkdir()
     completed = subprocess.run(
         [sys.executable, "-c", script, str(REPO / "tests/fixtures/problems/adder"),
-         str(REPO / "tests/fixtures/submissions/adder_correct.py")],
+         str(REPO / "tests/fixtures/problems/adder/reference.py")],
         cwd=REPO, env={**os.environ, "TMPDIR": str(scratch)}, capture_output=True, text=True, timeout=300,
         check=False,
     )
