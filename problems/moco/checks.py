@@ -1156,66 +1156,95 @@ def _first_divergence(got: dict[str, Any], expected: dict[str, Any]) -> str | No
     return None
 
 
+def initial_state() -> dict[str, Any]:
+    return {
+        "query encoder": EXPERIMENT_ENCODER,
+        "key encoder": EXPERIMENT_ENCODER,
+        "dictionary": EXPERIMENT_DICTIONARY,
+        "pointer": 0,
+    }
+
+
+def as_tensor(matrix: Matrix) -> torch.Tensor:
+    return torch.tensor(matrix, dtype=F64)
+
+
+def experiment_steps() -> list[tuple[int, dict[str, Any], dict[str, Any]]]:
+    """(step, the state before it, the state after it) along the independent trajectory."""
+    trajectory = independent_trajectory()
+    starts = (initial_state(), *trajectory[:-1])
+    return list(zip(range(1, EXPERIMENT_STEPS + 1), starts, trajectory, strict=True))
+
+
 @check("experiment.trajectory", "The 12-step CPU experiment matches an independent trajectory")
 def experiment_trajectory(sub: Any, ref: Any, ctx: Any) -> None:
-    query_views = torch.tensor(EXPERIMENT_QUERY_VIEWS, dtype=F64)  # [6, 4]
-    key_views = torch.tensor(EXPERIMENT_KEY_VIEWS, dtype=F64)  # [6, 4]
-    query_weights = torch.tensor(EXPERIMENT_ENCODER, dtype=F64)  # [4, 3]
-    key_weights = query_weights.clone()
-    dictionary = torch.tensor(EXPERIMENT_DICTIONARY, dtype=F64)  # [5, 3]
-    pointer = 0
+    """Every step runs the learner's three functions from the state the independent trajectory reached at the
+    step before. A step's inputs are then known in advance, so the 36 calls go to the worker in three batches
+    instead of 36 round trips, and a mistake is found at the step where it happens. A run that matches at every
+    step is the learner's own run, value for value, so the charts show it."""
+    query_views = as_tensor(EXPERIMENT_QUERY_VIEWS)  # [6, 4]
+    key_views = as_tensor(EXPERIMENT_KEY_VIEWS)  # [6, 4]
+    loss_calls, ema_calls, enqueue_calls = [], [], []
+    for step, before, after in experiment_steps():
+        rows = list(experiment_batch(step))
+        dictionary = as_tensor(before["dictionary"])  # [5, 3]
+        query = query_views[rows] @ as_tensor(before["query encoder"])  # [2, 4] x [4, 3] -> [2, 3]
+        key = key_views[rows] @ as_tensor(before["key encoder"])  # [2, 3], cached before either encoder moves
+        loss_calls.append(((query.requires_grad_(True), key, dictionary, EXPERIMENT_TEMPERATURE), {}))
+        ema_calls.append(
+            ((as_tensor(after["query encoder"]), as_tensor(before["key encoder"]), EXPERIMENT_MOMENTUM), {})
+        )
+        enqueue_calls.append(((dictionary, key, before["pointer"]), {}))
+    losses = sub.moco_loss.map(loss_calls, grads=("query",))
+    key_encoders = sub.momentum_update.map(ema_calls)
+    enqueued = sub.enqueue.map(enqueue_calls)
+
     series: dict[str, list[float]] = {"loss": [], "param_distance": [], "pointer": []}
     divergence: str | None = None
-    for step, expected in enumerate(independent_trajectory(), start=1):
+    results = zip(experiment_steps(), losses, key_encoders, enqueued, strict=True)
+    for (step, before, expected), loss_result, ema_result, enqueue_result in results:
         rows = list(experiment_batch(step))
-        query = query_views[rows] @ query_weights  # [2, 4] x [4, 3] -> [2, 3]
-        key = key_views[rows] @ key_weights  # [2, 3], cached before either encoder moves
         where = f"at step {step} of the experiment"
-
-        result = sub.moco_loss.call(
-            query.detach().requires_grad_(True), key, dictionary, EXPERIMENT_TEMPERATURE, grads=("query",)
-        )
-        loss = expect_tensor(call_value(result), shape=(), what=f"the loss {where}", call=result.call)
-        query_gradient = result.grads.get("query")
+        loss = expect_tensor(call_value(loss_result), shape=(), what=f"the loss {where}", call=loss_result.call)
+        query_gradient = loss_result.grads.get("query")
         if query_gradient is None:
             fail(
-                f"{where}: after backward() on {result.call}, query.grad is None; the loss must be "
+                f"{where}: after backward() on {loss_result.call}, query.grad is None; the loss must be "
                 "differentiable in query"
             )
-        query_gradient = expect_tensor(query_gradient, shape=(2, 3), what=f"query.grad {where}", call=result.call)
-        query_weights = query_weights - EXPERIMENT_LR * (query_views[rows].T @ query_gradient.to(F64))  # [4, 3]
-
-        result = sub.momentum_update.call(query_weights, key_weights, EXPERIMENT_MOMENTUM)
+        query_gradient = expect_tensor(query_gradient, shape=(2, 3), what=f"query.grad {where}",
+                                       call=loss_result.call)
+        query_weights = as_tensor(before["query encoder"]) - EXPERIMENT_LR * (
+            query_views[rows].T @ query_gradient.to(F64)
+        )  # [4, 3]
         key_weights = expect_tensor(
-            call_value(result), shape=(4, 3), dtype=F64, what=f"the key encoder {where}", call=result.call
+            call_value(ema_result), shape=(4, 3), dtype=F64, what=f"the key encoder {where}", call=ema_result.call
         ).detach()
-
-        result = sub.enqueue.call(dictionary, key, pointer)
-        pair = call_value(result)
+        pair = call_value(enqueue_result)
         if not isinstance(pair, tuple | list) or len(pair) != 2 or not isinstance(pair[1], int):
-            fail(f"{where}: {result.call} should return (new_queue, new_pointer as int), got {describe(pair)}")
+            fail(f"{where}: {enqueue_result.call} should return (new_queue, new_pointer as int), got {describe(pair)}")
         dictionary = expect_tensor(
-            pair[0], shape=(5, 3), dtype=F64, what=f"the dictionary {where}", call=result.call
+            pair[0], shape=(5, 3), dtype=F64, what=f"the dictionary {where}", call=enqueue_result.call
         ).detach()
-        pointer = pair[1]
 
         series["loss"].append(float(loss.detach()))
         series["param_distance"].append(float(torch.linalg.vector_norm(query_weights - key_weights)))
-        series["pointer"].append(float(pointer))
+        series["pointer"].append(float(pair[1]))
         if divergence is None:
             got = {
                 "loss": loss,
                 "query encoder": query_weights,
                 "key encoder": key_weights,
                 "dictionary": dictionary,
-                "pointer": pointer,
+                "pointer": pair[1],
             }
             found = _first_divergence(got, expected)
             if found is not None:
                 name = found.split(":")[0]
                 divergence = (
-                    f"Your run first diverges at step {step} of {EXPERIMENT_STEPS}, in the {found}; "
-                    f"{STATE_HINTS[name]}. Everything computed before it matched."
+                    f"Your functions first depart from the independent trajectory at step {step} of "
+                    f"{EXPERIMENT_STEPS}, in the {found}; {STATE_HINTS[name]}. Every step starts from the "
+                    "trajectory's own state, so everything before it matched."
                 )
     ctx.record_experiment(steps=list(range(1, EXPERIMENT_STEPS + 1)), series=series)
     if divergence is not None:
