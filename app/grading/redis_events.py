@@ -242,6 +242,18 @@ class _RedisSubscription:
                 continue
             if not self._offer(envelope):
                 await self._catch_up()
+        return self._pop()
+
+    def take_ready(self) -> list[GradingEvent]:
+        while self.caught_up and not self.live.empty():
+            if not self._offer(self.live.get_nowait()):
+                self.caught_up = False  # one went by: the next __anext__ reads the log first
+        taken: list[GradingEvent] = []
+        while self.ready and not self.finished:
+            taken.append(self._pop())
+        return taken
+
+    def _pop(self) -> GradingEvent:
         event = self.ready.pop(0)
         if event.kind == "finished":
             self.finished = True

@@ -76,20 +76,28 @@ async def _stream(
     try:
         if submission.status in FINISHED:
             await subscription.aclose()
-            for chunk in _finished(submission):
-                yield chunk
+            yield b"".join(_finished(submission))
             return
         status = submission.status
         yield sse("status", {"status": status, "total": total})
-        async for event in _with_heartbeats(subscription, heartbeat_s):
-            if event is None:
+        finished = False
+        async for first in _with_heartbeats(subscription, heartbeat_s):
+            if first is None:
                 yield HEARTBEAT
-            elif event.kind == "status" and event.data.get("status") != status:
-                status = event.data.get("status", status)
-                yield sse("status", {"status": status, "total": event.data.get("total", total)})
-            elif event.kind == "check":
-                yield sse("check", event.data)
-            elif event.kind == "finished":
+                continue
+            # Checks finish faster than a stream wakes up under load: whatever has arrived goes out in one write.
+            chunks: list[bytes] = []
+            for event in [first, *subscription.take_ready()]:
+                if event.kind == "status" and event.data.get("status") != status:
+                    status = event.data.get("status", status)
+                    chunks.append(sse("status", {"status": status, "total": event.data.get("total", total)}))
+                elif event.kind == "check":
+                    chunks.append(sse("check", event.data))
+                elif event.kind == "finished":
+                    finished = True
+            if chunks:
+                yield b"".join(chunks)
+            if finished:
                 break
         final = await run_in_threadpool(_load, state, submission.id, learner_id)
         yield sse("report", as_json(final))
