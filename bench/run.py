@@ -212,24 +212,31 @@ def _descendants(root: int) -> list[int]:
     return found
 
 
-def submit_and_wait(base: str, slug: str, code: str) -> tuple[float, bool]:
-    """POST as a new learner, then follow the SSE stream until the report arrives. (ms, solved)"""
-    with httpx.Client(base_url=base, timeout=120) as client:
-        started = time.perf_counter()
-        response = client.post(f"/api/problems/{slug}/submissions", json={"code": code})
-        if response.status_code != 202:
-            return (time.perf_counter() - started) * 1000, False
-        submission_id = response.json()["id"]
-        event = None
-        with client.stream("GET", f"/api/submissions/{submission_id}/events") as stream:
-            for line in stream.iter_lines():
-                if line.startswith("event:"):
-                    event = line.split(":", 1)[1].strip()
-                elif line.startswith("data:") and event == "report":
-                    data = json.loads(line.split(":", 1)[1])
-                    elapsed = (time.perf_counter() - started) * 1000
-                    return elapsed, bool((data.get("report") or {}).get("solved"))
+def new_client(base: str) -> httpx.Client:
+    return httpx.Client(base_url=base, timeout=120)
+
+
+def submit_and_wait(client: httpx.Client, slug: str, code: str) -> tuple[float, bool]:
+    """POST as a new learner, then follow the SSE stream until the report arrives. (ms, solved)
+
+    The client keeps its connection open between submissions, as a browser does; dropping its cookies makes
+    every submission a new learner's."""
+    client.cookies.clear()
+    started = time.perf_counter()
+    response = client.post(f"/api/problems/{slug}/submissions", json={"code": code})
+    if response.status_code != 202:
         return (time.perf_counter() - started) * 1000, False
+    submission_id = response.json()["id"]
+    event = None
+    with client.stream("GET", f"/api/submissions/{submission_id}/events") as stream:
+        for line in stream.iter_lines():
+            if line.startswith("event:"):
+                event = line.split(":", 1)[1].strip()
+            elif line.startswith("data:") and event == "report":
+                data = json.loads(line.split(":", 1)[1])
+                elapsed = (time.perf_counter() - started) * 1000
+                return elapsed, bool((data.get("report") or {}).get("solved"))
+    return (time.perf_counter() - started) * 1000, False
 
 
 def probe_api(base: str, stop: threading.Event, latencies: list[float]) -> None:
@@ -242,8 +249,9 @@ def probe_api(base: str, stop: threading.Event, latencies: list[float]) -> None:
 
 
 def bench_warm(server: Server, slug: str, code: str, concurrency: int, per_client: int) -> Row:
-    for _ in range(2):
-        submit_and_wait(server.base, slug, code)  # warm the pool's next children and the app's caches
+    with new_client(server.base) as client:
+        for _ in range(2):
+            submit_and_wait(client, slug, code)  # warm the pool's next children and the app's caches
     times: list[float] = []
     failures = 0
     lock = threading.Lock()
@@ -253,8 +261,9 @@ def bench_warm(server: Server, slug: str, code: str, concurrency: int, per_clien
 
     def client() -> None:
         nonlocal failures
-        for _ in range(per_client):
-            elapsed, solved = submit_and_wait(server.base, slug, code)
+        with new_client(server.base) as http:
+            results = [submit_and_wait(http, slug, code) for _ in range(per_client)]
+        for elapsed, solved in results:
             with lock:
                 times.append(elapsed)
                 failures += not solved
