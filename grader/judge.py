@@ -14,6 +14,7 @@ from typing import Any
 from grader import protocol
 from grader.calls import CallResult, CheckFailed, ExceptionInfo, TracebackLine, WorkerLost, describe_call
 from grader.checks import Check
+from grader.interleave import CallSession, Interleaver, TaskSession
 from grader.pool import LoadResult, WorkerPool, WorkerSession
 from grader.problems import Problem
 from grader.report import CheckResult, Experiment, Report, ReportError, summarise
@@ -109,7 +110,7 @@ class Submission:
 @dataclass
 class CheckRunner:
     problem: Problem
-    session: WorkerSession
+    session: CallSession
     functions: tuple[str, ...]
     output: list[str] = field(default_factory=list)
 
@@ -227,6 +228,34 @@ def run_check(check: Check, runner: CheckRunner, context: CheckContext) -> Check
     )
 
 
+def _run_checks(
+    problem: Problem, session: CallSession, loaded: LoadResult, context: CheckContext,
+    emit: Callable[[CheckResult], None],
+) -> None:
+    """Every check, side by side (grader.interleave), each reported in order as soon as it and those before it
+    are done."""
+    limits = problem.limits
+
+    def task(check: Check, output: list[str]) -> Callable[[TaskSession], CheckResult]:
+        def run(task_session: TaskSession) -> CheckResult:
+            if task_session.remaining() <= 0:
+                return _not_run(check, f"the total time limit of {limits.total_timeout_s:g} s for the whole "
+                                       "submission was used up")
+            runner = CheckRunner(problem=problem, session=task_session, functions=loaded.functions, output=output)
+            return run_check(check, runner, context)
+
+        return run
+
+    def done(index: int, result: CheckResult, seconds: float) -> None:
+        if result.status != "skipped":
+            result = result.model_copy(update={"duration_ms": round(seconds * 1000, 3)})
+        emit(result)
+
+    first_output = [loaded.output] if loaded.output else []  # what loading printed goes with the first check
+    tasks = [task(check, first_output if index == 0 else []) for index, check in enumerate(problem.checks)]
+    Interleaver(session=session, limits=limits).run(tasks, done)
+
+
 def _not_run(check: Check, reason: str) -> CheckResult:
     return CheckResult(id=check.id, title=check.title, group=check.group, required=check.required,
                        status="skipped", message=f"not run: {reason}")
@@ -266,14 +295,7 @@ def grade(
         with pool.session(code, problem.limits, seed=seed) as session:
             loaded, error = _load_error(session)
             if error is None and loaded is not None:
-                runner = CheckRunner(problem=problem, session=session, functions=loaded.functions,
-                                     output=[loaded.output] if loaded.output else [])
-                for check in problem.checks:
-                    if session.remaining() <= 0:
-                        emit(_not_run(check, f"the total time limit of {problem.limits.total_timeout_s:g} s "
-                                             "for the whole submission was used up"))
-                        continue
-                    emit(run_check(check, runner, context))
+                _run_checks(problem, session, loaded, context, emit)
     except SandboxUnavailable as exc:
         error = ReportError(kind="sandbox", message=f"the sandbox is unavailable, so your code was not run: {exc}")
     if error is not None:

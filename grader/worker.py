@@ -299,7 +299,8 @@ def _serve_call(
     module: types.ModuleType, call: dict[str, Any], blobs: list[bytearray], output: BoundedWriter,
     reply_blobs: list[bytes],
 ) -> dict[str, Any]:
-    arguments = protocol.decode(call["arguments"], blobs)
+    base = call.get("blob_base", 0)  # calls merged from several checks each number their blobs from here
+    arguments = protocol.decode(call["arguments"], blobs[base:] if _type(base) is int and base > 0 else blobs)
     args, kwargs = arguments
     function = getattr(module, call["function"], None)
     reply: dict[str, Any] = {"value": None, "raised": None, "grads": {}, "mutated": [], "aliased": []}
