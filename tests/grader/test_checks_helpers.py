@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import types
 from collections.abc import Callable, Iterable, Sequence
@@ -446,3 +447,25 @@ def again(sub, ref):
 
 def test_collect_checks_of_a_module_without_checks() -> None:
     assert collect_checks(checks_module("x = 1\n"), required_groups=["loss"]) == ()
+
+
+SPECIAL = [0.0, 1.0, 1.0 + 1e-9, 1.001, -1.0, 1e300, math.inf, -math.inf, math.nan]
+
+
+@pytest.mark.parametrize("equal_nan", [False, True])
+@pytest.mark.parametrize(("rtol", "atol"), [(0.0, 0.0), (1e-6, 1e-8), (0.01, 0.0), (0.0, math.inf)])
+def test_a_tensor_comparison_passes_exactly_when_every_pair_is_close(equal_nan, rtol, atol):
+    """Close means |got - expected| <= atol + rtol |expected| between finite numbers, an infinity only matches
+    itself and nan matches nan only with equal_nan, whichever path the comparison takes."""
+    from grader.checks import _tensor_mismatch
+
+    for got, expected in itertools.product(SPECIAL, SPECIAL):
+        finite = math.isfinite(got) and math.isfinite(expected)
+        close = (
+            (finite and abs(got - expected) <= atol + rtol * abs(expected))
+            or (math.isinf(expected) and got == expected)
+            or (equal_nan and math.isnan(got) and math.isnan(expected))
+        )
+        pair = torch.tensor([got, 0.0], dtype=torch.float64), torch.tensor([expected, 0.0], dtype=torch.float64)
+        message = _tensor_mismatch(*pair, rtol=rtol, atol=atol, equal_nan=equal_nan)
+        assert (message == "") == close, (got, expected, message)
