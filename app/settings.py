@@ -4,6 +4,7 @@ checks)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from pydantic import AliasChoices, Field, SecretStr, ValidationInfo, field_validator
@@ -78,7 +79,11 @@ class Settings(BaseSettings):
         default=REPO_ROOT / "static", description="Folder served at `/static` (the bundle in `dist/`)."
     )
     grading_concurrency: int = Field(
-        default=2, ge=1, le=64, description="Submissions graded at once (grading threads and warm sandboxes)."
+        default_factory=lambda: 2 * (os.cpu_count() or 1),
+        ge=1,
+        le=64,
+        description="Submissions graded at once (grading threads and warm sandboxes); default twice the CPU cores, "
+        "because a grading alternates between the judge in this process and its sandboxed child.",
     )
     queue_limit: int = Field(
         default=100,

@@ -120,17 +120,18 @@ def free_port() -> int:
 
 
 class Server:
-    def __init__(self, concurrency: int, queue_limit: int) -> None:
+    def __init__(self, concurrency: int | None, queue_limit: int) -> None:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.var = tempfile.TemporaryDirectory(prefix="paperlab-bench-")
         env = {
             **os.environ,
             "PAPERLAB_VAR_DIR": self.var.name,
-            "PAPERLAB_GRADING_CONCURRENCY": str(concurrency),
             "PAPERLAB_QUEUE_LIMIT": str(queue_limit),
             "PAPERLAB_RATE_LIMIT_PER_MINUTE": "1000",
         }
+        if concurrency is not None:
+            env["PAPERLAB_GRADING_CONCURRENCY"] = str(concurrency)
         env.pop("DATABASE_URL", None)
         env.pop("CELERY_BROKER_URL", None)
         self.process = subprocess.Popen(
@@ -340,7 +341,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--floor-runs", type=int, default=20)
     parser.add_argument("--cold-runs", type=int, default=5)
     parser.add_argument("--per-client", type=int, default=6, help="submissions per client in each warm run")
-    parser.add_argument("--grading-concurrency", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--grading-concurrency", type=int, default=None,
+                        help="the server's PAPERLAB_GRADING_CONCURRENCY (default: the server's own, 2 per core)")
     parser.add_argument("--output", default=str(RESULTS / "latest.json"))
     args = parser.parse_args(argv)
 
