@@ -148,8 +148,21 @@ def tolerance(dtype: torch.dtype) -> tuple[float, float]:
     return _TOLERANCES.get(dtype, (0.0, 0.0))
 
 
-def _context(what: str, call: str | None) -> str:
-    return f"{what} of {call}" if call else what
+Call = str | CallResult | None  # the call a value came from: a CallResult is described only if a check fails
+
+
+class _Label:
+    """'what of call', formatted only when a failure message uses it (describing a call takes time)."""
+
+    __slots__ = ("what", "call")
+
+    def __init__(self, what: str, call: Call) -> None:
+        self.what = what
+        self.call = call
+
+    def __format__(self, spec: str) -> str:
+        call = self.call.call if isinstance(self.call, CallResult) else self.call
+        return format(f"{self.what} of {call}" if call else self.what, spec)
 
 
 def expect_tensor(
@@ -160,10 +173,10 @@ def expect_tensor(
     device: str | None = None,
     requires_grad: bool | None = None,
     what: str = "the result",
-    call: str | None = None,
+    call: Call = None,
 ) -> torch.Tensor:
     """Check a value is a tensor with the given properties, in the order a learner should fix them."""
-    label = _context(what, call)
+    label = _Label(what, call)
     if not isinstance(got, torch.Tensor):
         fail(f"{label}: expected a torch.Tensor, got {type(got).__name__} {describe(got)}")
     if shape is not None and tuple(got.shape) != tuple(shape):
@@ -183,7 +196,7 @@ def expect_close(
     expected: Any,
     *,
     what: str = "the result",
-    call: str | None = None,
+    call: Call = None,
     rtol: float | None = None,
     atol: float | None = None,
     check_dtype: bool = True,
@@ -192,7 +205,7 @@ def expect_close(
 ) -> None:
     """Compare a value from the learner with the expected one: tensors by shape, dtype, device then values
     (reporting the largest errors and where they are), tuples element by element, numbers with tolerance."""
-    label = _context(what, call)
+    label = _Label(what, call)
     suffix = f" {hint}" if hint else ""
     if isinstance(expected, torch.Tensor):
         expect_tensor(
@@ -234,9 +247,9 @@ def expect_close(
     expect_equal(got, expected, what=what, call=call, hint=hint)
 
 
-def expect_equal(got: Any, expected: Any, *, what: str = "the result", call: str | None = None, hint: str = "") -> None:
+def expect_equal(got: Any, expected: Any, *, what: str = "the result", call: Call = None, hint: str = "") -> None:
     """Exact equality: same type for Python scalars (True is not 1), bit-equal tensors of the same dtype."""
-    label = _context(what, call)
+    label = _Label(what, call)
     suffix = f" {hint}" if hint else ""
     if isinstance(expected, torch.Tensor):
         expect_tensor(got, shape=tuple(expected.shape), dtype=expected.dtype, what=what, call=call)

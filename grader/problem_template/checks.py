@@ -30,14 +30,14 @@ def random_cases(sub, ref):
     for seed, dtype in [(0, torch.float32), (1, torch.float64)]:
         x = _random_matrix(seed, dtype)
         result = sub.normalize_rows.call(x)
-        expect_close(result.unwrap(), ref.normalize_rows(x), call=result.call)
+        expect_close(result.unwrap(), ref.normalize_rows(x), call=result)
 
 
 @check("normalize_rows.differentiable", "The result is differentiable with respect to x")
 def differentiable(sub, ref):
     x = _random_matrix(2, torch.float64).requires_grad_()
     result = sub.normalize_rows.call(x)
-    expect_tensor(result.unwrap(), requires_grad=True, call=result.call)
+    expect_tensor(result.unwrap(), requires_grad=True, call=result)
     # For a function with a scalar result, compare gradients too:
     #     result = sub.loss.call(x, grads=("x",)); expect_grad_close(result, "x", expected_grad)
 
@@ -47,7 +47,7 @@ def dtype_and_shape(sub, ref):
     for dtype in (torch.float32, torch.float64):
         x = _random_matrix(3, dtype, shape=(4, 2))
         result = sub.normalize_rows.call(x)
-        expect_tensor(result.unwrap(), shape=(4, 2), dtype=dtype, call=result.call)
+        expect_tensor(result.unwrap(), shape=(4, 2), dtype=dtype, call=result)
 
 
 @check("contract.inputs_unchanged", "x is left unchanged")

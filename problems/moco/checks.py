@@ -22,7 +22,6 @@ from grader.checks import (
     central_differences,
     check,
     describe,
-    expect,
     expect_close,
     expect_equal,
     expect_grad_close,
@@ -132,7 +131,7 @@ def compare_losses(results: list[CallResult], expectations: list[tuple[float, to
     for result, (temperature, expected) in zip(results, expectations, strict=True):
         got = call_value(result)
         rtol, atol = loss_tolerance(expected.dtype, temperature)
-        expect_close(got, expected, what="the loss", call=result.call, rtol=rtol, atol=atol, hint=hint_text)
+        expect_close(got, expected, what="the loss", call=result, rtol=rtol, atol=atol, hint=hint_text)
 
 
 # ============================================================================================= moco_loss
@@ -149,7 +148,7 @@ def loss_hand_example(sub: Any, ref: Any) -> None:
             call_value(result),
             expected,
             what=f"the loss at T = {temperature}",
-            call=result.call,
+            call=result,
             rtol=rtol,
             atol=atol,
             hint=f"Here the positive logit is 1/T and the negatives are -1/T and 0, so the loss is "
@@ -218,7 +217,7 @@ def loss_batch_keys_are_not_negatives(sub: Any, ref: Any) -> None:
             call_value(result),
             ref.moco_loss(query, key, queue, 0.1),
             what="the loss",
-            call=result.call,
+            call=result,
             rtol=rtol,
             atol=atol,
         )
@@ -234,7 +233,7 @@ def loss_positive_in_denominator(sub: Any, ref: Any) -> None:
         "The denominator sums over the positive and the K negatives: logsumexp(s+, s-_0, ..., s-_{K-1}) "
         "- s+. Leaving the positive out can make the loss negative."
     ):
-        expect_close(call_value(result), ref.moco_loss(query, key, queue, 0.5), what="the loss", call=result.call)
+        expect_close(call_value(result), ref.moco_loss(query, key, queue, 0.5), what="the loss", call=result)
 
 
 @check("moco_loss.temperature_scales_every_logit", "Temperature divides every logit")
@@ -258,9 +257,9 @@ def loss_batch_mean(sub: Any, ref: Any) -> None:
     results = sub.moco_loss.map([(single, {}), (repeated, {}), (both, {})])
     with hint("Average the per-row losses over the batch (four copies of one row have that row's loss)."):
         expected_single = ref.moco_loss(*single)
-        expect_close(call_value(results[0]), expected_single, what="the loss", call=results[0].call)
-        expect_close(call_value(results[1]), expected_single, what="the loss", call=results[1].call)
-        expect_close(call_value(results[2]), ref.moco_loss(*both), what="the loss", call=results[2].call)
+        expect_close(call_value(results[0]), expected_single, what="the loss", call=results[0])
+        expect_close(call_value(results[1]), expected_single, what="the loss", call=results[1])
+        expect_close(call_value(results[2]), ref.moco_loss(*both), what="the loss", call=results[2])
 
 
 @check(
@@ -286,7 +285,7 @@ def loss_rows_are_normalised(sub: Any, ref: Any) -> None:
             f"{name} by its L2 norm (max(norm, 1e-12)) before taking dot products."
         ):
             rtol, atol = loss_tolerance(F64, 0.2)
-            expect_close(call_value(result), expected, what="the loss", call=result.call, rtol=rtol, atol=atol)
+            expect_close(call_value(result), expected, what="the loss", call=result, rtol=rtol, atol=atol)
 
 
 @check("moco_loss.norm_floor", "Rows are divided by max(norm, 1e-12), not norm + eps")
@@ -307,7 +306,7 @@ def loss_norm_floor(sub: Any, ref: Any) -> None:
             f"Rows of {name} here have norms 1e-13 and 1e-9. Divide by max(norm, 1e-12) "
             "(torch.clamp_min, or F.normalize's default eps), not by norm + eps, and with exactly 1e-12."
         ):
-            expect_close(call_value(result), ref.moco_loss(*args), what="the loss", call=result.call)
+            expect_close(call_value(result), ref.moco_loss(*args), what="the loss", call=result)
 
 
 @check("moco_loss.zero_rows", "Zero rows have similarity 0 and the loss stays finite")
@@ -321,13 +320,14 @@ def loss_zero_rows(sub: Any, ref: Any) -> None:
     results = sub.moco_loss.map([(args, {}) for args in variants.values()])
     for name, result, args in zip(variants, results, variants.values(), strict=True):
         got = call_value(result)
-        expect_tensor(got, shape=(), call=result.call)
+        expect_tensor(got, shape=(), call=result)
         with hint(
             f"A zero row of {name} must stay zero after normalisation (0 / max(0, 1e-12) = 0), so its "
             "similarities are 0, not nan."
         ):
-            expect(bool(torch.isfinite(got)), f"{result.call}: expected a finite loss, got {float(got)}.")
-            expect_close(got, ref.moco_loss(*args), what="the loss", call=result.call)
+            if not bool(torch.isfinite(got)):
+                fail(f"{result.call}: expected a finite loss, got {float(got)}.")
+            expect_close(got, ref.moco_loss(*args), what="the loss", call=result)
 
 
 @check("moco_loss.low_temperature", "Stable at T = 1e-3 and 1e-4 in float32")
@@ -350,22 +350,22 @@ def loss_low_temperature(sub: Any, ref: Any) -> None:
             exact = ref.moco_loss(*(t.to(F64) for t in inputs), temperature)
             expectations.append((temperature, exact.to(F32)))
     for result, (temperature, expected) in zip(sub.moco_loss.map(calls), expectations, strict=True):
-        got = expect_tensor(call_value(result), shape=(), dtype=F32, call=result.call)
+        got = expect_tensor(call_value(result), shape=(), dtype=F32, call=result)
         with hint(
             "With logits as large as 1/T, compute log-sum-exp stably: subtract each row's maximum before "
             "exp (torch.logsumexp or F.cross_entropy do this); log(softmax(...)) underflows to log(0)."
         ):
-            expect(
-                bool(torch.isfinite(got)),
-                f"{result.call}: expected a finite loss close to "
-                f"{float(expected):.6g} (float64 reference), got {float(got)}.",
-            )
+            if not bool(torch.isfinite(got)):
+                fail(
+                    f"{result.call}: expected a finite loss close to "
+                    f"{float(expected):.6g} (float64 reference), got {float(got)}."
+                )
             rtol, atol = loss_tolerance(F32, temperature)
             expect_close(
                 got,
                 expected,
                 what="the loss (against the float64 reference)",
-                call=result.call,
+                call=result,
                 rtol=rtol,
                 atol=atol,
             )
@@ -384,7 +384,7 @@ def loss_query_gradient(sub: Any, ref: Any) -> None:
             numeric,
             expected,
             what="d loss / d query by central differences",
-            call=result.call,
+            call=result,
             rtol=1e-6,
             atol=1e-7,
         )
@@ -439,7 +439,7 @@ def loss_result_kind(sub: Any, ref: Any) -> None:
                 dtype=dtype,
                 device="cpu",
                 requires_grad=query_grad,
-                call=result.call,
+                call=result,
             )
 
 
@@ -471,7 +471,7 @@ def loss_strided_views(sub: Any, ref: Any) -> None:
             "Inputs may be non-contiguous views: use .reshape or .contiguous() instead of .view, and index "
             "rows by shape, not by memory layout."
         ):
-            expect_close(call_value(result), ref.moco_loss(*contiguous), what="the loss", call=result.call)
+            expect_close(call_value(result), ref.moco_loss(*contiguous), what="the loss", call=result)
 
 
 @check("moco_loss.rejects_bad_temperature", "Bad temperatures raise TypeError (kind) or ValueError (value)")
@@ -557,7 +557,7 @@ def loss_realistic_scale(sub: Any, ref: Any) -> None:
     result = sub.moco_loss.call(*inputs)
     with hint("This check is advisory: it does not decide 'solved'. A vectorised loss takes well under a second."):
         rtol, atol = loss_tolerance(F32, 0.07)
-        expect_close(call_value(result), expected, what="the loss", call=result.call, rtol=rtol * 4, atol=atol * 4)
+        expect_close(call_value(result), expected, what="the loss", call=result, rtol=rtol * 4, atol=atol * 4)
 
 
 # ======================================================================================= momentum_update
@@ -585,13 +585,13 @@ def ema_formula(sub: Any, ref: Any) -> None:
             calls.append(((query, key, momentum), {}))
             expectations.append(expected_ema(query, key, momentum))
     for result, expected in zip(sub.momentum_update.map(calls), expectations, strict=True):
-        expect_close(call_value(result), expected, call=result.call, hint=EMA_HINT)
+        expect_close(call_value(result), expected, call=result, hint=EMA_HINT)
     query, key = parameter_pair(5, seed=203)
     result = sub.momentum_update.call(query, key)
     expect_close(
         call_value(result),
         expected_ema(query, key, 0.999),
-        call=result.call,
+        call=result,
         hint="Without a momentum argument, the default m = 0.999 applies.",
     )
 
@@ -613,7 +613,7 @@ def ema_endpoints(sub: Any, ref: Any) -> None:
         expect_close(
             call_value(result),
             wanted,
-            call=result.call,
+            call=result,
             hint=f"At m = {momentum} the result must equal {name} ({EMA_HINT})",
         )
 
@@ -630,7 +630,7 @@ def ema_shapes(sub: Any, ref: Any) -> None:
         expect_close(
             call_value(result),
             expected,
-            call=result.call,
+            call=result,
             hint="Parameters of any shape are updated elementwise; the result has the inputs' shape.",
         )
 
@@ -646,7 +646,7 @@ def ema_dtype_preserved(sub: Any, ref: Any) -> None:
             "Keep the parameters' dtype; beware that a 0-d float64 tensor (e.g. torch.tensor(m, "
             "dtype=torch.float64)) promotes a 0-d float32 tensor to float64. Multiply by the Python number."
         ):
-            expect_close(call_value(result), expected_ema(args[0], args[1], 0.999), call=result.call)
+            expect_close(call_value(result), expected_ema(args[0], args[1], 0.999), call=result)
 
 
 @check("momentum_update.parameters", "nn.Parameter inputs give a result that does not require grad")
@@ -660,8 +660,8 @@ def ema_parameters(sub: Any, ref: Any) -> None:
             "The key encoder follows by averaging, not by gradient: compute under torch.no_grad() or on "
             ".detach()ed tensors, and return a plain tensor."
         ):
-            expect_tensor(call_value(result), shape=(3, 2), dtype=F64, requires_grad=False, call=result.call)
-        expect_close(call_value(result), expected_ema(*args), call=result.call, hint=EMA_HINT)
+            expect_tensor(call_value(result), shape=(3, 2), dtype=F64, requires_grad=False, call=result)
+        expect_close(call_value(result), expected_ema(*args), call=result, hint=EMA_HINT)
 
 
 @check("momentum_update.new_storage", "The result shares storage with neither input, at any m")
@@ -704,7 +704,7 @@ def ema_strided_views(sub: Any, ref: Any) -> None:
         expect_close(
             call_value(result),
             expected_ema(*args),
-            call=result.call,
+            call=result,
             hint="Inputs may be non-contiguous views; elementwise arithmetic handles them directly.",
         )
 
@@ -775,10 +775,10 @@ def expect_enqueued(
         pointer,
         expected[1],
         what="the returned pointer",
-        call=result.call,
+        call=result,
         hint="The new pointer is (pointer + B) % K, a Python int.",
     )
-    expect_close(queue, expected[0], what="the returned queue", call=result.call, rtol=rtol, atol=atol, hint=hint_text)
+    expect_close(queue, expected[0], what="the returned queue", call=result, rtol=rtol, atol=atol, hint=hint_text)
 
 
 WRAP_HINT = (
@@ -803,7 +803,7 @@ def enqueue_normalises_incoming(sub: Any, ref: Any) -> None:
         new_queue[untouched],
         queue[untouched],
         what="rows 0, 3, 4, 5 of the returned queue",
-        call=result.call,
+        call=result,
         hint="Only the written slots change; do not re-normalise or rescale the old rows.",
     )
 
@@ -833,7 +833,7 @@ def enqueue_returned_pointer(sub: Any, ref: Any) -> None:
             got[1],
             (pointer + batch) % size,
             what="the returned pointer",
-            call=result.call,
+            call=result,
             hint=f"The pointer advances by B = {batch} and wraps modulo K = {size}.",
         )
 
@@ -908,7 +908,7 @@ def enqueue_detached_result(sub: Any, ref: Any) -> None:
                 dtype=F64,
                 requires_grad=False,
                 what="the returned queue",
-                call=result.call,
+                call=result,
             )
         expect_enqueued(
             result, ref.enqueue(*(a.detach() if isinstance(a, torch.Tensor) else a for a in args)), WRAP_HINT
@@ -1205,7 +1205,7 @@ def experiment_trajectory(sub: Any, ref: Any, ctx: Any) -> None:
     for (step, before, expected), loss_result, ema_result, enqueue_result in results:
         rows = list(experiment_batch(step))
         where = f"at step {step} of the experiment"
-        loss = expect_tensor(call_value(loss_result), shape=(), what=f"the loss {where}", call=loss_result.call)
+        loss = expect_tensor(call_value(loss_result), shape=(), what=f"the loss {where}", call=loss_result)
         query_gradient = loss_result.grads.get("query")
         if query_gradient is None:
             fail(
@@ -1213,18 +1213,18 @@ def experiment_trajectory(sub: Any, ref: Any, ctx: Any) -> None:
                 "differentiable in query"
             )
         query_gradient = expect_tensor(query_gradient, shape=(2, 3), what=f"query.grad {where}",
-                                       call=loss_result.call)
+                                       call=loss_result)
         query_weights = as_tensor(before["query encoder"]) - EXPERIMENT_LR * (
             query_views[rows].T @ query_gradient.to(F64)
         )  # [4, 3]
         key_weights = expect_tensor(
-            call_value(ema_result), shape=(4, 3), dtype=F64, what=f"the key encoder {where}", call=ema_result.call
+            call_value(ema_result), shape=(4, 3), dtype=F64, what=f"the key encoder {where}", call=ema_result
         ).detach()
         pair = call_value(enqueue_result)
         if not isinstance(pair, tuple | list) or len(pair) != 2 or not isinstance(pair[1], int):
             fail(f"{where}: {enqueue_result.call} should return (new_queue, new_pointer as int), got {describe(pair)}")
         dictionary = expect_tensor(
-            pair[0], shape=(5, 3), dtype=F64, what=f"the dictionary {where}", call=enqueue_result.call
+            pair[0], shape=(5, 3), dtype=F64, what=f"the dictionary {where}", call=enqueue_result
         ).detach()
 
         series["loss"].append(float(loss.detach()))

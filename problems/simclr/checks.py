@@ -110,11 +110,11 @@ def _expect_loss(result, ref, z1, z2, temperature, *, hint=""):
     """The learner's loss for one call equals the exact loss, with a named cause when we recognise the error."""
     got = result.unwrap()
     expected = _expected(ref, z1, z2, temperature)
-    expect_tensor(got, shape=(), dtype=z1.dtype, call=result.call)
+    expect_tensor(got, shape=(), dtype=z1.dtype, call=result)
     rtol, atol = _tolerances(z1.dtype, temperature)
     if not torch.isclose(got.detach().double(), expected.double(), rtol=rtol, atol=atol):
         hint = _diagnosis(got, z1, z2, temperature) or hint
-    expect_close(got, expected, call=result.call, rtol=rtol, atol=atol, hint=hint)
+    expect_close(got, expected, call=result, rtol=rtol, atol=atol, hint=hint)
 
 
 # ------------------------------------------------------------------------------------------------- values
@@ -132,7 +132,7 @@ def hand_example(sub, ref):
     expected = torch.tensor(math.log(1 + 2 * math.exp(-2.0)))
     hint = _diagnosis(got, z1, z2, 0.5) or "(log(1 + 2 e^-2) = 0.2395: per anchor, one positive with cosine 1 " \
         "and two negatives with cosine 0)"
-    expect_close(got, expected, call=result.call, hint=hint)
+    expect_close(got, expected, call=result, hint=hint)
 
 
 @check("loss.partner_is_positive", "The positive of view i is its partner i + N, not a look-alike")
@@ -145,7 +145,7 @@ def partner_is_positive(sub, ref):
     got = result.unwrap()
     hint = _diagnosis(got, z1, z2, 0.5) or "(log(2 + e^2) = 2.2395: the positive of z1[i] is z2[i], whatever " \
         "the other rows look like)"
-    expect_close(got, torch.tensor(math.log(2 + math.exp(2.0))), call=result.call, hint=hint)
+    expect_close(got, torch.tensor(math.log(2 + math.exp(2.0))), call=result, hint=hint)
 
 
 @check("loss.single_pair", "N = 1: no negatives, so the loss is exactly 0")
@@ -168,7 +168,7 @@ def self_excluded(sub, ref):
     result = sub.nt_xent_loss.call(z1, z2, 1.0)
     got = result.unwrap()
     hint = _diagnosis(got, z1, z2, 1.0) or "(expected log(e + 4) - 1: one positive and 2N - 2 = 4 negatives)"
-    expect_close(got, torch.tensor(math.log(math.e + 4) - 1), call=result.call, hint=hint)
+    expect_close(got, torch.tensor(math.log(math.e + 4) - 1), call=result, hint=hint)
 
 
 @check("loss.symmetric_mean", "The mean runs over all 2N anchors, so swapping the views changes nothing")
@@ -176,7 +176,7 @@ def symmetric_mean(sub, ref):
     z1, z2 = _views(4, 5, 3, noise=1.0)
     forward, backward = sub.nt_xent_loss.map([((z1, z2, 0.3), {}), ((z2, z1, 0.3), {})])
     _expect_loss(forward, ref, z1, z2, 0.3)
-    expect_close(backward.unwrap(), forward.unwrap(), call=backward.call,
+    expect_close(backward.unwrap(), forward.unwrap(), call=backward,
                  hint=f"(differs from {forward.call}: both directions must be in the mean)")
 
 
@@ -206,7 +206,7 @@ def normalisation_invariance(sub, ref):
     scale2 = torch.exp(3 * torch.randn(4, 1, generator=generator, dtype=torch.float64))
     plain, scaled = sub.nt_xent_loss.map([((z1, z2, 0.5), {}), ((z1 * scale1, z2 * scale2, 0.5), {})])
     _expect_loss(plain, ref, z1, z2, 0.5)
-    expect_close(scaled.unwrap(), plain.unwrap(), call=scaled.call,
+    expect_close(scaled.unwrap(), plain.unwrap(), call=scaled,
                  hint="(cosine similarity ignores length: normalise every row before the dot products)")
 
 
@@ -244,7 +244,7 @@ def small_temperature_float32(sub, ref):
     for t in (0.01, 0.005):
         result = sub.nt_xent_loss.call(z1, z2, t)
         got = result.unwrap()
-        expect_tensor(got, shape=(), dtype=torch.float32, call=result.call)
+        expect_tensor(got, shape=(), dtype=torch.float32, call=result)
         expect(bool(torch.isfinite(got)), f"{result.call} returned {float(got)}; use a stable logsumexp "
                "(torch.logsumexp subtracts each row's maximum before exponentiating)")
         _expect_loss(result, ref, z1, z2, t)
@@ -338,7 +338,7 @@ def scalar_result(sub, ref):
     for dtype in (torch.float32, torch.float64):
         z1, z2 = _views(16, 3, 4, dtype)
         result = sub.nt_xent_loss.call(z1.requires_grad_(), z2.requires_grad_(), 0.5)
-        expect_tensor(result.unwrap(), shape=(), dtype=dtype, requires_grad=True, call=result.call)
+        expect_tensor(result.unwrap(), shape=(), dtype=dtype, requires_grad=True, call=result)
 
 
 @check("contract.temperature_type", "A temperature that is not a Python int or float raises TypeError")

@@ -469,3 +469,19 @@ def test_a_tensor_comparison_passes_exactly_when_every_pair_is_close(equal_nan, 
         pair = torch.tensor([got, 0.0], dtype=torch.float64), torch.tensor([expected, 0.0], dtype=torch.float64)
         message = _tensor_mismatch(*pair, rtol=rtol, atol=atol, equal_nan=equal_nan)
         assert (message == "") == close, (got, expected, message)
+
+
+def test_a_call_is_described_in_the_failure_message_and_only_when_a_check_fails():
+    described: list[str] = []
+
+    def description() -> str:
+        described.append("f(x)")
+        return "f(x=float64[2])"
+
+    passing = CallResult(function="f", call=description, value=torch.ones(2, dtype=torch.float64))
+    expect_close(passing.value, torch.ones(2, dtype=torch.float64), call=passing)
+    assert described == []
+
+    failing = CallResult(function="f", call=description, value=torch.zeros(2, dtype=torch.float64))
+    with pytest.raises(CheckFailed, match=r"the result of f\(x=float64\[2\]\): 2 of 2 values differ"):
+        expect_close(failing.value, torch.ones(2, dtype=torch.float64), call=failing)
