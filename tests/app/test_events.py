@@ -114,3 +114,26 @@ def test_in_memory_bus_delivers_from_other_threads_and_forgets_finished_gradings
 def test_event_json_round_trip() -> None:
     event = GradingEvent("check", {"check": {"id": "a.b"}, "done": 1, "total": 2})
     assert GradingEvent.from_json(event.to_json()) == event
+
+
+def test_in_memory_subscription_hands_over_a_burst_at_once_and_stops_at_finished() -> None:
+    async def scenario() -> tuple[GradingEvent, list[GradingEvent], list[GradingEvent]]:
+        bus = InMemoryEventBus()
+        subscription = bus.subscribe("s3")
+        loop = asyncio.get_running_loop()
+
+        def grade() -> None:  # a grading thread finishing three checks in a row, then the grading
+            for done in (1, 2, 3):
+                bus.publish("s3", GradingEvent("check", {"done": done}))
+            bus.publish("s3", GradingEvent("finished", {"status": "done"}))
+            bus.publish("s3", GradingEvent("check", {"done": 99}))
+
+        await loop.run_in_executor(None, grade)
+        first = await subscription.__anext__()
+        ready = subscription.take_ready()
+        return first, ready, subscription.take_ready()
+
+    first, ready, after = asyncio.run(scenario())
+    assert (first.kind, first.data) == ("check", {"done": 1})
+    assert [(e.kind, e.data.get("done")) for e in ready] == [("check", 2), ("check", 3), ("finished", None)]
+    assert after == []
