@@ -12,7 +12,7 @@ import importlib
 import sys
 import time
 import types
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -47,13 +47,22 @@ class InProcessSession:
         return LoadResult(ok=True, functions=functions)
 
     def calls(self, header: dict[str, Any], blobs: list[bytes], *, timeout: float,
-              what: str) -> tuple[dict[str, Any], list[bytearray]]:
+              what: str | Callable[[], str]) -> tuple[dict[str, Any], list[bytearray]]:
         worker = _worker_module()
         output = worker.BoundedWriter(self.limits.output_kb * 1024)
         reply_blobs: list[bytes] = []
         raw_blobs = [bytearray(blob) for blob in blobs]
         results = [worker._serve_call(self.module, call, raw_blobs, output, reply_blobs) for call in header["calls"]]
         return {"op": "results", "results": results}, [bytearray(blob) for blob in reply_blobs]
+
+    def grouped_calls(
+        self, header: dict[str, Any], blobs: list[bytes], groups: Sequence[tuple[float, str | Callable[[], str]]]
+    ) -> Iterator[tuple[dict[str, Any], list[bytearray]]]:
+        reply, reply_blobs = self.calls(header, blobs, timeout=sum(t for t, _ in groups), what="")
+        start = 0
+        for count in header["groups"]:
+            yield {"op": "results", "results": reply["results"][start : start + count]}, reply_blobs
+            start += count
 
     def close(self) -> None:
         self.module = None

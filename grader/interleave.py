@@ -3,20 +3,20 @@
 A round trip costs far more than a small call (both processes wake up, and the judge's code runs with cold
 caches), and most checks make only one or two batches of calls. So each check runs as a greenlet in the
 grading thread: when it asks for calls it pauses, and once every unfinished check is paused, all their
-requests go to the worker in one exchange. Checks still run one at a time and in order, exactly as if they ran
+requests go to the worker as one request of several groups. The worker answers each group as soon as it is
+done, and its check resumes at once, while the worker goes on with the next group: verdicts still appear one by
+one, and the judge's work overlaps the worker's. Checks run one at a time and in order, exactly as if they ran
 one after another; only their waiting overlaps.
 
-A merged exchange is an optimisation, never a change of verdict: if it fails in any way (the worker died,
-hung, sent too much or sent nonsense), each check's request is sent again on its own, on a fresh worker where
-needed, so a failure is charged to exactly the check whose call caused it, as without merging. A merged
-exchange may take at most one call's time limit; a submission that exceeds it once is graded one request at a
-time from then on, so hanging code loses at most that much of its total time.
+Merging changes no verdict: every group keeps its own time limit, counted from the reply before it, and a
+failure (time, crash, limit, malformed reply) is charged to the group it happened in, exactly as if that
+check's request had gone alone. The groups after it are sent again, to a fresh worker.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -30,7 +30,7 @@ Reply = tuple[dict[str, Any], list[bytearray]]
 
 
 class CallSession(Protocol):
-    """What a check's calls need from the worker session (grader.pool.WorkerSession provides it)."""
+    """What a check's calls need (a TaskSession provides it to each check)."""
 
     def remaining(self) -> float: ...
 
@@ -38,6 +38,14 @@ class CallSession(Protocol):
 
     def calls(self, header: dict[str, Any], blobs: list[bytes], *, timeout: float,
               what: str | Callable[[], str]) -> Reply: ...
+
+
+class GroupedCallSession(CallSession, Protocol):
+    """The worker session the scheduler sends merged requests to (grader.pool.WorkerSession)."""
+
+    def grouped_calls(
+        self, header: dict[str, Any], blobs: list[bytes], groups: Sequence[tuple[float, str | Callable[[], str]]]
+    ) -> Iterator[Reply]: ...
 
 
 @dataclass
@@ -52,7 +60,7 @@ class Request:
 class TaskSession:
     """A check's view of the session: its calls pause the check until the scheduler has their reply."""
 
-    session: CallSession
+    session: GroupedCallSession
     scheduler: greenlet.greenlet
     call_seconds: float = 0.0  # time the learner's code spent in this check's calls, as the worker measured it
 
@@ -85,14 +93,14 @@ class _Running:
     own_seconds: float = 0.0
     result: Any = None
     done: bool = False
-    request: Request | None = None
+    request: Request | None = None  # asked for, not sent yet
+    sent: Request | None = None  # sent, reply not in yet
 
 
 @dataclass
 class Interleaver:
-    session: CallSession
+    session: GroupedCallSession
     limits: Limits
-    merge: bool = True
     exchanges: int = field(default=0, init=False)
 
     def run(self, tasks: Sequence[Task], on_done: Callable[[int, Any, float], None]) -> None:
@@ -104,19 +112,24 @@ class Interleaver:
             for task in tasks
         ]
         reported = 0
-        ready: list[tuple[_Running, Any]] = [(entry, entry.session) for entry in running]
-        while ready:
-            for entry, value in ready:
-                self._resume(entry, value)
+
+        def report() -> None:
+            nonlocal reported
             while reported < len(running) and running[reported].done:
                 entry = running[reported]
                 on_done(reported, entry.result, entry.own_seconds + entry.session.call_seconds)
                 reported += 1
-            waiting = [entry for entry in running if entry.request is not None]
-            replies = self._exchange([entry.request for entry in waiting if entry.request is not None])
-            for entry in waiting:
-                entry.request = None
-            ready = list(zip(waiting, replies, strict=True))
+
+        for entry in running:
+            self._resume(entry, entry.session)
+        report()
+        while batch := [entry for entry in running if entry.request is not None]:
+            for entry in batch:
+                entry.sent, entry.request = entry.request, None
+            for entry, reply in self._exchange(batch):  # a check resumes as soon as its own reply is in
+                entry.sent = None
+                self._resume(entry, reply)
+                report()
 
     def _resume(self, entry: _Running, value: Any) -> None:
         outer_grad = torch.is_grad_enabled()
@@ -137,49 +150,47 @@ class Interleaver:
 
     # ------------------------------------------------------------------------------------------- exchanges
 
-    def _exchange(self, requests: list[Request]) -> list[Reply | BaseException]:
-        if len(requests) > 1 and self.merge:
-            merged = self._merged(requests)
-            if merged is not None:
-                return merged
-        return [self._alone(request) for request in requests]
+    def _exchange(self, batch: list[_Running]) -> Iterator[tuple[_Running, Reply | BaseException]]:
+        """Each entry's reply (or the WorkerLost its request ended in), in order, as soon as it is known."""
+        queue = list(batch)
+        while queue:
+            if len(queue) == 1:
+                entry = queue.pop()
+                yield entry, self._alone(entry.sent)
+                continue
+            replies = self._merged([entry.sent for entry in queue])
+            answered = 0
+            try:
+                for reply in replies:
+                    yield queue[answered], reply
+                    answered += 1
+            except WorkerLost as exc:
+                yield queue[answered], exc
+                answered += 1
+            queue = queue[answered:]
 
-    def _alone(self, request: Request) -> Reply | BaseException:
+    def _alone(self, request: Request | None) -> Reply | BaseException:
+        assert request is not None
         self.exchanges += 1
         try:
             return self.session.calls(request.header, request.blobs, timeout=request.timeout, what=request.what)
         except WorkerLost as exc:
             return exc
 
-    def _merged(self, requests: list[Request]) -> list[Reply | BaseException] | None:
-        """One exchange for all; None when it did not work out (then each goes alone)."""
+    def _merged(self, requests: list[Request | None]) -> Iterator[Reply]:
         calls: list[dict[str, Any]] = []
         blobs: list[bytes] = []
-        counts = []
+        groups: list[int] = []
+        limits: list[tuple[float, str | Callable[[], str]]] = []
         for request in requests:
+            assert request is not None
             base = len(blobs)
             calls.extend(dict(call, blob_base=base) if base else call for call in request.header["calls"])
             blobs.extend(request.blobs)
-            counts.append(len(request.header["calls"]))
-        timeout = min(self.limits.call_timeout_s, sum(request.timeout for request in requests),
-                      max(self.session.remaining(), 0.001))
+            groups.append(len(request.header["calls"]))
+            limits.append((request.timeout, request.what))
         self.exchanges += 1
-        try:
-            reply, reply_blobs = self.session.calls({"op": "calls", "calls": calls}, blobs, timeout=timeout,
-                                                    what=f"{len(calls)} calls of several checks")
-        except WorkerLost:
-            self.merge = False
-            return None
-        results = reply.get("results")
-        if reply.get("op") != "results" or not isinstance(results, list) or len(results) != len(calls):
-            self.merge = False
-            return None  # too large together, or malformed: alone, each gets its own verdict
-        replies: list[Reply | BaseException] = []
-        start = 0
-        for count in counts:
-            replies.append(({"op": "results", "results": results[start : start + count]}, reply_blobs))
-            start += count
-        return replies
+        return self.session.grouped_calls({"op": "calls", "calls": calls, "groups": groups}, blobs, limits)
 
 
-__all__ = ["CallSession", "Interleaver", "Request", "TaskSession"]
+__all__ = ["CallSession", "GroupedCallSession", "Interleaver", "Request", "TaskSession"]

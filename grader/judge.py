@@ -14,7 +14,7 @@ from typing import Any
 from grader import protocol
 from grader.calls import CallResult, CheckFailed, ExceptionInfo, TracebackLine, WorkerLost, describe_call
 from grader.checks import Check
-from grader.interleave import CallSession, Interleaver, TaskSession
+from grader.interleave import CallSession, GroupedCallSession, Interleaver, TaskSession
 from grader.pool import LoadResult, WorkerPool, WorkerSession
 from grader.problems import Problem
 from grader.report import CheckResult, Experiment, Report, ReportError, summarise
@@ -229,7 +229,7 @@ def run_check(check: Check, runner: CheckRunner, context: CheckContext) -> Check
 
 
 def _run_checks(
-    problem: Problem, session: CallSession, loaded: LoadResult, context: CheckContext,
+    problem: Problem, session: GroupedCallSession, loaded: LoadResult, context: CheckContext,
     emit: Callable[[CheckResult], None],
 ) -> None:
     """Every check, side by side (grader.interleave), each reported in order as soon as it and those before it

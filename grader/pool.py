@@ -20,7 +20,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -311,15 +311,6 @@ class Zygote:
         self._workdir.cleanup()
 
 
-class _ChildFailed(Exception):
-    """Internal: why an exchange failed, with a {what} placeholder for the request's description."""
-
-    def __init__(self, reason: str, limit: str | None) -> None:
-        self.reason = reason
-        self.limit = limit
-        super().__init__(reason)
-
-
 def _braces(text: str) -> str:
     return text.replace("{", "{{").replace("}", "}}")
 
@@ -339,35 +330,48 @@ class Child:
                  what: str | Callable[[], str]) -> tuple[dict[str, Any], list[bytearray]]:
         """Send one request and wait for its reply; any way the child fails becomes WorkerLost naming why
         (`what` describes the request, built only for such a message)."""
-        try:
-            return self._exchange(header, blobs, timeout=timeout)
-        except _ChildFailed as failure:
-            description = what() if callable(what) else what
-            raise WorkerLost(failure.reason.format(what=description), limit=failure.limit) from None
-
-    def _exchange(self, header: dict[str, Any], blobs: list[bytes], *,
-                  timeout: float) -> tuple[dict[str, Any], list[bytearray]]:
         deadline = time.monotonic() + timeout
-        try:
-            self.sock.settimeout(timeout)
+        self.send(header, blobs, deadline=deadline, timeout=timeout, what=what)
+        return self.receive(deadline=deadline, timeout=timeout, what=what)
+
+    def send(self, header: dict[str, Any], blobs: list[bytes], *, deadline: float, timeout: float,
+             what: str | Callable[[], str]) -> None:
+        with self._failures(timeout, what):
+            self.sock.settimeout(max(0.001, deadline - time.monotonic()))
             protocol.send_frame(self.sock, header, blobs)
+
+    def receive(self, *, deadline: float, timeout: float,
+                what: str | Callable[[], str]) -> tuple[dict[str, Any], list[bytearray]]:
+        """The next reply frame (a request of several groups gets one per group, in order)."""
+        with self._failures(timeout, what):
             self._wait_for_reply(deadline)
             self.sock.settimeout(max(0.001, deadline - time.monotonic()))
             return protocol.recv_frame(self.sock, max_blob_bytes=self.limits.message_mb * 1024 * 1024)
+
+    @contextlib.contextmanager
+    def _failures(self, timeout: float, what: str | Callable[[], str]) -> Iterator[None]:
+        """Any way the child fails, as a WorkerLost that names the limit or the cause and `what` was asked."""
+        try:
+            yield
         except TimeoutError:
             extra = self._pids_note()
             self.end()
-            raise _ChildFailed(f"time limit {timeout:g} s exceeded in {{what}}{extra}", "time") from None
+            raise self._lost(f"time limit {timeout:g} s exceeded in {{what}}{extra}", "time", what) from None
         except protocol.MessageTooLarge as exc:
             self.end()
-            raise _ChildFailed(f"{{what}} sent back {exc.size / 2**20:.1f} MiB; the limit is "
-                               f"{exc.cap / 2**20:g} MiB", "message") from None
+            raise self._lost(f"{{what}} sent back {exc.size / 2**20:.1f} MiB; the limit is "
+                             f"{exc.cap / 2**20:g} MiB", "message", what) from None
         except (EOFError, ConnectionError, BrokenPipeError, protocol.ProtocolError, OSError) as exc:
             info = self.end()
             if isinstance(exc, protocol.ProtocolError):
-                raise _ChildFailed("the worker sent a malformed message during {what}", None) from None
+                raise self._lost("the worker sent a malformed message during {what}", None, what) from None
             reason, limit = explain_exit(info, self.limits)
-            raise _ChildFailed(f"{_braces(reason)} during {{what}}{self._pids_note(info)}", limit) from None
+            raise self._lost(f"{_braces(reason)} during {{what}}{self._pids_note(info)}", limit, what) from None
+
+    @staticmethod
+    def _lost(reason: str, limit: str | None, what: str | Callable[[], str]) -> WorkerLost:
+        description = what() if callable(what) else what
+        return WorkerLost(reason.format(what=description), limit=limit)
 
     def _wait_for_reply(self, deadline: float) -> None:
         """Until the reply starts to arrive. Completion is decided by watching the child, not only the socket:
@@ -446,10 +450,28 @@ class WorkerSession:
 
     def calls(self, header: dict[str, Any], blobs: list[bytes], *, timeout: float,
               what: str | Callable[[], str]) -> tuple[dict[str, Any], list[bytearray]]:
+        return self._live_child().exchange(header, blobs, timeout=timeout, what=what)
+
+    def grouped_calls(
+        self, header: dict[str, Any], blobs: list[bytes], groups: Sequence[tuple[float, str | Callable[[], str]]]
+    ) -> Iterator[tuple[dict[str, Any], list[bytearray]]]:
+        """One request whose calls form `groups` (timeout, what) in order; yields one reply per group as the worker
+        finishes it, each group under its own time limit counted from the previous reply. A failure raises
+        WorkerLost for the group it happened in (the child is gone then; the caller re-sends the rest)."""
+        child = self._live_child()
+        timeout, what = groups[0]
+        started = time.monotonic()
+        child.send(header, blobs, deadline=started + timeout, timeout=timeout, what=what)
+        for timeout, what in groups:
+            reply = child.receive(deadline=started + timeout, timeout=timeout, what=what)
+            started = time.monotonic()  # the worker is on the next group from here, whatever we do with this one
+            yield reply
+
+    def _live_child(self) -> Child:
         if self.child is None or self.child.exit_info is not None:
             self.restart()
         assert self.child is not None
-        return self.child.exchange(header, blobs, timeout=timeout, what=what)
+        return self.child
 
     def limit_notes(self) -> str:
         """Limits the current child has run into (for a call that raised, e.g. "can't start new thread")."""

@@ -273,16 +273,24 @@ def _child(job_fd: int, *, warm: bool) -> None:
             return
         if request.get("op") != "calls":
             return
-        replies: list[Any] = []
-        reply_blobs: list[bytes] = []
-        for call in request["calls"]:
-            replies.append(_serve_call(module, call, blobs, output, reply_blobs))
-        header_out: dict[str, Any] = {"op": "results", "results": replies}
-        size = sum(len(blob) for blob in reply_blobs)
-        if size > max_message:
-            header_out = {"op": "too_large", "size": size}
-            reply_blobs = []
-        _send_frame(job, header_out, reply_blobs)
+        calls = request["calls"]
+        groups = request.get("groups")  # calls of several checks: one reply per check, sent as soon as it is ready
+        valid = _type(groups) is list and all(_type(n) is int and n >= 0 for n in groups)
+        if not (valid and sum(groups) == len(calls)):
+            groups = [len(calls)]
+        position = 0
+        for count in groups:
+            replies: list[Any] = []
+            reply_blobs: list[bytes] = []
+            for call in calls[position : position + count]:
+                replies.append(_serve_call(module, call, blobs, output, reply_blobs))
+            position += count
+            header_out: dict[str, Any] = {"op": "results", "results": replies}
+            size = sum(len(blob) for blob in reply_blobs)
+            if size > max_message:
+                header_out = {"op": "too_large", "size": size}
+                reply_blobs = []
+            _send_frame(job, header_out, reply_blobs)
 
 
 def _exercise_calls() -> None:

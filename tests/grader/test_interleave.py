@@ -1,6 +1,6 @@
 """grader.interleave: checks run side by side and share exchanges, without changing what any check sees."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,10 +14,11 @@ from grader.limits import Limits
 
 @dataclass
 class FakeSession:
-    """Answers each call with its own tag; a call tagged "crash" kills the exchange it is in."""
+    """Answers each call with its own tag; a call tagged "crash" kills the worker while it runs."""
 
     exchanges: list[dict[str, Any]] = field(default_factory=list)
     time_left: float = 60.0
+    log: list[str] = field(default_factory=list)
 
     def remaining(self) -> float:
         return self.time_left
@@ -27,11 +28,23 @@ class FakeSession:
 
     def calls(self, header: dict[str, Any], blobs: list[bytes], *, timeout: float,
               what: str | Callable[[], str]) -> tuple[dict[str, Any], list[bytearray]]:
-        self.exchanges.append({"calls": header["calls"], "blobs": list(blobs), "timeout": timeout})
-        if any(call["tag"] == "crash" for call in header["calls"]):
-            raise WorkerLost("the worker process crashed")
-        results = [{"value": call["tag"], "duration_ms": 2.0} for call in header["calls"]]
-        return {"op": "results", "results": results}, [bytearray(b) for b in blobs]
+        return next(self.grouped_calls(header, blobs, [(timeout, what)]))
+
+    def grouped_calls(
+        self, header: dict[str, Any], blobs: list[bytes], groups: Sequence[tuple[float, str | Callable[[], str]]]
+    ) -> Iterator[tuple[dict[str, Any], list[bytearray]]]:
+        counts = header.get("groups", [len(header["calls"])])
+        self.exchanges.append({"calls": header["calls"], "blobs": list(blobs), "groups": counts,
+                               "timeouts": [timeout for timeout, _ in groups]})
+        start = 0
+        for count, (_, what) in zip(counts, groups, strict=True):
+            calls = header["calls"][start : start + count]
+            start += count
+            if any(call["tag"] == "crash" for call in calls):
+                raise WorkerLost(f"the worker process crashed during {what}")
+            results = [{"value": call["tag"], "duration_ms": 2.0} for call in calls]
+            self.log.append("reply " + ",".join(call["tag"] for call in calls))
+            yield {"op": "results", "results": results}, [bytearray(b) for b in blobs]
 
 
 def ask(session: TaskSession, *tags: str, blobs: tuple[bytes, ...] = ()) -> list[str]:
@@ -89,7 +102,7 @@ def test_results_are_reported_in_check_order_as_soon_as_those_before_are_done():
     assert [(index, result) for index, result, _ in done] == [(0, "slow"), (1, "quick")]
 
 
-def test_a_failed_merged_exchange_is_sent_again_per_check_and_blames_only_the_culprit():
+def test_a_failure_is_charged_to_its_own_check_and_the_checks_after_it_are_sent_again():
     def crashes(s: TaskSession) -> str:
         try:
             ask(s, "crash")
@@ -97,24 +110,40 @@ def test_a_failed_merged_exchange_is_sent_again_per_check_and_blames_only_the_cu
             return f"lost: {exc.reason}"
         return "no crash"
 
-    done, session, interleaver = run([lambda s: ask(s, "a"), crashes, lambda s: ask(s, "b") + ask(s, "c")])
-    assert [result for _, result, _ in done] == [["a"], "lost: the worker process crashed", ["b", "c"]]
-    assert [[call["tag"] for call in e["calls"]] for e in session.exchanges] == [
-        ["a", "crash", "b"],  # merged: fails as a whole
-        ["a"], ["crash"], ["b"],  # then alone
-        ["c"],
+    tasks = [lambda s: ask(s, "a"), crashes, lambda s: ask(s, "b"), lambda s: ask(s, "c")]
+    done, session, interleaver = run(tasks)
+    assert [result for _, result, _ in done] == [
+        ["a"], "lost: the worker process crashed during a call", ["b"], ["c"],
     ]
-    assert interleaver.merge is False  # after one failure the submission is graded a request at a time
+    assert [[call["tag"] for call in e["calls"]] for e in session.exchanges] == [
+        ["a", "crash", "b", "c"],  # "a" is answered, then the worker dies in the crashing check's group
+        ["b", "c"],  # the rest go again, together, to a fresh worker
+    ]
+    assert interleaver.exchanges == 2
 
 
-def test_a_merged_exchange_may_take_only_one_calls_time_limit():
+def test_a_check_resumes_as_soon_as_its_own_reply_is_in():
+    """So its verdict is out while the worker is still busy with the checks after it; its next request waits
+    for the next exchange."""
+    session = FakeSession()
+
+    def task(name: str, rounds: int) -> Callable[[TaskSession], Any]:
+        def run_rounds(s: TaskSession) -> None:
+            for number in range(1, rounds + 1):
+                ask(s, f"{name}{number}")
+                session.log.append(f"{name} resumed")
+
+        return run_rounds
+
+    done, _, _ = run([task("a", 2), task("b", 1)], session)
+    assert session.log == ["reply a1", "a resumed", "reply b1", "b resumed", "reply a2", "a resumed"]
+    assert [e["groups"] for e in session.exchanges] == [[1, 1], [1]]
+    assert [index for index, _, _ in done] == [0, 1]
+
+
+def test_every_group_keeps_its_own_time_limit():
     _, session, _ = run([lambda s: ask(s, "a", "b", "c"), lambda s: ask(s, "d")], call_timeout_s=2.0)
-    assert session.exchanges[0]["timeout"] == 2.0
-
-
-def test_a_single_request_keeps_its_own_time_limit():
-    _, session, _ = run([lambda s: ask(s, "a", "b", "c")], call_timeout_s=2.0)
-    assert session.exchanges[0]["timeout"] == 15.0
+    assert session.exchanges[0]["timeouts"] == [15.0, 5.0]
 
 
 def test_each_check_keeps_its_own_grad_mode_across_pauses():
