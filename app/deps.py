@@ -16,8 +16,11 @@ from app.identity import STATE_KEY, LearnerCookie
 from app.settings import Settings
 from app.state import AppState
 
+# Dependencies that only read what is already in memory are `async def`: FastAPI runs a plain `def` in its
+# thread pool, and every such hop waits for the GIL behind the grading threads while submissions are graded.
 
-def app_state(request: Request) -> AppState:
+
+async def app_state(request: Request) -> AppState:
     state: AppState = request.app.state.paperlab
     return state
 
@@ -25,19 +28,19 @@ def app_state(request: Request) -> AppState:
 StateDep = Annotated[AppState, Depends(app_state)]
 
 
-def settings(state: StateDep) -> Settings:
+async def settings(state: StateDep) -> Settings:
     return state.settings
 
 
-def catalog(state: StateDep) -> ProblemCatalog:
+async def catalog(state: StateDep) -> ProblemCatalog:
     return state.catalog
 
 
-def backend(state: StateDep) -> GradingBackend:
+async def backend(state: StateDep) -> GradingBackend:
     return state.backend
 
 
-def event_bus(state: StateDep) -> EventBus:
+async def event_bus(state: StateDep) -> EventBus:
     return state.bus
 
 

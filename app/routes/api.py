@@ -26,12 +26,12 @@ ERROR_RESPONSES: dict[int | str, dict[str, str]] = {
 
 
 @router.get("/problems", response_model=list[ProblemSummary])
-def list_problems(catalog: CatalogDep) -> list[dict[str, object]]:
+async def list_problems(catalog: CatalogDep) -> list[dict[str, object]]:
     return [entry.public() for entry in catalog.entries.values()]
 
 
 @router.get("/problems/{slug}", response_model=ProblemDetail, responses=ERROR_RESPONSES)
-def read_problem(slug: str, catalog: CatalogDep) -> dict[str, object]:
+async def read_problem(slug: str, catalog: CatalogDep) -> dict[str, object]:
     entry = catalog.entry(slug)
     return {**entry.public(), "statement": entry.problem.statement, "starter": entry.problem.starter}
 
