@@ -512,7 +512,6 @@ class WorkerPool:
         self.unsafe = unsafe
         self.tmp_size_mb = tmp_size_mb
         self.fork_ahead = fork_ahead
-        self.fork_ahead = fork_ahead
         self._idle: queue.Queue[Zygote] = queue.Queue()
         self._all: list[Zygote] = []
         self._lock = threading.Lock()
