@@ -101,6 +101,7 @@ class _Running:
 class Interleaver:
     session: GroupedCallSession
     limits: Limits
+    merge: bool = True  # False: every request alone, one round trip each (what merging must be equivalent to)
     exchanges: int = field(default=0, init=False)
 
     def run(self, tasks: Sequence[Task], on_done: Callable[[int, Any, float], None]) -> None:
@@ -154,7 +155,7 @@ class Interleaver:
         """Each entry's reply (or the WorkerLost its request ended in), in order, as soon as it is known."""
         queue = list(batch)
         while queue:
-            if len(queue) == 1:
+            if len(queue) == 1 or not self.merge:
                 entry = queue.pop()
                 yield entry, self._alone(entry.sent)
                 continue

@@ -168,3 +168,12 @@ def test_a_checks_time_counts_its_own_calls_not_the_others():
     (_, _, first), (_, _, second) = done
     assert first == pytest.approx(0.004, abs=0.003)  # two calls of 2 ms each, plus its own few microseconds
     assert second == pytest.approx(0.002, abs=0.003)
+
+
+def test_without_merging_every_request_goes_alone():
+    session = FakeSession()
+    done: list[Any] = []
+    interleaver = Interleaver(session=session, limits=Limits(), merge=False)
+    interleaver.run([lambda s: ask(s, "a"), lambda s: ask(s, "b")], lambda i, r, t: done.append(r))
+    assert done == [["a"], ["b"]]
+    assert [e["groups"] for e in session.exchanges] == [[1], [1]]
