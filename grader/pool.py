@@ -327,36 +327,39 @@ class Child:
     exit_info: ExitInfo | None = None
 
     def exchange(self, header: dict[str, Any], blobs: list[bytes], *, timeout: float,
-                 what: str | Callable[[], str]) -> tuple[dict[str, Any], list[bytearray]]:
+                 what: str | Callable[[], str], total_s: float | None = None) -> tuple[dict[str, Any], list[bytearray]]:
         """Send one request and wait for its reply; any way the child fails becomes WorkerLost naming why
-        (`what` describes the request, built only for such a message)."""
+        (`what` describes the request, built only for such a message). `total_s`: the timeout is what was left of
+        the submission's total time limit of that many seconds, and a time-out says so."""
         deadline = time.monotonic() + timeout
-        self.send(header, blobs, deadline=deadline, timeout=timeout, what=what)
-        return self.receive(deadline=deadline, timeout=timeout, what=what)
+        self.send(header, blobs, deadline=deadline, timeout=timeout, what=what, total_s=total_s)
+        return self.receive(deadline=deadline, timeout=timeout, what=what, total_s=total_s)
 
     def send(self, header: dict[str, Any], blobs: list[bytes], *, deadline: float, timeout: float,
-             what: str | Callable[[], str]) -> None:
-        with self._failures(timeout, what):
+             what: str | Callable[[], str], total_s: float | None = None) -> None:
+        with self._failures(timeout, what, total_s):
             self.sock.settimeout(max(0.001, deadline - time.monotonic()))
             protocol.send_frame(self.sock, header, blobs)
 
-    def receive(self, *, deadline: float, timeout: float,
-                what: str | Callable[[], str]) -> tuple[dict[str, Any], list[bytearray]]:
+    def receive(self, *, deadline: float, timeout: float, what: str | Callable[[], str],
+                total_s: float | None = None) -> tuple[dict[str, Any], list[bytearray]]:
         """The next reply frame (a request of several groups gets one per group, in order)."""
-        with self._failures(timeout, what):
+        with self._failures(timeout, what, total_s):
             self._wait_for_reply(deadline)
             self.sock.settimeout(max(0.001, deadline - time.monotonic()))
             return protocol.recv_frame(self.sock, max_blob_bytes=self.limits.message_mb * 1024 * 1024)
 
     @contextlib.contextmanager
-    def _failures(self, timeout: float, what: str | Callable[[], str]) -> Iterator[None]:
+    def _failures(self, timeout: float, what: str | Callable[[], str], total_s: float | None) -> Iterator[None]:
         """Any way the child fails, as a WorkerLost that names the limit or the cause and `what` was asked."""
         try:
             yield
         except TimeoutError:
             extra = self._pids_note()
             self.end()
-            raise self._lost(f"time limit {timeout:g} s exceeded in {{what}}{extra}", "time", what) from None
+            which = (f"time limit {timeout:g} s exceeded" if total_s is None
+                     else f"total time limit {total_s:g} s for the whole submission used up")
+            raise self._lost(f"{which} in {{what}}{extra}", "time", what) from None
         except protocol.MessageTooLarge as exc:
             self.end()
             raise self._lost(f"{{what}} sent back {exc.size / 2**20:.1f} MiB; the limit is "
@@ -450,22 +453,37 @@ class WorkerSession:
 
     def calls(self, header: dict[str, Any], blobs: list[bytes], *, timeout: float,
               what: str | Callable[[], str]) -> tuple[dict[str, Any], list[bytearray]]:
-        return self._live_child().exchange(header, blobs, timeout=timeout, what=what)
+        """One request, under `timeout` and what is left of the submission's total time."""
+        timeout, total_s = self._within_total(timeout)
+        return self._live_child().exchange(header, blobs, timeout=timeout, what=what, total_s=total_s)
 
     def grouped_calls(
         self, header: dict[str, Any], blobs: list[bytes], groups: Sequence[tuple[float, str | Callable[[], str]]]
     ) -> Iterator[tuple[dict[str, Any], list[bytearray]]]:
         """One request whose calls form `groups` (timeout, what) in order; yields one reply per group as the worker
-        finishes it, each group under its own time limit counted from the previous reply. A failure raises
-        WorkerLost for the group it happened in (the child is gone then; the caller re-sends the rest)."""
-        child = self._live_child()
+        finishes it, each group under its own time limit counted from the previous reply, and all of them within
+        what is left of the submission's total time. A failure raises WorkerLost for the group it happened in
+        (the child is gone then; the caller re-sends the rest)."""
         timeout, what = groups[0]
+        timeout, total_s = self._within_total(timeout)
+        child = self._live_child()
         started = time.monotonic()
-        child.send(header, blobs, deadline=started + timeout, timeout=timeout, what=what)
+        child.send(header, blobs, deadline=started + timeout, timeout=timeout, what=what, total_s=total_s)
         for timeout, what in groups:
-            reply = child.receive(deadline=started + timeout, timeout=timeout, what=what)
+            timeout, total_s = self._within_total(timeout)
+            reply = child.receive(deadline=started + timeout, timeout=timeout, what=what, total_s=total_s)
             started = time.monotonic()  # the worker is on the next group from here, whatever we do with this one
             yield reply
+
+    def _within_total(self, timeout: float) -> tuple[float, float | None]:
+        """(the timeout to wait, the total limit when it is what is left of it that decides)."""
+        remaining = self.remaining()
+        total = self.limits.total_timeout_s
+        if remaining <= 0:
+            if self.child is not None:
+                self.child.end()  # it may be in the middle of a request we no longer wait for
+            raise WorkerLost(f"total time limit {total:g} s for the whole submission used up", limit="time")
+        return (timeout, None) if timeout <= remaining else (remaining, total)
 
     def _live_child(self) -> Child:
         if self.child is None or self.child.exit_info is not None:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 import pytest
 
+from grader.problems import Problem
 from grader.report import Report
 from tests.hostile.hostile_support import assert_unsolved_within, messages, submission
 
@@ -34,6 +36,20 @@ def test_infinite_loop_in_a_function(grade_code: GradeCode) -> None:
     assert [c.status for c in report.checks if c.group == "scaled_sum"] == ["passed", "passed", "passed"]
     for check in report.checks:
         assert check.duration_ms < 3000 + 5000
+
+
+def test_the_total_time_limit_bounds_a_submission_whose_every_call_hangs(
+    grade_code: GradeCode, adder: Problem
+) -> None:
+    """Five checks whose calls each take the 3 s call limit would need 15 s; the total limit of 7 s ends it."""
+    spec = adder.spec.model_copy(update={"limits": adder.limits.model_copy(update={"total_timeout_s": 7.0})})
+    report = grade_code(submission("loop_everywhere"), problem=dataclasses.replace(adder, spec=spec))
+    assert_unsolved_within(report, 7 + 8)
+    found = list(messages(report).values())
+    assert found[0] == "time limit 3 s exceeded in add_one(x=float32[2, 3])"
+    assert found[1] == "time limit 3 s exceeded in add_one(x=float32[3] [1, 1, 1])"
+    assert found[2].startswith("total time limit 7 s for the whole submission used up in scaled_sum(")
+    assert found[3:] == ["total time limit 7 s for the whole submission used up"] * 2
 
 
 def test_memory_bomb_hits_the_memory_limit(grade_code: GradeCode) -> None:
