@@ -1,72 +1,110 @@
-"""Server-rendered pages (templates and their context: docs/web-contract.md)."""
+"""Server-rendered pages (templates and their context: docs/web-contract.md).
+
+Pages are `async`: each makes one trip to the thread pool for all its database work (the learner's identity
+included) and renders on the event loop. A plain `def` page and its plain `def` dependencies made four trips,
+and every trip waits for the GIL behind the grading threads while submissions are graded.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, TypeVar
+
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
+from sqlalchemy.orm import Session
+from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
 from app import crud
-from app.deps import CatalogDep, LearnerDep, SessionDep
+from app.deps import CatalogDep, StateDep, current_learner
 from app.schemas import as_json, attempt, submission_out
+from app.state import AppState
 from app.templating import render
 
 router = APIRouter(include_in_schema=False, default_response_class=HTMLResponse)
 
+T = TypeVar("T")
+
+
+async def with_learner(state: AppState, request: Request, work: Callable[[Session, str], T]) -> T:
+    """work(session, learner_id) in one trip to the thread pool."""
+
+    def run() -> T:
+        with state.session_factory() as session:
+            return work(session, current_learner(request, session))
+
+    return await run_in_threadpool(run)
+
 
 @router.api_route("/", methods=["GET", "HEAD"])
-def index(request: Request, catalog: CatalogDep, session: SessionDep, learner: LearnerDep) -> Response:
-    states = crud.problem_states(session=session, learner_id=learner)
+async def index(request: Request, catalog: CatalogDep, state: StateDep) -> Response:
+    states = await with_learner(
+        state, request, lambda session, learner: crud.problem_states(session=session, learner_id=learner)
+    )
     problems = [{**entry.public(), "state": states.get(entry.slug, "new")} for entry in catalog.entries.values()]
     return render(request, "index.html", {"problems": problems})
 
 
 @router.api_route("/problems/{slug}", methods=["GET", "HEAD"])
-def problem_page(
-    slug: str, request: Request, catalog: CatalogDep, session: SessionDep, learner: LearnerDep
-) -> Response:
+async def problem_page(slug: str, request: Request, catalog: CatalogDep, state: StateDep) -> Response:
     entry = catalog.entry(slug)
-    last = crud.last_submission(session=session, learner_id=learner, problem=entry.slug)
-    context = {
-        "problem": entry.public(),
-        "statement_html": entry.statement_html,
-        "initial_code": last.code if last is not None else entry.problem.starter,
-        "starter_code": entry.problem.starter,
-        "solved": crud.has_solved(session=session, learner_id=learner, problem=entry.slug),
-        "last_submission_id": last.id if last is not None else None,
-    }
-    return render(request, "problem.html", context)
+
+    def load(session: Session, learner: str) -> dict[str, Any]:
+        last = crud.last_submission(session=session, learner_id=learner, problem=entry.slug)
+        return {
+            "problem": entry.public(),
+            "statement_html": entry.statement_html,
+            "initial_code": last.code if last is not None else entry.problem.starter,
+            "starter_code": entry.problem.starter,
+            "solved": crud.has_solved(session=session, learner_id=learner, problem=entry.slug),
+            "last_submission_id": last.id if last is not None else None,
+        }
+
+    return render(request, "problem.html", await with_learner(state, request, load))
 
 
 @router.get("/problems/{slug}/notes")
-def notes_page(slug: str, request: Request, catalog: CatalogDep, session: SessionDep, learner: LearnerDep) -> Response:
+async def notes_page(slug: str, request: Request, catalog: CatalogDep, state: StateDep) -> Response:
     """The notes, only for a learner who solved the problem (checked here, on the server); else 403."""
     entry = catalog.entry(slug)
-    if not crud.has_solved(session=session, learner_id=learner, problem=entry.slug):
+
+    def load(session: Session, learner: str) -> tuple[bool, dict[str, Any] | None]:
+        if not crud.has_solved(session=session, learner_id=learner, problem=entry.slug):
+            return False, None
+        solved = crud.latest_solved_submission(session=session, learner_id=learner, problem=entry.slug)
+        report = submission_out(solved).report if solved is not None else None
+        return True, report.experiment.model_dump(mode="json") if report and report.experiment else None
+
+    unlocked, experiment = await with_learner(state, request, load)
+    if not unlocked:
         return render(request, "locked.html", {"problem": entry.public()}, status_code=403)
-    solved = crud.latest_solved_submission(session=session, learner_id=learner, problem=entry.slug)
-    report = submission_out(solved).report if solved is not None else None
-    experiment = report.experiment.model_dump(mode="json") if report and report.experiment else None
     context = {"problem": entry.public(), "notes_html": entry.notes_html(), "experiment": experiment}
     return render(request, "notes.html", context)
 
 
 @router.get("/problems/{slug}/history")
-def history_page(
-    slug: str, request: Request, catalog: CatalogDep, session: SessionDep, learner: LearnerDep
-) -> Response:
+async def history_page(slug: str, request: Request, catalog: CatalogDep, state: StateDep) -> Response:
     entry = catalog.entry(slug)
-    attempts = [
-        as_json(attempt(s)) for s in crud.list_submissions(session=session, learner_id=learner, problem=entry.slug)
-    ]
+    attempts = await with_learner(
+        state,
+        request,
+        lambda session, learner: [
+            as_json(attempt(s)) for s in crud.list_submissions(session=session, learner_id=learner, problem=entry.slug)
+        ],
+    )
     return render(request, "history.html", {"problem": entry.public(), "attempts": attempts})
 
 
 @router.get("/submissions/{submission_id}")
-def submission_page(
-    submission_id: str, request: Request, catalog: CatalogDep, session: SessionDep, learner: LearnerDep
-) -> Response:
-    submission = submission_out(crud.get_submission(session=session, submission_id=submission_id, learner_id=learner))
+async def submission_page(submission_id: str, request: Request, catalog: CatalogDep, state: StateDep) -> Response:
+    submission = await with_learner(
+        state,
+        request,
+        lambda session, learner: submission_out(
+            crud.get_submission(session=session, submission_id=submission_id, learner_id=learner)
+        ),
+    )
     problem = (
         catalog.entries[submission.problem].public()
         if submission.problem in catalog.entries
