@@ -2,8 +2,8 @@
 
 (a) floor: the judge and checks in-process, the submission in the same process (no sandbox, no IPC);
 (b) cold:  one fresh sandboxed process per submission through the CLI (`python -m grader grade --json`);
-(c) warm:  the web app's HTTP API with its warm sandbox pool, at client concurrency 1, 2, 4 and 8, while a
-           probe measures `GET /api/problems` latency.
+(c) warm:  the web app's HTTP API with its warm sandbox pool, at client concurrency 1, 2, 4 and 8, while
+           probes measure the latency of `GET /api/problems` and of the problem's page.
 Prints a table and writes the same as JSON under bench/results/.
 """
 
@@ -44,6 +44,7 @@ class Row:
     throughput_per_s: float
     failures: int = 0
     api_p99_ms: float | None = None
+    page_p99_ms: float | None = None
     notes: str = ""
 
 
@@ -240,11 +241,11 @@ def submit_and_wait(client: httpx.Client, slug: str, code: str) -> tuple[float, 
     return (time.perf_counter() - started) * 1000, False
 
 
-def probe_api(base: str, stop: threading.Event, latencies: list[float]) -> None:
+def probe(base: str, path: str, stop: threading.Event, latencies: list[float]) -> None:
     with httpx.Client(base_url=base, timeout=30) as client:
         while not stop.is_set():
             t = time.perf_counter()
-            client.get("/api/problems")
+            client.get(path)
             latencies.append((time.perf_counter() - t) * 1000)
             stop.wait(0.05)
 
@@ -257,8 +258,12 @@ def bench_warm(server: Server, slug: str, code: str, concurrency: int, per_clien
     failures = 0
     lock = threading.Lock()
     api_latencies: list[float] = []
+    page_latencies: list[float] = []
     stop = threading.Event()
-    prober = threading.Thread(target=probe_api, args=(server.base, stop, api_latencies))
+    probers = [
+        threading.Thread(target=probe, args=(server.base, "/api/problems", stop, api_latencies)),
+        threading.Thread(target=probe, args=(server.base, f"/problems/{slug}", stop, page_latencies)),
+    ]
 
     def client() -> None:
         nonlocal failures
@@ -271,16 +276,19 @@ def bench_warm(server: Server, slug: str, code: str, concurrency: int, per_clien
 
     clients = [threading.Thread(target=client) for _ in range(concurrency)]
     started = time.perf_counter()
-    prober.start()
+    for prober in probers:
+        prober.start()
     for thread in clients:
         thread.start()
     for thread in clients:
         thread.join()
     wall = time.perf_counter() - started
     stop.set()
-    prober.join()
+    for prober in probers:
+        prober.join()
     return row(f"c. warm via HTTP API, {concurrency} client(s)", times, wall, failures,
-               api_p99_ms=round(percentile(api_latencies, 0.99), 1))
+               api_p99_ms=round(percentile(api_latencies, 0.99), 1),
+               page_p99_ms=round(percentile(page_latencies, 0.99), 1))
 
 
 # ---------------------------------------------------------------------------------------------- memory
@@ -303,12 +311,14 @@ def measure_child_rss(problem_slug: str, code: str) -> float:
 
 
 def render(results: Results) -> str:
-    header = f"{'path':<46} {'runs':>5} {'median ms':>10} {'p95 ms':>8} {'subs/s':>7} {'fail':>5} {'API p99 ms':>11}"
+    header = (f"{'path':<46} {'runs':>5} {'median ms':>10} {'p95 ms':>8} {'subs/s':>7} {'fail':>5} {'API p99 ms':>11} "
+              f"{'page p99 ms':>12}")
     lines = [f"PaperLab benchmark — {results.problem} — {results.machine['summary']}", header, "-" * len(header)]
     for r in results.rows:
         api = f"{r.api_p99_ms:.1f}" if r.api_p99_ms is not None else "-"
+        page = f"{r.page_p99_ms:.1f}" if r.page_p99_ms is not None else "-"
         lines.append(f"{r.path:<46} {r.runs:>5} {r.median_ms:>10.1f} {r.p95_ms:>8.1f} "
-                     f"{r.throughput_per_s:>7.2f} {r.failures:>5} {api:>11}")
+                     f"{r.throughput_per_s:>7.2f} {r.failures:>5} {api:>11} {page:>12}")
     lines.append("")
     lines.extend(f"{name}: {value}" for name, value in results.ratios.items())
     lines.extend(f"memory, {name}: {value:.0f} MB" for name, value in results.memory_mb.items())
