@@ -350,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--submission", default=None, help="default: the problem's reference solution")
     parser.add_argument("--floor-runs", type=int, default=20)
     parser.add_argument("--cold-runs", type=int, default=5)
-    parser.add_argument("--per-client", type=int, default=6, help="submissions per client in each warm run")
+    parser.add_argument("--per-client", type=int, default=10, help="submissions per client in each warm run")
     parser.add_argument("--grading-concurrency", type=int, default=None,
                         help="the server's PAPERLAB_GRADING_CONCURRENCY (default: the server's own, 2 per core)")
     parser.add_argument("--output", default=str(RESULTS / "latest.json"))
