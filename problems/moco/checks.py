@@ -537,12 +537,13 @@ def loss_rejects_bad_tensors(sub: Any, ref: Any) -> None:
 def realistic_scale_case(ref: Any) -> tuple[tuple[torch.Tensor, torch.Tensor, torch.Tensor, float], torch.Tensor]:
     """Inputs and the reference loss, computed once per judge process.
 
-    The dictionary is the paper's (K = 65,536 keys of D = 128); the batch is 32 rather than the paper's 256, so
-    the check costs tens of milliseconds instead of a second of a grading slot for every submission (the
-    throughput target is 8 MoCo submissions per second on 2 cores). The work per query is the same."""
+    The dictionary is the paper's (K = 65,536 keys of D = 128), which is what the check is about: a loss that
+    handles it handles any batch. The batch is 8 rather than the paper's 256 because every submission pays for
+    this advisory check: with a vectorised loss it costs about 25 ms of a grading slot (the passes over the
+    dictionary), where B = 32 cost 40 ms and B = 256 about a second. The work per query is the same."""
     generator = torch.Generator().manual_seed(121)
-    query = torch.randn(32, 128, generator=generator)
-    key = query + 0.3 * torch.randn(32, 128, generator=generator)
+    query = torch.randn(8, 128, generator=generator)
+    key = query + 0.3 * torch.randn(8, 128, generator=generator)
     # Row r of the queue is the window signal[r : r + 128] of one long random signal: 65,536 distinct rows
     # that cost 256 KB to send to the worker instead of 33.5 MB (the work in the loss is the same).
     signal = torch.randn(65_536 + 127, generator=generator)
@@ -551,7 +552,7 @@ def realistic_scale_case(ref: Any) -> tuple[tuple[torch.Tensor, torch.Tensor, to
     return inputs, ref.moco_loss(*inputs)
 
 
-@check("moco_loss.realistic_scale", "Realistic scale: K = 65,536, D = 128, B = 32 (advisory)", required=False)
+@check("moco_loss.realistic_scale", "Realistic scale: K = 65,536, D = 128, B = 8 (advisory)", required=False)
 def loss_realistic_scale(sub: Any, ref: Any) -> None:
     inputs, expected = realistic_scale_case(ref)
     result = sub.moco_loss.call(*inputs)
