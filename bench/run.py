@@ -45,6 +45,7 @@ class Row:
     failures: int = 0
     api_p99_ms: float | None = None
     page_p99_ms: float | None = None
+    cpu_ms_per_sub: float | None = None  # busy CPU of the whole machine (all cores) per submission
     notes: str = ""
 
 
@@ -275,6 +276,7 @@ def bench_warm(server: Server, slug: str, code: str, concurrency: int, per_clien
                 failures += not solved
 
     clients = [threading.Thread(target=client) for _ in range(concurrency)]
+    busy_before = busy_cpu_s()
     started = time.perf_counter()
     for prober in probers:
         prober.start()
@@ -283,12 +285,21 @@ def bench_warm(server: Server, slug: str, code: str, concurrency: int, per_clien
     for thread in clients:
         thread.join()
     wall = time.perf_counter() - started
+    busy = busy_cpu_s() - busy_before
     stop.set()
     for prober in probers:
         prober.join()
     return row(f"c. warm via HTTP API, {concurrency} client(s)", times, wall, failures,
                api_p99_ms=round(percentile(api_latencies, 0.99), 1),
-               page_p99_ms=round(percentile(page_latencies, 0.99), 1))
+               page_p99_ms=round(percentile(page_latencies, 0.99), 1),
+               cpu_ms_per_sub=round(busy / max(len(times), 1) * 1000, 1))
+
+
+def busy_cpu_s() -> float:
+    """Seconds all cores spent busy since boot (/proc/stat: everything but idle and iowait). Per submission it
+    is a steadier measure than throughput on a noisy machine: the clients and probes are in it too."""
+    fields = [int(value) for value in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    return (sum(fields) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
 
 
 # ---------------------------------------------------------------------------------------------- memory
@@ -312,13 +323,14 @@ def measure_child_rss(problem_slug: str, code: str) -> float:
 
 def render(results: Results) -> str:
     header = (f"{'path':<46} {'runs':>5} {'median ms':>10} {'p95 ms':>8} {'subs/s':>7} {'fail':>5} {'API p99 ms':>11} "
-              f"{'page p99 ms':>12}")
+              f"{'page p99 ms':>12} {'CPU ms/sub':>11}")
     lines = [f"PaperLab benchmark — {results.problem} — {results.machine['summary']}", header, "-" * len(header)]
     for r in results.rows:
         api = f"{r.api_p99_ms:.1f}" if r.api_p99_ms is not None else "-"
         page = f"{r.page_p99_ms:.1f}" if r.page_p99_ms is not None else "-"
+        cpu = f"{r.cpu_ms_per_sub:.0f}" if r.cpu_ms_per_sub is not None else "-"
         lines.append(f"{r.path:<46} {r.runs:>5} {r.median_ms:>10.1f} {r.p95_ms:>8.1f} "
-                     f"{r.throughput_per_s:>7.2f} {r.failures:>5} {api:>11} {page:>12}")
+                     f"{r.throughput_per_s:>7.2f} {r.failures:>5} {api:>11} {page:>12} {cpu:>11}")
     lines.append("")
     lines.extend(f"{name}: {value}" for name, value in results.ratios.items())
     lines.extend(f"memory, {name}: {value:.0f} MB" for name, value in results.memory_mb.items())
