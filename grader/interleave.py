@@ -156,7 +156,7 @@ class Interleaver:
         queue = list(batch)
         while queue:
             if len(queue) == 1 or not self.merge:
-                entry = queue.pop()
+                entry = queue.pop(0)
                 yield entry, self._alone(entry.sent)
                 continue
             replies = self._merged([entry.sent for entry in queue])

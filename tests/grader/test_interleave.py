@@ -174,6 +174,7 @@ def test_without_merging_every_request_goes_alone():
     session = FakeSession()
     done: list[Any] = []
     interleaver = Interleaver(session=session, limits=Limits(), merge=False)
-    interleaver.run([lambda s: ask(s, "a"), lambda s: ask(s, "b")], lambda i, r, t: done.append(r))
-    assert done == [["a"], ["b"]]
-    assert [e["groups"] for e in session.exchanges] == [[1], [1]]
+    interleaver.run([lambda s: ask(s, "a"), lambda s: ask(s, "b"), lambda s: ask(s, "c")],
+                    lambda i, r, t: done.append(r))
+    assert done == [["a"], ["b"], ["c"]]
+    assert [[call["tag"] for call in e["calls"]] for e in session.exchanges] == [["a"], ["b"], ["c"]]  # in order
