@@ -485,3 +485,11 @@ def test_a_call_is_described_in_the_failure_message_and_only_when_a_check_fails(
     failing = CallResult(function="f", call=description, value=torch.zeros(2, dtype=torch.float64))
     with pytest.raises(CheckFailed, match=r"the result of f\(x=float64\[2\]\): 2 of 2 values differ"):
         expect_close(failing.value, torch.ones(2, dtype=torch.float64), call=failing)
+
+
+@pytest.mark.parametrize("shape", [(7,), (3, 4), (2, 1, 5), (1, 1), (4, 3, 2, 2)])
+def test_a_flat_index_is_unravelled_as_torch_does(shape):
+    from grader.checks import _unravel
+
+    for flat in range(math.prod(shape)):
+        assert _unravel(flat, shape) == tuple(int(i) for i in torch.unravel_index(torch.tensor(flat), shape))
