@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import inspect
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Protocol
@@ -47,6 +48,7 @@ __all__ = [
     "expect_tensor",
     "expect_unchanged",
     "fail",
+    "hint",
     "tolerance",
 ]
 
@@ -206,7 +208,6 @@ def expect_close(
     """Compare a value from the learner with the expected one: tensors by shape, dtype, device then values
     (reporting the largest errors and where they are), tuples element by element, numbers with tolerance."""
     label = _Label(what, call)
-    suffix = f" {hint}" if hint else ""
     if isinstance(expected, torch.Tensor):
         expect_tensor(
             got,
@@ -225,7 +226,7 @@ def expect_close(
             equal_nan=equal_nan,
         )
         if message:
-            fail(f"{label}: {message}{suffix}")
+            fail(_with_hint(f"{label}: {message}", hint))
         return
     if isinstance(expected, tuple | list):
         if not isinstance(got, tuple | list) or len(got) != len(expected):
@@ -242,7 +243,7 @@ def expect_close(
         r, a = (1e-7, 1e-9) if rtol is None and atol is None else (rtol or 0.0, atol or 0.0)
         both_nan = equal_nan and math.isnan(got) and math.isnan(expected)
         if not (math.isclose(got, expected, rel_tol=r, abs_tol=a) or both_nan):
-            fail(f"{label}: expected {expected:.6g}, got {got:.6g}{suffix}")
+            fail(_with_hint(f"{label}: expected {expected:.6g}, got {got:.6g}", hint))
         return
     expect_equal(got, expected, what=what, call=call, hint=hint)
 
@@ -250,22 +251,21 @@ def expect_close(
 def expect_equal(got: Any, expected: Any, *, what: str = "the result", call: Call = None, hint: str = "") -> None:
     """Exact equality: same type for Python scalars (True is not 1), bit-equal tensors of the same dtype."""
     label = _Label(what, call)
-    suffix = f" {hint}" if hint else ""
     if isinstance(expected, torch.Tensor):
         expect_tensor(got, shape=tuple(expected.shape), dtype=expected.dtype, what=what, call=call)
         message = _tensor_mismatch(got.detach(), expected.detach(), rtol=0.0, atol=0.0, equal_nan=True)
         if message:
-            fail(f"{label}: expected exactly equal values; {message}{suffix}")
+            fail(_with_hint(f"{label}: expected exactly equal values; {message}", hint))
         return
     if isinstance(expected, tuple | list):
         if type(got) is not type(expected) or len(got) != len(expected):
-            fail(f"{label}: expected {describe(expected)}, got {describe(got)}{suffix}")
+            fail(_with_hint(f"{label}: expected {describe(expected)}, got {describe(got)}", hint))
         for index, (item, wanted) in enumerate(zip(got, expected, strict=True)):
             expect_equal(item, wanted, what=f"{what}[{index}]", call=call, hint=hint)
         return
     if type(got) is not type(expected) or got != expected:
-        fail(f"{label}: expected {describe(expected)} ({type(expected).__name__}), "
-             f"got {describe(got)} ({type(got).__name__}){suffix}")
+        fail(_with_hint(f"{label}: expected {describe(expected)} ({type(expected).__name__}), "
+                        f"got {describe(got)} ({type(got).__name__})", hint))
 
 
 def _tensor_mismatch(got: torch.Tensor, expected: torch.Tensor, *, rtol: float, atol: float, equal_nan: bool) -> str:
@@ -347,8 +347,23 @@ def expect_raises(
     return result.raised
 
 
+@contextmanager
+def hint(text: str) -> Iterator[None]:
+    """`with hint("..."):` appends the hint to a failure raised inside the block (not to an exception the
+    learner's code raised: that message is theirs)."""
+    try:
+        yield
+    except SubmissionRaised:
+        raise
+    except CheckFailed as exc:
+        raise CheckFailed(_with_hint(str(exc), text)) from None
+
+
 def _with_hint(message: str, hint: str) -> str:
-    return f"{message} {hint}" if hint else message
+    """The message, then the hint as a sentence of its own."""
+    if not hint:
+        return message
+    return f"{message}{' ' if message.endswith('.') else '. '}{hint}"
 
 
 def expect_unchanged(result: CallResult, *, hint: str = "") -> None:

@@ -8,8 +8,7 @@ trajectory that uses no torch at all.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
@@ -17,8 +16,6 @@ import torch
 
 from grader.checks import (
     CallResult,
-    CheckFailed,
-    SubmissionRaised,
     central_differences,
     check,
     describe,
@@ -30,6 +27,7 @@ from grader.checks import (
     expect_tensor,
     expect_unchanged,
     fail,
+    hint,
     tolerance,
 )
 
@@ -60,17 +58,6 @@ def loss_tolerance(dtype: torch.dtype, temperature: float) -> tuple[float, float
 
 def call_value(result: CallResult) -> Any:
     return result.unwrap()
-
-
-@contextmanager
-def hint(text: str) -> Iterator[None]:
-    """Append a hint to a failure raised inside the block (but not to an exception the learner raised)."""
-    try:
-        yield
-    except SubmissionRaised:
-        raise
-    except CheckFailed as exc:
-        raise CheckFailed(f"{exc} {text}") from None
 
 
 def expect_works(result: CallResult, purpose: str) -> None:

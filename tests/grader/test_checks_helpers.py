@@ -493,3 +493,21 @@ def test_a_flat_index_is_unravelled_as_torch_does(shape):
 
     for flat in range(math.prod(shape)):
         assert _unravel(flat, shape) == tuple(int(i) for i in torch.unravel_index(torch.tensor(flat), shape))
+
+
+def test_a_hint_follows_a_failure_as_a_sentence_of_its_own():
+    from grader.checks import hint
+
+    with pytest.raises(CheckFailed) as caught, hint("Normalise each row first."):
+        expect_close(torch.zeros(1, dtype=torch.float64), torch.ones(1, dtype=torch.float64), what="the loss")
+    assert str(caught.value) == "the loss: expected 1, got 0 (rtol=1e-07, atol=1e-09). Normalise each row first."
+
+
+def test_a_hint_leaves_the_learners_own_exception_alone():
+    from grader.checks import hint
+
+    error = ExceptionInfo(type="ValueError", ancestry=("ValueError", "Exception"), message="bad x")
+    raised = CallResult(function="f", call="f(x=1)", raised=error)
+    with pytest.raises(SubmissionRaised) as caught, hint("Never shown."):
+        raised.unwrap()
+    assert "Never shown" not in str(caught.value)
