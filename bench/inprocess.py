@@ -1,6 +1,7 @@
 """The floor of the benchmark: the same judge and checks, with the submission loaded into THIS process.
 
-It speaks the worker's own call-serving code (grader/worker.py) without a process boundary or a sandbox, so
+It speaks the worker's own call-serving code (grader/worker.py) without a process boundary, a sandbox or the
+learner thread (calls run directly on the grading thread), so
 the difference between it and the sandboxed paths is exactly the cost of isolation. It runs the learner's code
 unsandboxed in the caller's process: benchmark use only, never for untrusted code.
 """
@@ -16,6 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from grader.interleave import Answer, Request
 from grader.limits import Limits
 from grader.pool import LoadResult
 from grader.sandbox import GRADER_DIR
@@ -47,22 +49,19 @@ class InProcessSession:
         return LoadResult(ok=True, functions=functions)
 
     def calls(self, header: dict[str, Any], blobs: list[bytes], *, timeout: float,
-              what: str | Callable[[], str]) -> tuple[dict[str, Any], list[bytearray]]:
+              what: str | Callable[[], str]) -> Answer:
         worker = _worker_module()
-        output = worker.BoundedWriter(self.limits.output_kb * 1024)
-        reply_blobs: list[bytes] = []
-        raw_blobs = [bytearray(blob) for blob in blobs]
-        results = [worker._serve_call(self.module, call, raw_blobs, output, reply_blobs) for call in header["calls"]]
-        return {"op": "results", "results": results}, [bytearray(blob) for blob in reply_blobs]
+        namespace = worker._learner_namespace()
+        direct = lambda function, args, kwargs: (True, function(*args, **kwargs))  # noqa: E731
+        served = worker.Served(self.module, worker.Output(namespace, self.limits.output_kb * 1024), direct, [], None)
+        memory = [bytearray(blob) for blob in blobs]  # the arena: the calls work on it, then it is compared
+        reply, reply_blobs = served.calls(header, memory, 1 << 40)
+        written = tuple(bytes(now) != blob for now, blob in zip(memory, blobs, strict=True))
+        return Answer(reply, [bytearray(blob) for blob in reply_blobs], written)
 
-    def grouped_calls(
-        self, header: dict[str, Any], blobs: list[bytes], groups: Sequence[tuple[float, str | Callable[[], str]]]
-    ) -> Iterator[tuple[dict[str, Any], list[bytearray]]]:
-        reply, reply_blobs = self.calls(header, blobs, timeout=sum(t for t, _ in groups), what="")
-        start = 0
-        for count in header["groups"]:
-            yield {"op": "results", "results": reply["results"][start : start + count]}, reply_blobs
-            start += count
+    def grouped_calls(self, requests: Sequence[Request]) -> Iterator[Answer]:
+        for request in requests:
+            yield self.calls(request.header, request.blobs, timeout=request.timeout, what=request.what)
 
     def close(self) -> None:
         self.module = None

@@ -54,11 +54,13 @@ class CallResult:
     aliased: tuple[str, ...] = ()
     output: str = ""
     duration_ms: float = 0.0
+    backward_error: str | None = None  # why backward() on the result failed, when gradients were asked for
+    grad_output: Any = None  # the cotangent the gradients were computed with, when the worker chose it
 
     def __init__(self, function: str, call: str | Callable[[], str], value: Any = None,
                  raised: ExceptionInfo | None = None, grads: dict[str, Any] | None = None,
                  mutated: tuple[str, ...] = (), aliased: tuple[str, ...] = (), output: str = "",
-                 duration_ms: float = 0.0) -> None:
+                 duration_ms: float = 0.0, backward_error: str | None = None, grad_output: Any = None) -> None:
         self.function = function
         self.describe_call = call
         self.value = value
@@ -68,6 +70,8 @@ class CallResult:
         self.aliased = aliased
         self.output = output
         self.duration_ms = duration_ms
+        self.backward_error = backward_error
+        self.grad_output = grad_output
 
     @property
     def call(self) -> str:

@@ -8,9 +8,13 @@ done, and its check resumes at once, while the worker goes on with the next grou
 one, and the judge's work overlaps the worker's. Checks run one at a time and in order, exactly as if they ran
 one after another; only their waiting overlaps.
 
-Merging changes no verdict: every group keeps its own time limit, counted from the reply before it, and a
-failure (time, crash, limit, malformed reply) is charged to the group it happened in, exactly as if that
-check's request had gone alone. The groups after it are sent again, to a fresh worker.
+The requests of a batch go to the worker one after another, each sent the moment the reply before it is in
+(each has its own arena, which the judge compares before anything else can run in the worker): the worker never
+waits for a check to be resumed, yet no call can touch another call's memory unseen.
+
+Merging changes no verdict: every request keeps its own time limit, counted from when it is sent, and a failure
+(time, crash, limit, malformed reply) is charged to the request it happened in, exactly as if it had gone alone.
+The requests after it are sent again, to a fresh worker.
 """
 
 from __future__ import annotations
@@ -26,7 +30,14 @@ import torch
 from grader.calls import WorkerLost
 from grader.limits import Limits
 
-Reply = tuple[dict[str, Any], list[bytearray]]
+
+@dataclass(frozen=True)
+class Answer:
+    """The worker's reply to one request, and what the judge saw happen to the request's own memory."""
+
+    header: dict[str, Any]
+    blobs: list[bytearray]
+    written: tuple[bool, ...] = ()  # per blob of the request: the worker changed its bytes (seen in the arena)
 
 
 class CallSession(Protocol):
@@ -37,15 +48,13 @@ class CallSession(Protocol):
     def limit_notes(self) -> str: ...
 
     def calls(self, header: dict[str, Any], blobs: list[bytes], *, timeout: float,
-              what: str | Callable[[], str]) -> Reply: ...
+              what: str | Callable[[], str]) -> Answer: ...
 
 
 class GroupedCallSession(CallSession, Protocol):
-    """The worker session the scheduler sends merged requests to (grader.pool.WorkerSession)."""
+    """The worker session the scheduler sends batches of requests to (grader.pool.WorkerSession)."""
 
-    def grouped_calls(
-        self, header: dict[str, Any], blobs: list[bytes], groups: Sequence[tuple[float, str | Callable[[], str]]]
-    ) -> Iterator[Reply]: ...
+    def grouped_calls(self, requests: Sequence[Request]) -> Iterator[Answer]: ...
 
 
 @dataclass
@@ -71,14 +80,18 @@ class TaskSession:
         return self.session.limit_notes()
 
     def calls(self, header: dict[str, Any], blobs: list[bytes], *, timeout: float,
-              what: str | Callable[[], str]) -> Reply:
+              what: str | Callable[[], str]) -> Answer:
         reply = self.scheduler.switch(Request(header, blobs, timeout, what))
         if isinstance(reply, BaseException):
             raise reply
-        results = reply[0].get("results")
+        results = reply.header.get("results")
         if isinstance(results, list):
-            self.call_seconds += sum(float(r.get("duration_ms") or 0) for r in results if isinstance(r, dict)) / 1000
+            self.call_seconds += sum(_milliseconds(r.get("duration_ms")) for r in results if type(r) is dict) / 1000
         return reply  # type: ignore[no-any-return]
+
+
+def _milliseconds(value: Any) -> float:
+    return float(value) if type(value) in (int, float) and 0 <= value < 1e9 else 0.0
 
 
 Task = Callable[[TaskSession], Any]
@@ -151,7 +164,7 @@ class Interleaver:
 
     # ------------------------------------------------------------------------------------------- exchanges
 
-    def _exchange(self, batch: list[_Running]) -> Iterator[tuple[_Running, Reply | BaseException]]:
+    def _exchange(self, batch: list[_Running]) -> Iterator[tuple[_Running, Answer | BaseException]]:
         """Each entry's reply (or the WorkerLost its request ended in), in order, as soon as it is known."""
         queue = list(batch)
         while queue:
@@ -170,7 +183,7 @@ class Interleaver:
                 answered += 1
             queue = queue[answered:]
 
-    def _alone(self, request: Request | None) -> Reply | BaseException:
+    def _alone(self, request: Request | None) -> Answer | BaseException:
         assert request is not None
         self.exchanges += 1
         try:
@@ -178,20 +191,9 @@ class Interleaver:
         except WorkerLost as exc:
             return exc
 
-    def _merged(self, requests: list[Request | None]) -> Iterator[Reply]:
-        calls: list[dict[str, Any]] = []
-        blobs: list[bytes] = []
-        groups: list[int] = []
-        limits: list[tuple[float, str | Callable[[], str]]] = []
-        for request in requests:
-            assert request is not None
-            base = len(blobs)
-            calls.extend(dict(call, blob_base=base) if base else call for call in request.header["calls"])
-            blobs.extend(request.blobs)
-            groups.append(len(request.header["calls"]))
-            limits.append((request.timeout, request.what))
+    def _merged(self, requests: list[Request | None]) -> Iterator[Answer]:
         self.exchanges += 1
-        return self.session.grouped_calls({"op": "calls", "calls": calls, "groups": groups}, blobs, limits)
+        return self.session.grouped_calls([request for request in requests if request is not None])
 
 
-__all__ = ["CallSession", "GroupedCallSession", "Interleaver", "Request", "TaskSession"]
+__all__ = ["Answer", "CallSession", "GroupedCallSession", "Interleaver", "Request", "TaskSession"]

@@ -125,12 +125,18 @@ class CheckRunner:
             signature = declared.get(function.name, function.name)
             raise CheckFailed(f"your code defines no function {function.name} (expected {signature})")
         encoder = protocol.Encoder(preserve_views=True)
-        wire = []
+        wire, arguments_blobs = [], []
         for args, kwargs in calls:
             args, kwargs = tuple(args), dict(kwargs)
+            encoder.begin()  # each call's tensors get bytes of their own: what one call writes is its own
+            positional = [encoder.encode(value, 2) for value in args]
+            keyword = [[name, encoder.encode(value, 2)] for name, value in kwargs.items()]
+            keys = [str(index) for index in range(len(args))] + list(kwargs)
+            arguments_blobs.append(
+                {key: _storages_of(tree) for key, tree in zip(keys, positional + [t for _, t in keyword], strict=True)})
             wire.append({
                 "function": function.name,
-                "arguments": encoder.encode((args, kwargs)),
+                "arguments": {"tuple": [{"tuple": positional}, {"dict": keyword}]},
                 "grads": [function.key_of(name, args, kwargs) for name in grads],
             })
         limits = self.problem.limits
@@ -140,21 +146,28 @@ class CheckRunner:
             first = descriptions[0]()
             return first if len(calls) == 1 else f"{len(calls)} calls of {function.name}, e.g. {first}"
 
-        reply, blobs = self.session.calls({"op": "calls", "calls": wire}, encoder.blobs, timeout=timeout, what=what)
+        answer = self.session.calls({"op": "calls", "calls": wire}, encoder.blobs, timeout=timeout, what=what)
+        reply = answer.header
         if reply.get("op") == "too_large":
-            raise CheckFailed(f"{what()} returned {int(reply.get('size', 0)) / 2**20:.1f} MiB of tensors; "
-                              f"the limit is {limits.message_mb} MiB")
+            size = reply.get("size")
+            megabytes = size / 2**20 if type(size) is int else float("nan")
+            raise CheckFailed(f"{what()} returned {megabytes:.1f} MiB of tensors; the limit is {limits.message_mb} MiB")
         results = reply.get("results")
         if reply.get("op") != "results" or not isinstance(results, list) or len(results) != len(calls):
             raise WorkerLost(f"the worker answered {what()} with a malformed reply")
-        decoder = protocol.Decoder(blobs)
-        return [
-            self._result(function, description, item, decoder)
-            for description, item in zip(descriptions, results, strict=True)
-        ]
+        written = answer.written
+        try:
+            return [
+                self._result(function, description, item, answer.blobs,
+                             {key for key, used in blobs.items() if any(written[i] for i in used)})
+                for description, item, blobs in zip(descriptions, results, arguments_blobs, strict=True)
+            ]
+        except protocol.ProtocolError as exc:  # the learner's code forged a value the judge cannot read
+            raise WorkerLost(f"the worker sent a malformed message during {what()} ({exc})") from None
 
     def _result(
-        self, function: RemoteFunction, description: Callable[[], str], item: Any, decoder: protocol.Decoder
+        self, function: RemoteFunction, description: Callable[[], str], item: Any, blobs: list[bytearray],
+        written: set[str],
     ) -> CallResult:
         if not isinstance(item, dict):
             raise WorkerLost("the worker sent a malformed result")
@@ -164,19 +177,25 @@ class CheckRunner:
         if output:
             self.output.append(output)
         raised = item.get("raised")
+        decoder = protocol.Decoder(blobs)  # one per call: the item cap counts per call on both sides
         grads: dict[str, Any] = {}
         for key, value in (item.get("grads") or {}).items():
             grads[function.name_of(str(key))] = None if value is None else decoder.decode(value)
+        reported = {str(key) for key in item.get("mutated", ()) if type(key) is str}
+        backward_error = item.get("backward_error")
+        grad_output = item.get("grad_output")
         return CallResult(
             function=function.name,
             call=description,
             value=None if raised else decoder.decode(item.get("value")),
             raised=self._raised(raised) if raised else None,
             grads=grads,
-            mutated=tuple(function.name_of(str(key)) for key in item.get("mutated", ())),
+            mutated=tuple(function.name_of(key) for key in sorted(written | reported, key=_argument_order)),
             aliased=tuple(function.name_of(str(key)) for key in item.get("aliased", ())),
             output=output,
             duration_ms=float(item.get("duration_ms") or 0.0),
+            backward_error=str(backward_error)[:2000] if backward_error else None,
+            grad_output=None if grad_output is None else decoder.decode(grad_output),
         )
 
     def _raised(self, summary: dict[str, Any]) -> ExceptionInfo:
@@ -193,6 +212,26 @@ class CheckRunner:
         text = "".join(self.output)
         self.output.clear()
         return text if len(text) <= MAX_CHECK_OUTPUT else text[:MAX_CHECK_OUTPUT] + "\n[... output truncated]"
+
+
+def _storages_of(tree: Any) -> set[int]:
+    """The blobs an encoded argument's tensors use."""
+    found: set[int] = set()
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            meta = node.get("tensor")
+            if isinstance(meta, dict) and isinstance(meta.get("storage"), int):
+                found.add(meta["storage"])
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return found
+
+
+def _argument_order(key: str) -> tuple[int, int | str]:
+    return (0, int(key)) if key.isdigit() else (1, key)
 
 
 def run_check(check: Check, runner: CheckRunner, context: CheckContext) -> CheckResult:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import math
 import os
 import queue
 import select
@@ -27,6 +28,7 @@ from typing import Any, Literal
 
 from grader import protocol
 from grader.calls import WorkerLost
+from grader.interleave import Answer, Request
 from grader.limits import Limits
 from grader.sandbox import (
     Cgroup,
@@ -311,6 +313,10 @@ class Zygote:
         self._workdir.cleanup()
 
 
+def _number(value: Any) -> float:
+    return float(value) if type(value) in (int, float) and math.isfinite(value) else 0.0
+
+
 def _braces(text: str) -> str:
     return text.replace("{", "{{").replace("}", "}}")
 
@@ -325,29 +331,52 @@ class Child:
     cgroup: Cgroup | None
     limits: Limits
     exit_info: ExitInfo | None = None
+    key: bytes = field(default_factory=lambda: os.urandom(32))  # signs every frame the child sends back
 
     def exchange(self, header: dict[str, Any], blobs: list[bytes], *, timeout: float,
-                 what: str | Callable[[], str], total_s: float | None = None) -> tuple[dict[str, Any], list[bytearray]]:
+                 what: str | Callable[[], str], total_s: float | None = None) -> Answer:
         """Send one request and wait for its reply; any way the child fails becomes WorkerLost naming why
         (`what` describes the request, built only for such a message). `total_s`: the timeout is what was left of
         the submission's total time limit of that many seconds, and a time-out says so."""
         deadline = time.monotonic() + timeout
-        self.send(header, blobs, deadline=deadline, timeout=timeout, what=what, total_s=total_s)
-        return self.receive(deadline=deadline, timeout=timeout, what=what, total_s=total_s)
+        arena = self.send(header, blobs, deadline=deadline, timeout=timeout, what=what, total_s=total_s)
+        return self.receive(arena, deadline=deadline, timeout=timeout, what=what, total_s=total_s)
 
     def send(self, header: dict[str, Any], blobs: list[bytes], *, deadline: float, timeout: float,
-             what: str | Callable[[], str], total_s: float | None = None) -> None:
-        with self._failures(timeout, what, total_s):
-            self.sock.settimeout(max(0.001, deadline - time.monotonic()))
-            protocol.send_frame(self.sock, header, blobs)
+             what: str | Callable[[], str], total_s: float | None = None) -> protocol.Arena:
+        """Send a request; its tensors go in an arena the judge keeps mapped (returned, for `receive`)."""
+        arena = protocol.Arena.create(blobs)
+        try:
+            with self._failures(timeout, what, total_s):
+                self.sock.settimeout(max(0.001, deadline - time.monotonic()))
+                header = dict(header, arena={"size": arena.size, "blobs": arena.table()})
+                protocol.send_frame(self.sock, header, fds=(arena.fd,) if arena.fd >= 0 else ())
+        except BaseException:
+            arena.close()
+            raise
+        arena.release_fd()
+        return arena
 
-    def receive(self, *, deadline: float, timeout: float, what: str | Callable[[], str],
-                total_s: float | None = None) -> tuple[dict[str, Any], list[bytearray]]:
-        """The next reply frame (a request of several groups gets one per group, in order)."""
-        with self._failures(timeout, what, total_s):
-            self._wait_for_reply(deadline)
-            self.sock.settimeout(max(0.001, deadline - time.monotonic()))
-            return protocol.recv_frame(self.sock, max_blob_bytes=self.limits.message_mb * 1024 * 1024)
+    def send_load(self, header: dict[str, Any], *, timeout: float, what: str) -> Answer:
+        deadline = time.monotonic() + timeout
+        with self._failures(timeout, what, None):
+            self.sock.settimeout(timeout)
+            protocol.send_frame(self.sock, dict(header, key=self.key.hex()))
+        return self.receive(None, deadline=deadline, timeout=timeout, what=what)
+
+    def receive(self, arena: protocol.Arena | None, *, deadline: float, timeout: float,
+                what: str | Callable[[], str], total_s: float | None = None) -> Answer:
+        """The reply to the request whose arena this is, read whole before `deadline`; then the arena is
+        compared with what the judge wrote into it and unmapped."""
+        try:
+            with self._failures(timeout, what, total_s):
+                self._wait_for_reply(deadline)
+                header, blobs = protocol.recv_frame(  # type: ignore[misc]
+                    self.sock, max_blob_bytes=self.limits.message_mb * 1024 * 1024, key=self.key, deadline=deadline)
+            return Answer(header, blobs, arena.written() if arena is not None else ())
+        finally:
+            if arena is not None:
+                arena.close()
 
     @contextlib.contextmanager
     def _failures(self, timeout: float, what: str | Callable[[], str], total_s: float | None) -> Iterator[None]:
@@ -360,6 +389,10 @@ class Child:
             which = (f"time limit {timeout:g} s exceeded" if total_s is None
                      else f"total time limit {total_s:g} s for the whole submission used up")
             raise self._lost(f"{which} in {{what}}{extra}", "time", what) from None
+        except protocol.Unsigned:
+            self.end()
+            raise self._lost("your code wrote on the grader's channel: a malformed message the worker did not "
+                             "sign arrived during {what}", "tampering", what) from None
         except protocol.MessageTooLarge as exc:
             self.end()
             raise self._lost(f"{{what}} sent back {exc.size / 2**20:.1f} MiB; the limit is "
@@ -441,39 +474,50 @@ class WorkerSession:
             self.child = self.zygote.take_child(self.limits)
         header = {"op": "load", "code": self.code, "seed": self.seed, "limits": self.limits.model_dump()}
         timeout = min(self.limits.load_timeout_s, max(self.remaining(), 0.001))
-        reply, _ = self.child.exchange(header, [], timeout=timeout, what="loading your code")
+        reply = self.child.send_load(header, timeout=timeout, what="loading your code").header
         self.loaded = LoadResult(
-            ok=bool(reply.get("ok")),
-            functions=tuple(reply.get("functions", ())),
-            raised=reply.get("raised"),
+            ok=reply.get("ok") is True,
+            functions=tuple(str(name) for name in reply.get("functions", ()) if type(name) is str),
+            raised=reply.get("raised") if type(reply.get("raised")) is dict else None,
             output=str(reply.get("output", "")),
-            duration_ms=float(reply.get("duration_ms", 0.0)),
+            duration_ms=_number(reply.get("duration_ms")),
         )
         return self.loaded
 
     def calls(self, header: dict[str, Any], blobs: list[bytes], *, timeout: float,
-              what: str | Callable[[], str]) -> tuple[dict[str, Any], list[bytearray]]:
+              what: str | Callable[[], str]) -> Answer:
         """One request, under `timeout` and what is left of the submission's total time."""
         timeout, total_s = self._within_total(timeout)
         return self._live_child().exchange(header, blobs, timeout=timeout, what=what, total_s=total_s)
 
-    def grouped_calls(
-        self, header: dict[str, Any], blobs: list[bytes], groups: Sequence[tuple[float, str | Callable[[], str]]]
-    ) -> Iterator[tuple[dict[str, Any], list[bytearray]]]:
-        """One request whose calls form `groups` (timeout, what) in order; yields one reply per group as the worker
-        finishes it, each group under its own time limit counted from the previous reply, and all of them within
-        what is left of the submission's total time. A failure raises WorkerLost for the group it happened in
-        (the child is gone then; the caller re-sends the rest)."""
-        timeout, what = groups[0]
-        timeout, total_s = self._within_total(timeout)
+    def grouped_calls(self, requests: Sequence[Request]) -> Iterator[Answer]:
+        """Several requests to the same child, pipelined: the next one is sent the moment a reply is in (and its
+        arena compared), before the caller handles the reply. Each keeps its own time limit, counted from when
+        it is sent, within what is left of the submission's total time. A failure raises WorkerLost for the
+        request it happened in (the child is gone then; the caller re-sends the rest)."""
         child = self._live_child()
-        started = time.monotonic()
-        child.send(header, blobs, deadline=started + timeout, timeout=timeout, what=what, total_s=total_s)
-        for timeout, what in groups:
-            timeout, total_s = self._within_total(timeout)
-            reply = child.receive(deadline=started + timeout, timeout=timeout, what=what, total_s=total_s)
-            started = time.monotonic()  # the worker is on the next group from here, whatever we do with this one
-            yield reply
+        pending: tuple[Request, protocol.Arena, float, float, float | None] | None = None
+
+        def send(request: Request) -> tuple[Request, protocol.Arena, float, float, float | None]:
+            timeout, total_s = self._within_total(request.timeout)
+            deadline = time.monotonic() + timeout
+            arena = child.send(request.header, request.blobs, deadline=deadline, timeout=timeout,
+                               what=request.what, total_s=total_s)
+            return request, arena, deadline, timeout, total_s
+
+        queue = list(requests)
+        try:
+            pending = send(queue.pop(0))
+            while pending is not None:
+                request, arena, deadline, timeout, total_s = pending
+                pending = None
+                answer = child.receive(arena, deadline=deadline, timeout=timeout, what=request.what, total_s=total_s)
+                if queue:
+                    pending = send(queue.pop(0))
+                yield answer
+        finally:
+            if pending is not None:
+                pending[1].close()
 
     def _within_total(self, timeout: float) -> tuple[float, float | None]:
         """(the timeout to wait, the total limit when it is what is left of it that decides)."""

@@ -4,59 +4,104 @@
 `fork` request on its control socket (which carries the job's socket as SCM_RIGHTS), forks a child that serves
 exactly one submission and is never reused. The child loads the learner's code as a module and answers
 `calls` requests: call F with these arguments, report what came back, what was raised, the gradients asked
-for, which arguments changed in place and which arguments a result shares storage with.
+for and which arguments a result shares storage with. Whether the call wrote to its arguments is not reported:
+the arguments live in memory the judge maps, and the judge looks for itself.
 
 It reports facts; it decides nothing. The judge outside holds the checks, the reference and the verdicts.
+
+The learner's code shares this process, so the facts are guarded (docs/engine.md, "Trust"): the learner's code
+runs on a thread of its own whose frames lead to nothing of the worker's; the main thread, which computes every
+fact, refuses frame introspection while it runs (an audit hook), as well as gc walks, ctypes and /proc/*/mem in
+every thread; this module and its private protocol copy are out of sys.modules and run on a private copy of
+the builtins and on C functions captured before the submission existed; and every reply is signed with a key
+the judge gave this child, so bytes the learner writes on the channel do not pass for the worker's.
 """
 
 from __future__ import annotations
 
-import collections
-import ctypes
-import gc
-import io
-import json
-import os
-import random
-import resource
-import shutil
-import signal
-import socket
-import sys
-import threading
-import time
-import types
-from typing import Any
+import builtins as _real_builtins
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# Every function defined below looks its builtins up here, not in the builtins module the learner can rebind.
+__builtins__ = dict(_real_builtins.__dict__)  # type: ignore[assignment]  # noqa: A001
+
+import _thread  # noqa: E402
+import collections  # noqa: E402
+import ctypes  # noqa: E402
+import gc  # noqa: E402
+import importlib.util  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+import posix  # noqa: E402
+import random  # noqa: E402
+import resource  # noqa: E402
+import shutil  # noqa: E402
+import signal  # noqa: E402
+import socket  # noqa: E402
+import sys  # noqa: E402
+import threading  # noqa: E402
+import time  # noqa: E402
+import types  # noqa: E402
+from typing import Any  # noqa: E402
+
+WORKER_DIR = os.path.dirname(os.path.abspath(__file__))
 if len(sys.argv) > 4 and sys.argv[1] == "zygote":  # the virtualenv's site-packages, at their sandbox paths
     import site
 
     for _site_dir in sys.argv[4:]:
         site.addsitedir(_site_dir)
 
-import protocol  # noqa: E402  (beside this file; grader.protocol outside the sandbox)
-import seccomp  # noqa: E402
 import torch  # noqa: E402
 
-# Captured before any learner code exists, so monkeypatching torch cannot change what the worker reports.
+
+def _load_private(name: str) -> types.ModuleType:
+    """A sibling module with this module's private builtins (registered under a private name while it loads:
+    dataclasses look their module up in sys.modules)."""
+    spec = importlib.util.spec_from_file_location(f"_paperlab_{name}", os.path.join(WORKER_DIR, f"{name}.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    module.__dict__["__builtins__"] = __builtins__
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+protocol = _load_private("protocol")
+seccomp = _load_private("seccomp")
+
+# Captured before any learner code exists: C functions and descriptors that rebinding cannot reach.
 _Tensor = torch.Tensor
 _Parameter = torch.nn.Parameter
-_equal = torch.equal
-_clone = torch.Tensor.clone
-_detach = torch.Tensor.detach
-_backward = torch.Tensor.backward
-_set = torch.Tensor.set_
-_empty = torch.empty
-_uint8 = torch.uint8
-_storage = torch.Tensor.untyped_storage
-_storage_ptr = torch.UntypedStorage.data_ptr
-_storage_nbytes = torch.UntypedStorage.nbytes
+_storage_ptr = protocol._storage_data_ptr
+_storage_nbytes = protocol._storage_nbytes
+_t_untyped_storage = protocol._t_untyped_storage
+_t_requires_grad = protocol._t_requires_grad
+_t_numel = protocol._t_numel
+_t_shape = protocol._t_shape
+_t_dtype = protocol._t_dtype
+_t_stride = protocol._t_stride
+_t_storage_offset = protocol._t_storage_offset
+_t_version = torch._C.TensorBase.__dict__["_version"].__get__
+_no_torch_function = protocol._no_torch_function
+_run_backward = torch.autograd.variable.Variable._execution_engine.run_backward  # type: ignore[attr-defined]
+_ones = torch.ones
+_randn = torch.randn
+_Generator = torch.Generator
+_generator_seed = torch.Generator.manual_seed
 _send_frame = protocol.send_frame
 _recv_frame = protocol.recv_frame
 _perf_counter = time.perf_counter
-_isinstance = isinstance
-_type = type
+_get_ident = _thread.get_ident
+_allocate_lock = _thread.allocate_lock
+_start_thread = _thread.start_new_thread
+_exc_traceback = BaseException.__dict__["__traceback__"].__get__
+_type_name = type.__dict__["__name__"].__get__
+_type_mro = type.__dict__["__mro__"].__get__
+_fspath = posix.fspath
+_TracebackType = types.TracebackType
+_lstat = posix.lstat
+_readlink = posix.readlink
+_S_IFLNK = 0o120000
+_S_IFMT = 0o170000
 
 SUBMISSION_FILENAME = "submission.py"
 PR_SET_DUMPABLE = 4
@@ -172,34 +217,195 @@ def _empty_directory(directory: str) -> None:
 
 # -------------------------------------------------------------------------------------------------- child
 
+# What the learner's thread runs, and the learner's stdout/stderr. Compiled into a namespace of their own: the
+# learner's code can walk the frames of its own thread and read the globals of any function it can reach, and
+# from these it reaches nothing of the worker's. Whatever it does to them changes only its own answers.
+_LEARNER_SOURCE = '''
+def serve(jobs, results, graveyard, wake, done):
+    while True:
+        wake.acquire()
+        graveyard.clear()  # what the main thread is done with dies here, so its finalizers run on this thread
+        if not jobs:
+            continue
+        function, args, kwargs = jobs.pop()
+        try:
+            results.append((True, function(*args, **kwargs)))
+        except BaseException as exc:
+            results.append((False, exc))
+            del exc
+        function = args = kwargs = None
+        done.release()
 
-class BoundedWriter(io.TextIOBase):
+
+class BoundedWriter:
     """stdout/stderr for learner code: keeps the first `limit` characters, counts the rest, never grows."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit, parts, dropped):
         self.limit = limit
-        self.parts: list[str] = []
-        self.kept = 0
-        self.dropped = 0
+        self.parts = parts
+        self.dropped = dropped
 
-    def writable(self) -> bool:
+    def writable(self):
         return True
 
-    def write(self, text: str) -> int:  # type: ignore[override]
+    def write(self, text):
         text = str(text)
-        room = self.limit - self.kept
+        kept = sum(len(part) for part in self.parts)
+        room = self.limit - kept
         if room > 0:
             self.parts.append(text[:room])
-            self.kept += min(room, len(text))
-        self.dropped += max(0, len(text) - max(room, 0))
+        self.dropped[0] += max(0, len(text) - max(room, 0))
         return len(text)
 
-    def take(self) -> str:
-        text = "".join(self.parts)
-        if self.dropped:
-            text += f"\n[... {self.dropped} more characters not shown: output limit {self.limit} characters]"
-        self.parts, self.kept, self.dropped = [], 0, 0
-        return text
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return False
+'''
+
+
+def _learner_namespace() -> dict[str, Any]:
+    namespace: dict[str, Any] = {"__builtins__": _real_builtins, "__name__": "paperlab_learner"}
+    exec(compile(_LEARNER_SOURCE, "<paperlab learner thread>", "exec"), namespace)
+    return namespace
+
+
+class Interfered(Exception):
+    """The learner's code tampered with the thread that runs it (released it early, emptied its results)."""
+
+
+class LearnerThread:
+    """Runs the learner's code, one call at a time, on a thread whose stack holds nothing of the worker's."""
+
+    STACK_BYTES = 64 * 1024 * 1024  # deep but legal recursion (100,000 frames) must end in RecursionError
+
+    def __init__(self, namespace: dict[str, Any]) -> None:
+        self._jobs: list[Any] = []
+        self._results: list[Any] = []
+        self.graveyard: list[Any] = []
+        self._wake = _allocate_lock()
+        self._done = _allocate_lock()
+        self._wake.acquire()
+        self._done.acquire()
+        previous = _thread.stack_size(self.STACK_BYTES)
+        try:
+            _start_thread(namespace["serve"], (self._jobs, self._results, self.graveyard, self._wake, self._done))
+        finally:
+            _thread.stack_size(previous)
+
+    def run(self, function: Any, args: Any, kwargs: Any) -> tuple[bool, Any]:
+        """(True, value) or (False, exception). Everything it returns stays referenced by the graveyard, so it
+        is freed on the learner's thread, never on this one."""
+        self._jobs.append((function, args, kwargs))
+        self._wake.release()
+        self._done.acquire()
+        results = self._results
+        if type(results) is not list or len(results) != 1:
+            raise Interfered("your code interfered with the thread that runs it")
+        entry = results.pop()
+        self.graveyard.append(entry)
+        if type(entry) is not tuple or len(entry) != 2 or type(entry[0]) is not bool:
+            raise Interfered("your code interfered with the thread that runs it")
+        return entry
+
+
+# ------------------------------------------------------------------------------------------------- guard
+
+
+ALWAYS_REFUSED = frozenset({
+    "sys._current_frames", "gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys.addaudithook",
+    "sys.settrace", "sys.setprofile", "cpython._PySys_ClearAuditHooks",
+})
+FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_code", "gi_code", "f_back"})
+PROC_REFUSED = frozenset({"mem", "maps", "smaps", "pagemap", "map_files", "mountinfo", "mounts", "mountstats",
+                          "environ", "syscall", "stack"})
+
+
+class Guard:
+    """The audit hook the child installs before the submission loads. Once added, no code can remove it."""
+
+    def __init__(self, main_thread: int) -> None:
+        self.main_thread = main_thread
+        # Set around the main thread's own walk over a traceback's frames, which calls C getters only: no learner
+        # code can run meanwhile (a submission cannot add an audit hook: ours refuses it, and refused hooks
+        # are dropped).
+        self.trusted = False
+
+    def __call__(self, event: str, args: tuple[Any, ...]) -> None:
+        if event in ALWAYS_REFUSED or event.startswith("ctypes."):
+            raise PermissionError(f"{event} is not available to submissions")
+        if event == "open":
+            self._check_open(args[0])
+        elif event == "sys._getframe" or event == "sys._getframemodulename":
+            if _get_ident() == self.main_thread:
+                raise PermissionError("frames of the grader's thread are not available to submissions")
+        elif event == "object.__getattr__" and args[1] in FRAME_ATTRIBUTES:
+            if _get_ident() == self.main_thread and not self.trusted:
+                raise PermissionError("frames of the grader's thread are not available to submissions")
+
+    def _check_open(self, path: Any) -> None:
+        if type(path) is int:
+            return
+        if type(path) is not str and type(path) is not bytes:
+            path = _fspath(path)  # a path-like object (its __fspath__ is the learner's to run)
+        if type(path) is bytes:
+            path = path.decode(errors="replace")
+        if type(path) is not str:
+            raise PermissionError("open() needs a str or bytes path here")
+        if not path.startswith("/"):  # relative paths may be relative to any directory descriptor
+            raise PermissionError(f"open {path!r}: use an absolute path")
+        parts = _resolve(path)
+        if parts and parts[0] == "proc" and any(part in PROC_REFUSED for part in parts):
+            raise PermissionError(f"open {path!r}: process memory and mount tables are not available")
+
+
+def _resolve(path: str, depth: int = 0) -> list[str]:
+    """The components of `path` with every symbolic link followed (C calls only: posix.lstat and readlink)."""
+    done: list[str] = []
+    pending = [part for part in path.split("/") if part]
+    while pending:
+        part = pending.pop(0)
+        if part == ".":
+            continue
+        if part == "..":
+            if done:
+                done.pop()
+            continue
+        candidate = "/" + "/".join([*done, part])
+        try:
+            is_link = (_lstat(candidate).st_mode & _S_IFMT) == _S_IFLNK
+        except OSError:
+            is_link = False
+        if is_link and depth < 40:
+            target = _readlink(candidate)
+            if done and done[0] == "proc" and len(done) == 1 and part in ("self", "thread-self"):
+                done.append(part)  # /proc/self: keep the word, what follows decides
+                continue
+            if target.startswith("/"):
+                done = []
+            pending = [p for p in target.split("/") if p] + pending
+            depth += 1
+            continue
+        done.append(part)
+    return done
+
+
+def _seal(main_thread: int) -> Guard:
+    """Hide the worker from the submission and install the guard. Nothing of the worker stays in sys.modules
+    (`import __main__` gives an empty module), and the private modules' names are gone too."""
+    ours = {id(module) for module in (sys.modules.get("__main__"), protocol, seccomp) if module is not None}
+    for name, module in list(sys.modules.items()):
+        if id(module) in ours or name in ("protocol", "seccomp", "worker"):  # __mp_main__ aliases __main__ too
+            del sys.modules[name]
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    sys.path[:] = [entry for entry in sys.path if entry != WORKER_DIR]
+    guard = Guard(main_thread)
+    sys.addaudithook(guard)
+    return guard
+
+
+# ----------------------------------------------------------------------------------------------- serving
 
 
 def _apply_limits(limits: dict[str, Any]) -> None:
@@ -225,6 +431,215 @@ def _apply_limits(limits: dict[str, Any]) -> None:
         pass
 
 
+class Output:
+    """What the learner's code printed: the writer (learner-side) appends to `parts`; this side reads."""
+
+    def __init__(self, namespace: dict[str, Any], limit: int) -> None:
+        self.limit = limit
+        self.parts: list[Any] = []
+        self.dropped = [0]
+        self.writer = namespace["BoundedWriter"](limit, self.parts, self.dropped)
+
+    def take(self) -> str:
+        pieces = [part for part in self.parts if type(part) is str]
+        text = "".join(pieces)[: self.limit]
+        dropped = self.dropped[0] if type(self.dropped[0]) is int else 0
+        self.parts.clear()
+        self.dropped[0] = 0
+        if dropped:
+            text += f"\n[... {dropped} more characters not shown: output limit {self.limit} characters]"
+        return text
+
+
+class Served:
+    """A loaded submission and what serving it needs; `runner` calls the learner's functions."""
+
+    def __init__(self, module: types.ModuleType, output: Output, runner: Any, graveyard: list[Any],
+                 guard: Guard | None, arena_copies: bool = False) -> None:
+        self.module = module
+        self.output = output
+        self.runner = runner
+        self.graveyard = graveyard
+        self.guard = guard
+        self.arena_copies = arena_copies  # the in-process benchmark hands over private buffers
+
+    def calls(self, request: dict[str, Any], blobs: list[Any], max_message: int) -> tuple[dict[str, Any], list[bytes]]:
+        """One `calls` request: every call in order, its reply, and the reply's blobs."""
+        calls = request.get("calls")
+        if type(calls) is not list:
+            return {"op": "results", "results": []}, []
+        reply_blobs: list[bytes] = []
+        replies = [self.call(call, blobs, reply_blobs) for call in calls]
+        size = sum(len(blob) for blob in reply_blobs)
+        if size > max_message:
+            return {"op": "too_large", "size": size}, []
+        return {"op": "results", "results": replies}, reply_blobs
+
+    def call(self, call: dict[str, Any], blobs: list[Any], reply_blobs: list[bytes]) -> dict[str, Any]:
+        decoder = protocol.Decoder(blobs, copy=self.arena_copies, results=False)
+        arguments = decoder.decode(call["arguments"])
+        args, kwargs = arguments
+        self.graveyard.append(arguments)
+        function = self.module.__dict__.get(call["function"])
+        reply: dict[str, Any] = {"value": None, "raised": None, "grads": {}, "aliased": []}
+        if not callable(function):
+            reply["missing"] = True
+            return reply
+        named = [(str(i), v) for i, v in enumerate(args)] + list(kwargs.items())
+        tensors = [(key, value) for key, value in named if type(value) is _Tensor or type(value) is _Parameter]
+        with _no_torch_function():
+            layouts = [_layout(t) for _, t in tensors]
+        started = _perf_counter()
+        try:
+            ok, value = self.runner(function, args, kwargs)
+        except Interfered as exc:
+            ok, value = False, exc
+        reply["duration_ms"] = (_perf_counter() - started) * 1000
+        if not ok:
+            reply["raised"] = self.exception_summary(value)
+            reply["output"] = self.output.take()
+            return reply
+        encoder = protocol.Encoder(preserve_views=False)
+        encoder.blobs = reply_blobs
+        with _no_torch_function():
+            # Bytes written to an argument the judge sees in its own mapping; a change of shape, strides,
+            # storage or version counter (t_(), resize_(), set_(), a same-value write) only this process sees.
+            reply["mutated"] = [key for (key, t), layout in zip(tensors, layouts, strict=True) if _layout(t) != layout]
+            reply["aliased"] = _aliased(value, tensors)
+            try:
+                reply["value"] = encoder.encode(value)
+            except protocol.ProtocolError as exc:
+                reply["value"] = {"opaque": f"unencodable result ({exc})"}
+            if call.get("grads"):
+                self.gradients(reply, value, call, dict(tensors), decoder, encoder)
+        reply["output"] = self.output.take()
+        return reply
+
+    def gradients(self, reply: dict[str, Any], value: Any, call: dict[str, Any], tensors: dict[str, Any],
+                  decoder: Any, encoder: Any) -> None:
+        """Vector-Jacobian products of the result with respect to the arguments asked for. A cotangent comes
+        with the call, or is ones for a one-element result and seeded random values otherwise (sent back, so
+        the check can use the same one)."""
+        wanted = [key for key in call["grads"] if type(key) is str]
+        grads: dict[str, Any] = {key: None for key in wanted}
+        reply["grads"] = grads
+        outputs = [t for t in _tensors_in(value) if _t_requires_grad(t)]
+        if not outputs:
+            reply["backward_error"] = ("the result does not require grad, so no gradient can flow back from it "
+                                       "(was it detached, or rebuilt from Python numbers?)")
+            return
+        given = call.get("grad_output")
+        try:
+            if given is not None:
+                cotangent = decoder.decode(given)
+                cotangents = list(cotangent) if type(cotangent) in (tuple, list) else [cotangent]
+            else:
+                cotangents = [_default_cotangent(t, index) for index, t in enumerate(outputs)]
+                reply["grad_output"] = encoder.encode(tuple(cotangents) if len(cotangents) > 1 else cotangents[0])
+            inputs = [(key, tensors[key]) for key in wanted if key in tensors and _t_requires_grad(tensors[key])]
+            if not inputs:
+                return
+            found = _run_backward(tuple(outputs), tuple(cotangents), False, False,
+                                  tuple(t for _, t in inputs), True, False)
+        except BaseException as exc:  # noqa: B902 - the learner's backward may raise anything
+            reply["backward_error"] = self.exception_summary(exc)["message"]
+            self.graveyard.append(exc)
+            return
+        self.graveyard.append(found)
+        for (key, _), grad in zip(inputs, found, strict=True):
+            grads[key] = None if grad is None else encoder.encode(grad)
+
+    def exception_summary(self, exc: BaseException) -> dict[str, Any]:
+        # Walk the traceback by hand, keeping the last few frames of the submission: traceback.extract_tb looks
+        # up a source line for every frame, which after a million-deep recursion takes longer than any limit.
+        last: collections.deque[tuple[int, str]] = collections.deque(maxlen=5)
+        guard = self.guard
+        if guard is not None:
+            guard.trusted = True
+        try:
+            tb = _exc_traceback(exc)
+            while type(tb) is _TracebackType:
+                code = tb.tb_frame.f_code
+                if code.co_filename == SUBMISSION_FILENAME:
+                    last.append((tb.tb_lineno or 0, code.co_name))
+                tb = tb.tb_next
+        finally:
+            if guard is not None:
+                guard.trusted = False
+        frames = [[line, name, _source_line(line)] for line, name in last]
+        kind = type(exc)
+        if kind is SyntaxError or SyntaxError in _type_mro(kind):
+            if exc.filename == SUBMISSION_FILENAME:  # type: ignore[attr-defined]
+                frames.append([exc.lineno or 0, "<module>", str(exc.text or "").strip()[:200]])  # type: ignore[attr-defined]
+        try:
+            message = exc.msg if SyntaxError in _type_mro(kind) and exc.msg else str(exc)  # type: ignore[attr-defined]
+            if type(message) is not str:
+                message = "<the exception's message could not be read>"
+        except BaseException:  # noqa: B902 - a hostile __str__
+            message = "<the exception's message could not be read>"
+        mro = [str(_type_name(k)) for k in _type_mro(kind)][:16]
+        return {"type": str(_type_name(kind))[:100], "mro": mro, "message": message[:2000], "traceback": frames[-5:]}
+
+
+def _layout(t: Any) -> tuple[Any, ...]:
+    storage = _t_untyped_storage(t)
+    return (tuple(_t_shape(t)), tuple(_t_stride(t)), _t_storage_offset(t), _storage_ptr(storage), _t_version(t))
+
+
+def _default_cotangent(t: Any, index: int) -> Any:
+    if _t_numel(t) == 1:
+        return _ones(_t_shape(t), dtype=_t_dtype(t))
+    generator = _generator_seed(_Generator(), 1234 + index)
+    return _randn(_t_shape(t), generator=generator, dtype=_t_dtype(t))
+
+
+def _aliased(value: Any, tensors: list[tuple[str, Any]]) -> list[str]:
+    """Argument keys whose storage overlaps the storage of any returned tensor."""
+    ranges = []
+    for _, t in tensors:
+        storage = _t_untyped_storage(t)
+        ranges.append((_storage_ptr(storage), _storage_ptr(storage) + _storage_nbytes(storage)))
+    found: set[str] = set()
+    for out in _tensors_in(value):
+        storage = _t_untyped_storage(out)
+        start = _storage_ptr(storage)
+        end = start + _storage_nbytes(storage)
+        for (key, arg), (a_start, a_end) in zip(tensors, ranges, strict=True):
+            if out is arg or (start < a_end and a_start < end) or (start == a_start and start != 0):
+                found.add(key)
+    return sorted(found)
+
+
+def _tensors_in(value: Any, depth: int = 0) -> list[Any]:
+    if depth > 8:
+        return []
+    if type(value) is _Tensor or type(value) is _Parameter:
+        return [value]
+    if type(value) is tuple or type(value) is list:
+        return [t for item in value for t in _tensors_in(item, depth + 1)]
+    return []
+
+
+_SOURCE: list[str] = []  # the submission's lines, for tracebacks (it is compiled from a string, not a file)
+
+
+def _source_line(number: int) -> str:
+    return _SOURCE[number - 1].strip()[:200] if 0 < number <= len(_SOURCE) else ""
+
+
+def _load_submission(code: str, runner: Any) -> tuple[types.ModuleType, bool, Any]:
+    """(module, ok, exception or None): the submission's module code runs on the learner's thread too."""
+    module = types.ModuleType("submission")
+    module.__file__ = SUBMISSION_FILENAME
+    _SOURCE[:] = code.splitlines()
+    try:
+        compiled = compile(code, SUBMISSION_FILENAME, "exec", dont_inherit=True)
+    except BaseException as exc:  # noqa: B902 - a SyntaxError, a MemoryError on a huge file
+        return module, False, exc
+    ok, raised = runner(exec, (compiled, module.__dict__), {})
+    return module, ok, None if ok else raised
+
+
 def _child(job_fd: int, *, warm: bool) -> None:
     os.setsid()
     devnull = os.open(os.devnull, os.O_RDWR)
@@ -239,200 +654,59 @@ def _child(job_fd: int, *, warm: bool) -> None:
     if warm:
         _exercise_calls()  # light on purpose: under load this runs beside other gradings and costs throughput
     header, _ = _recv_frame(job, max_blob_bytes=0)  # "load": sent after the host has moved us into our cgroup
+    key = bytes.fromhex(str(header["key"]))
     limits = header["limits"]
     seed = int(header.get("seed", 0))
     torch.manual_seed(seed)
     random.seed(seed)
-    _apply_limits(limits)
     template = os.getppid()
     seccomp.install([template, os.getpgid(template), 1])
-    max_message = int(limits["message_mb"]) * 1024 * 1024
-    output = BoundedWriter(int(limits["output_kb"]) * 1024)
-    sys.stdout = sys.stderr = output  # type: ignore[assignment]
-    module = types.ModuleType("submission")
-    module.__file__ = SUBMISSION_FILENAME
+    namespace = _learner_namespace()
+    learner = LearnerThread(namespace)  # after seccomp (a filter binds the threads made after it), before the
+    _apply_limits(limits)  # limits, so its stack counts in the baseline and not against the learner's memory
+    output = Output(namespace, int(limits["output_kb"]) * 1024)
+    sys.stdout = sys.stderr = output.writer
+    guard = _seal(_get_ident())
+    served = Served(types.ModuleType("submission"), output, learner.run, learner.graveyard, guard)
     started = _perf_counter()
-    try:
-        _SOURCE[:] = header["code"].splitlines()
-        code = compile(header["code"], SUBMISSION_FILENAME, "exec", dont_inherit=True)
-        exec(code, module.__dict__)
-    except BaseException as exc:  # noqa: B902 - SystemExit, KeyboardInterrupt and custom BaseExceptions too
-        reply = {"op": "loaded", "ok": False, "raised": _exception_summary(exc), "output": output.take()}
-        _send_frame(job, reply)
+    module, ok, raised = _load_submission(str(header["code"]), learner.run)
+    served.module = module
+    if not ok:
+        reply = {"op": "loaded", "ok": False, "raised": served.exception_summary(raised), "output": output.take()}
+        _send_frame(job, reply, key=key)
         return
-    functions = sorted(name for name, value in vars(module).items() if callable(value) and not name.startswith("__"))
-    _send_frame(
-        job,
-        {"op": "loaded", "ok": True, "functions": functions, "output": output.take(),
-         "duration_ms": (_perf_counter() - started) * 1000},
-    )
+    functions = sorted(name for name, value in list(module.__dict__.items())
+                       if type(name) is str and callable(value) and not name.startswith("__"))
+    _send_frame(job, {"op": "loaded", "ok": True, "functions": functions, "output": output.take(),
+                      "duration_ms": (_perf_counter() - started) * 1000}, key=key)
+    max_message = int(limits["message_mb"]) * 1024 * 1024
     while True:
         try:
-            request, blobs = _recv_frame(job, max_blob_bytes=1 << 34)
+            request, _, fds = _recv_frame(job, max_blob_bytes=0, with_fds=True)
         except EOFError:
             return
-        if request.get("op") != "calls":
+        if request.get("op") != "calls" or len(fds) > 1:
             return
-        calls = request["calls"]
-        groups = request.get("groups")  # calls of several checks: one reply per check, sent as soon as it is ready
-        valid = _type(groups) is list and all(_type(n) is int and n >= 0 for n in groups)
-        if not (valid and sum(groups) == len(calls)):
-            groups = [len(calls)]
-        position = 0
-        for count in groups:
-            replies: list[Any] = []
-            reply_blobs: list[bytes] = []
-            for call in calls[position : position + count]:
-                replies.append(_serve_call(module, call, blobs, output, reply_blobs))
-            position += count
-            header_out: dict[str, Any] = {"op": "results", "results": replies}
-            size = sum(len(blob) for blob in reply_blobs)
-            if size > max_message:
-                header_out = {"op": "too_large", "size": size}
-                reply_blobs = []
-            _send_frame(job, header_out, reply_blobs)
+        arena = request.get("arena", {})
+        if fds:
+            blobs = protocol.map_arena(fds[0], arena.get("size"), arena.get("blobs"))
+        else:
+            blobs = protocol._blob_table(arena.get("blobs", []), memoryview(bytearray()))
+        reply, reply_blobs = served.calls(request, blobs, max_message)
+        _send_frame(job, reply, reply_blobs, key=key)
 
 
 def _exercise_calls() -> None:
-    """One round of the call-serving path on a stand-in function (decode, snapshot, call, backward, encode)."""
+    """One round of the call-serving path on a stand-in function (decode, call, backward, encode)."""
     module = types.ModuleType("warm_up")
     module.f = lambda x, y, t: (x * y).sum() / t  # type: ignore[attr-defined]
     x = torch.randn(3, 4, dtype=torch.float64, requires_grad=True)
     arguments, blobs = protocol.encode(((x, x.detach().T.contiguous().T, 0.5), {}))
     call = {"function": "f", "arguments": arguments, "grads": ["0"]}
-    _serve_call(module, call, [bytearray(blob) for blob in blobs], BoundedWriter(100), [])
-
-
-def _serve_call(
-    module: types.ModuleType, call: dict[str, Any], blobs: list[bytearray], output: BoundedWriter,
-    reply_blobs: list[bytes],
-) -> dict[str, Any]:
-    base = call.get("blob_base", 0)  # calls merged from several checks each number their blobs from here
-    arguments = protocol.decode(call["arguments"], blobs[base:] if _type(base) is int and base > 0 else blobs)
-    args, kwargs = arguments
-    function = getattr(module, call["function"], None)
-    reply: dict[str, Any] = {"value": None, "raised": None, "grads": {}, "mutated": [], "aliased": []}
-    if not callable(function):
-        reply["missing"] = True
-        return reply
-    named = [(str(i), v) for i, v in enumerate(args)] + list(kwargs.items())
-    tensors = [(key, value) for key, value in named if _type(value) in (_Tensor, _Parameter)]
-    # Snapshot each distinct storage's bytes (a strided view of a small storage stays cheap), plus each
-    # argument's version counter and layout; any difference after the call means it was written in place.
-    snapshots: dict[int, Any] = {}
-    before = []
-    for key, t in tensors:
-        pointer = _storage_ptr(_storage(t))
-        if pointer not in snapshots:
-            snapshots[pointer] = _clone(_storage_bytes(t))
-        before.append((key, t, pointer, t._version, tuple(t.shape), t.stride()))
-    started = _perf_counter()
-    try:
-        value = function(*args, **kwargs)
-    except BaseException as exc:  # noqa: B902 - the learner may raise anything, including SystemExit
-        reply["raised"] = _exception_summary(exc)
-        reply["duration_ms"] = (_perf_counter() - started) * 1000
-        reply["output"] = output.take()
-        return reply
-    reply["duration_ms"] = (_perf_counter() - started) * 1000
-    rewritten = {pointer for pointer, snapshot in snapshots.items()
-                 if not _same_bytes(pointer, snapshot, tensors)}
-    reply["mutated"] = [key for key, t, pointer, version, shape, stride in before
-                        if t._version != version or tuple(t.shape) != shape or t.stride() != stride
-                        or _storage_ptr(_storage(t)) != pointer or pointer in rewritten]
-    reply["aliased"] = _aliased(value, tensors)
-    encoder = protocol.Encoder(preserve_views=False)
-    encoder.blobs = reply_blobs
-    try:
-        reply["value"] = encoder.encode(value)
-    except protocol.ProtocolError as exc:
-        reply["value"] = {"opaque": f"unencodable result ({exc})"}
-    if call.get("grads"):
-        reply["grads"], reply["backward_error"] = _gradients(value, call["grads"], dict(tensors), encoder)
-    reply["output"] = output.take()
-    return reply
-
-
-def _storage_bytes(t: Any) -> Any:
-    return _set(_empty(0, dtype=_uint8), _storage(t))
-
-
-def _same_bytes(pointer: int, snapshot: Any, tensors: list[tuple[str, Any]]) -> bool:
-    for _, t in tensors:
-        if _storage_ptr(_storage(t)) == pointer:
-            return bool(_equal(_storage_bytes(t), snapshot))
-    return False
-
-
-def _aliased(value: Any, tensors: list[tuple[str, Any]]) -> list[str]:
-    """Argument keys whose storage overlaps the storage of any returned tensor."""
-    ranges = []
-    for _, t in tensors:
-        storage = _storage(t)
-        ranges.append((_storage_ptr(storage), _storage_ptr(storage) + _storage_nbytes(storage)))
-    found: set[str] = set()
-    for out in _tensors_in(value):
-        storage = _storage(out)
-        start = _storage_ptr(storage)
-        end = start + _storage_nbytes(storage)
-        for (key, arg), (a_start, a_end) in zip(tensors, ranges, strict=True):
-            if out is arg or (start < a_end and a_start < end) or (start == a_start and start != 0):
-                found.add(key)
-    return sorted(found)
-
-
-def _tensors_in(value: Any, depth: int = 0) -> list[Any]:
-    if depth > 8:
-        return []
-    if _type(value) in (_Tensor, _Parameter):
-        return [value]
-    if _type(value) in (tuple, list):
-        return [t for item in value for t in _tensors_in(item, depth + 1)]
-    return []
-
-
-def _gradients(
-    value: Any, wanted: list[str], tensors: dict[str, Any], encoder: protocol.Encoder
-) -> tuple[dict[str, Any], str | None]:
-    error = None
-    if _type(value) is _Tensor and value.requires_grad and value.numel() == 1:
-        try:
-            _backward(value)
-        except BaseException as exc:  # noqa: B902
-            error = _exception_summary(exc)["message"]
-    grads: dict[str, Any] = {}
-    for key in wanted:
-        t = tensors.get(key)
-        grad = None if t is None else t.grad
-        grads[key] = None if grad is None else encoder.encode(grad)
-    return grads, error
-
-
-def _exception_summary(exc: BaseException) -> dict[str, Any]:
-    # Walk the traceback by hand, keeping the last few frames of the submission: traceback.extract_tb looks up
-    # a source line for every frame, which after a million-deep recursion takes longer than any time limit.
-    last: collections.deque[tuple[int, str]] = collections.deque(maxlen=5)
-    tb = exc.__traceback__
-    while tb is not None:
-        if tb.tb_frame.f_code.co_filename == SUBMISSION_FILENAME:
-            last.append((tb.tb_lineno or 0, tb.tb_frame.f_code.co_name))
-        tb = tb.tb_next
-    frames = [[line, name, _source_line(line)] for line, name in last]
-    if isinstance(exc, SyntaxError) and exc.filename == SUBMISSION_FILENAME:
-        frames.append([exc.lineno or 0, "<module>", (exc.text or "").strip()[:200]])
-    try:
-        message = exc.msg if isinstance(exc, SyntaxError) and exc.msg else str(exc)
-    except BaseException:  # noqa: B902 - a hostile __str__
-        message = "<the exception's message could not be read>"
-    mro = [getattr(k, "__name__", "?") for k in _type(exc).__mro__][:16]
-    return {"type": _type(exc).__name__[:100], "mro": mro, "message": message[:2000], "traceback": frames[-5:]}
-
-
-_SOURCE: list[str] = []  # the submission's lines, for tracebacks (it is compiled from a string, not a file)
-
-
-def _source_line(number: int) -> str:
-    return _SOURCE[number - 1].strip()[:200] if 0 < number <= len(_SOURCE) else ""
+    namespace = _learner_namespace()
+    direct = lambda function, args, kwargs: (True, function(*args, **kwargs))  # noqa: E731
+    served = Served(module, Output(namespace, 100), direct, [], None, arena_copies=True)
+    served.call(call, [bytearray(blob) for blob in blobs], [])
 
 
 def main() -> None:

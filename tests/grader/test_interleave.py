@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from grader.calls import WorkerLost
-from grader.interleave import Interleaver, TaskSession
+from grader.interleave import Answer, Interleaver, Request, TaskSession
 from grader.limits import Limits
 
 
@@ -27,30 +27,29 @@ class FakeSession:
         return ""
 
     def calls(self, header: dict[str, Any], blobs: list[bytes], *, timeout: float,
-              what: str | Callable[[], str]) -> tuple[dict[str, Any], list[bytearray]]:
-        return next(self.grouped_calls(header, blobs, [(timeout, what)]))
+              what: str | Callable[[], str]) -> Answer:
+        return next(self.grouped_calls([Request(header, blobs, timeout, what)]))
 
-    def grouped_calls(
-        self, header: dict[str, Any], blobs: list[bytes], groups: Sequence[tuple[float, str | Callable[[], str]]]
-    ) -> Iterator[tuple[dict[str, Any], list[bytearray]]]:
-        counts = header.get("groups", [len(header["calls"])])
-        self.exchanges.append({"calls": header["calls"], "blobs": list(blobs), "groups": counts,
-                               "timeouts": [timeout for timeout, _ in groups]})
-        start = 0
-        for count, (_, what) in zip(counts, groups, strict=True):
-            calls = header["calls"][start : start + count]
-            start += count
+    def grouped_calls(self, requests: Sequence[Request]) -> Iterator[Answer]:
+        self.exchanges.append({
+            "calls": [call for request in requests for call in request.header["calls"]],
+            "blobs": [list(request.blobs) for request in requests],
+            "groups": [len(request.header["calls"]) for request in requests],
+            "timeouts": [request.timeout for request in requests],
+        })
+        for request in requests:
+            calls = request.header["calls"]
             if any(call["tag"] == "crash" for call in calls):
-                raise WorkerLost(f"the worker process crashed during {what}")
+                raise WorkerLost(f"the worker process crashed during {request.what}")
             results = [{"value": call["tag"], "duration_ms": 2.0} for call in calls]
             self.log.append("reply " + ",".join(call["tag"] for call in calls))
-            yield {"op": "results", "results": results}, [bytearray(b) for b in blobs]
+            yield Answer({"op": "results", "results": results}, [], tuple(False for _ in request.blobs))
 
 
 def ask(session: TaskSession, *tags: str, blobs: tuple[bytes, ...] = ()) -> list[str]:
     header = {"op": "calls", "calls": [{"function": "f", "tag": tag} for tag in tags]}
-    reply, _ = session.calls(header, list(blobs), timeout=5.0 * len(tags), what="a call")
-    return [result["value"] for result in reply["results"]]
+    answer = session.calls(header, list(blobs), timeout=5.0 * len(tags), what="a call")
+    return [result["value"] for result in answer.header["results"]]
 
 
 def run(tasks: list[Callable[[TaskSession], Any]], session: FakeSession | None = None,
@@ -75,13 +74,13 @@ def test_checks_waiting_at_the_same_time_share_one_exchange_and_get_their_own_re
     assert interleaver.exchanges == 2
 
 
-def test_merged_calls_number_their_blobs_from_where_their_check_starts():
+def test_requests_of_one_exchange_keep_their_own_tensors():
+    # Each request's tensors go in an arena of its own, so what one check's call writes is seen as its own.
     tasks = [lambda s: ask(s, "a", blobs=(b"x", b"y")), lambda s: ask(s, "b", blobs=(b"z",)),
              lambda s: ask(s, "c")]
     _, session, _ = run(tasks)
     (exchange,) = session.exchanges
-    assert exchange["blobs"] == [b"x", b"y", b"z"]
-    assert [call.get("blob_base", 0) for call in exchange["calls"]] == [0, 2, 3]
+    assert exchange["blobs"] == [[b"x", b"y"], [b"z"], []]
 
 
 def test_results_are_reported_in_check_order_as_soon_as_those_before_are_done():

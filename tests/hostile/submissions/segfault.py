@@ -1,9 +1,9 @@
-# Reads address 0 through ctypes: the worker dies with SIGSEGV.
-import ctypes
+# Crashes the worker with SIGSEGV (ctypes is refused to submissions; faulthandler's test hook is not).
+import faulthandler
 
 
 def add_one(x):
-    return ctypes.string_at(0)
+    faulthandler._sigsegv()
 
 
 def scaled_sum(x, factor):
