@@ -357,12 +357,13 @@ class Child:
         arena.release_fd()
         return arena
 
-    def send_load(self, header: dict[str, Any], *, timeout: float, what: str) -> Answer:
+    def send_load(self, header: dict[str, Any], *, timeout: float, what: str, total_s: float | None = None) -> Answer:
+        """The submission, with the key the child signs its replies with."""
         deadline = time.monotonic() + timeout
-        with self._failures(timeout, what, None):
+        with self._failures(timeout, what, total_s):
             self.sock.settimeout(timeout)
             protocol.send_frame(self.sock, dict(header, key=self.key.hex()))
-        return self.receive(None, deadline=deadline, timeout=timeout, what=what)
+        return self.receive(None, deadline=deadline, timeout=timeout, what=what, total_s=total_s)
 
     def receive(self, arena: protocol.Arena | None, *, deadline: float, timeout: float,
                 what: str | Callable[[], str], total_s: float | None = None) -> Answer:
@@ -473,8 +474,9 @@ class WorkerSession:
             self.zygote = self.pool._replace(self.zygote)
             self.child = self.zygote.take_child(self.limits)
         header = {"op": "load", "code": self.code, "seed": self.seed, "limits": self.limits.model_dump()}
-        timeout = min(self.limits.load_timeout_s, max(self.remaining(), 0.001))
-        reply = self.child.send_load(header, timeout=timeout, what="loading your code").header
+        # A restart late in the submission gets what is left of its total time, and a time-out then says so.
+        timeout, total_s = self._within_total(self.limits.load_timeout_s)
+        reply = self.child.send_load(header, timeout=timeout, what="loading your code", total_s=total_s).header
         self.loaded = LoadResult(
             ok=reply.get("ok") is True,
             functions=tuple(str(name) for name in reply.get("functions", ()) if type(name) is str),

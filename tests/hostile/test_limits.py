@@ -49,7 +49,9 @@ def test_the_total_time_limit_bounds_a_submission_whose_every_call_hangs(
     assert found[0] == "time limit 3 s exceeded in add_one(x=float32[2, 3])"
     assert found[1] == "time limit 3 s exceeded in add_one(x=float32[3] [1, 1, 1])"
     assert found[2].startswith("total time limit 7 s for the whole submission used up in scaled_sum(")
-    assert found[3:] == ["total time limit 7 s for the whole submission used up"] * 2
+    # (a restart late in the budget says so too, never "time limit 0.001 s exceeded in loading your code")
+    assert len(found) == 5
+    assert all(m.startswith("total time limit 7 s for the whole submission used up") for m in found[3:]), found
 
 
 def test_memory_bomb_hits_the_memory_limit(grade_code: GradeCode) -> None:
