@@ -81,9 +81,11 @@ class FairQueue(Generic[T]):
             return len(self._heap) if client is None else self._waiting.get(client, 0)
 
     def _prune(self) -> None:
-        # A client whose finish tag is behind virtual time would start at virtual time anyway: forget it.
+        # An idle client whose finish tag is not behind anything waiting would, coming back, go before all of it
+        # anyway (at most one place sooner than its tag says): forget it, so one-off clients leave no trace.
+        bound = self._heap[0][0] if self._heap else self._virtual_time + 1
         self._finish = {
             client: finish
             for client, finish in self._finish.items()
-            if finish > self._virtual_time or client in self._waiting
+            if finish > bound or client in self._waiting
         }
