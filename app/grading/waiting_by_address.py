@@ -43,13 +43,6 @@ class WaitingByAddress:
             if len(self._sent) > MAX_ADDRESSES:
                 del self._sent[next(iter(self._sent))]
 
-    def forget(self, address: str, submission_id: str) -> None:
-        """The submission was not accepted after all."""
-        with self._lock:
-            sent = self._sent.get(address)
-            if sent is not None and submission_id in sent:
-                sent.remove(submission_id)
-
     def _still_queued(self, submission_ids: list[str]) -> set[str]:
         with self._session_factory() as session:
             return set(
