@@ -100,6 +100,16 @@ def test_a_closed_stream_frees_its_place(make_server: Callable[..., Server], gra
     assert status == 200
 
 
+def test_metrics_count_the_open_streams(make_server: Callable[..., Server], grader: HeldGrader) -> None:
+    server = make_server(backend_factory=held_backend(grader))
+    submission_id = submit(server.client, CORRECT).json()["id"]
+    with ExitStack() as stack:
+        for _ in range(3):
+            open_stream(stack, server.client, submission_id)
+        assert "paperlab_open_event_streams 3.0" in server.learner().get("/metrics").text
+        grader.release.set()
+
+
 def test_a_learner_without_a_cookie_opens_no_stream(client: TestClient) -> None:
     response = client.get(events_path("00000000-0000-0000-0000-000000000000"))
     assert response.status_code == 404
