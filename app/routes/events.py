@@ -140,7 +140,7 @@ async def _stream(
                 yield b"".join(chunks)
             if finished:
                 break
-        if not finished:  # the server is shutting down: the browser reconnects (to its successor) by itself
+        if not finished and slot.ended.is_set():  # shutting down: the browser reconnects (to the next server)
             yield RECONNECT
             return
         final = await run_in_threadpool(_load, state, submission.id, learner_id)
