@@ -28,27 +28,24 @@ def serve(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace], int
         "--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"]
     )
     parser.add_argument(
-        "--proxy-headers", action="store_true", help="trust X-Forwarded-* from a reverse proxy"
+        "--proxy-headers",
+        action="store_true",
+        help="take the client address from X-Forwarded-For, only from the proxies in FORWARDED_ALLOW_IPS "
+        "(default 127.0.0.1); the limits per network address count by it",
     )
 
     def run(args: argparse.Namespace) -> int:
         import logging
 
-        import uvicorn
+        from app.main import create_app
+        from app.serving import make_server
 
         # uvicorn configures only its own loggers; the app's (skipped problem folders, grader failures) go here.
         logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s:     %(name)s: %(message)s")
-        # One process: the in-process backend's queue and warm sandboxes live in it.
-        uvicorn.run(
-            "app.main:app",
-            host=args.host,
-            port=args.port,
-            log_level=args.log_level,
-            proxy_headers=args.proxy_headers,
-            workers=1,
-            # Open event streams end when their grading does; do not let one hold a shutdown for longer.
-            timeout_graceful_shutdown=10,
+        server = make_server(
+            create_app(), host=args.host, port=args.port, log_level=args.log_level, proxy_headers=args.proxy_headers
         )
+        server.run()
         return 0
 
     return run

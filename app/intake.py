@@ -1,6 +1,10 @@
-"""How a new submission is admitted: size limit, per-learner rate limit, one in flight per learner, stored
-before it is graded, then handed to the grading backend. A submission the backend refuses (queue full, grading
-down) is removed again: the 503 means "not accepted", and the page still has the code."""
+"""How a new submission is admitted: valid Unicode within the size limit, the per-address and per-learner rate
+limits, one in flight per learner, stored before it is graded, then handed to the grading backend (which keeps
+each address to a few waiting). A submission the backend refuses (queue full, grading down) is removed again:
+the 429 or 503 means "not accepted", and the page still has the code.
+
+The per-address rate is counted in memory before anything touches the database, so a flood with a fresh cookie
+per request (a fresh learner each time, whom the per-learner limits do not know) is turned away cheaply."""
 
 from __future__ import annotations
 
@@ -10,10 +14,11 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app import crud
-from app.errors import PayloadTooLarge, TooManyRequests
-from app.grading import GradingBackend
+from app.errors import PayloadTooLarge, TooManyRequests, UnprocessableContent
+from app.grading import GradingBackend, Submitter
 from app.grading.base import SubmissionKept
 from app.models import Submission, utcnow
+from app.ratelimit import SlidingWindowLimit
 from app.settings import Settings
 
 # What to suggest when a learner already has a submission being graded: most verdicts take about a second.
@@ -25,22 +30,38 @@ def accept_submission(
     session: Session,
     backend: GradingBackend,
     settings: Settings,
-    learner_id: str,
+    address_rate: SlidingWindowLimit,
+    submitter: Submitter,
     problem: str,
     code: str,
 ) -> Submission:
     check_code_size(code, limit=settings.max_code_bytes)
+    check_address_rate(address_rate, submitter.address)
+    try:
+        return _store_and_enqueue(
+            session=session, backend=backend, settings=settings, submitter=submitter, problem=problem, code=code
+        )
+    except SubmissionKept:
+        raise  # stored: it counts against the rate like any accepted submission
+    except BaseException:
+        address_rate.give_back(submitter.address)  # not accepted: it does not count
+        raise
+
+
+def _store_and_enqueue(
+    *, session: Session, backend: GradingBackend, settings: Settings, submitter: Submitter, problem: str, code: str
+) -> Submission:
+    learner_id = submitter.learner_id
     check_rate_limit(session=session, learner_id=learner_id, per_minute=settings.rate_limit_per_minute)
     check_nothing_in_flight(session=session, learner_id=learner_id)
+    crud.ensure_learner(session=session, learner_id=learner_id)
     try:
-        submission = crud.create_submission(
-            session=session, learner_id=learner_id, problem=problem, code=code
-        )
+        submission = crud.create_submission(session=session, learner_id=learner_id, problem=problem, code=code)
     except IntegrityError:  # another request of this learner got its submission in first
         session.rollback()
         raise _in_flight_error() from None
     try:
-        backend.submit(submission.id)
+        backend.submit(submission.id, submitter=submitter)
     except SubmissionKept:
         raise  # stored and queued: enqueued by the sweeper once the broker is back
     except Exception:
@@ -50,11 +71,34 @@ def accept_submission(
 
 
 def check_code_size(code: str, *, limit: int) -> None:
-    size = len(code.encode("utf-8"))
+    try:
+        size = len(code.encode("utf-8"))
+    except UnicodeEncodeError as exc:  # JSON's \\ud800 escapes decode to lone surrogates, which UTF-8 cannot hold
+        raise UnprocessableContent(_not_unicode_message(code, exc.start)) from None
     if size > limit:
         raise PayloadTooLarge(
             f"Your code is {size:,} bytes; submissions may be at most {limit:,} bytes. "
             "Remove large data or generated text from it and run it again."
+        )
+
+
+def _not_unicode_message(code: str, index: int) -> str:
+    line = code.count("\n", 0, index) + 1
+    column = index - (code.rfind("\n", 0, index) + 1) + 1
+    return (
+        f"Your code is not valid Unicode: line {line}, column {column} holds a lone surrogate "
+        f"(U+{ord(code[index]):04X}), half of a character that the other half never completes. "
+        "Delete that character or retype it, then run your code again."
+    )
+
+
+def check_address_rate(address_rate: SlidingWindowLimit, address: str) -> None:
+    wait = address_rate.take(address)
+    if wait is not None:
+        raise TooManyRequests(
+            f"Code can be run at most {address_rate.limit} times a minute from one network address, and "
+            f"yours has reached that; try again in {wait} seconds.",
+            retry_after=wait,
         )
 
 

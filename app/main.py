@@ -48,6 +48,7 @@ def create_app(settings: Settings | None = None, *, backend_factory: BackendFact
         try:
             yield
         finally:
+            state.streams.close_all()  # under app.serving they are ended already, before uvicorn waits for them
             state.backend.stop()
             state.engine.dispose()
 

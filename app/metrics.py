@@ -78,6 +78,11 @@ class PaperLabCollector(Collector):
         info = GaugeMetricFamily("paperlab_grading_backend", "The grading backend in use.", labels=["backend"])
         info.add_metric([snapshot.backend], 1)
         yield info
+        yield GaugeMetricFamily(
+            "paperlab_open_event_streams",
+            "Event streams open in this web process (the one number here that is per process).",
+            value=self._state.streams.count(),
+        )
         yield snapshot.latency.family(
             "paperlab_submission_latency_seconds", "From submitting to the stored verdict, finished submissions."
         )
@@ -132,9 +137,8 @@ class PaperLabCollector(Collector):
     def _take_snapshot(self) -> Snapshot:
         backend = self._state.backend
         with self._state.session_factory() as session:
-            by_status = dict(
-                session.execute(select(Submission.status, func.count()).group_by(Submission.status)).tuples().all()
-            )
+            rows = session.execute(select(Submission.status, func.count()).group_by(Submission.status))
+            by_status = {status: count for status, count in rows}  # Result.tuples() is deprecated in SQLAlchemy 2.1
             latency = _histogram(session, Submission.created_at)
             grading = _histogram(session, Submission.started_at)
         operational = backend.operational_metrics() if isinstance(backend, ReportsOperationalMetrics) else None

@@ -96,6 +96,27 @@ class Settings(BaseSettings):
     rate_limit_per_minute: int = Field(
         default=20, ge=1, description="Submissions one learner may create per minute; more gets 429 + Retry-After."
     )
+    address_rate_limit_per_minute: int = Field(
+        default=120,
+        ge=1,
+        description="Submissions one network address (IPv4 address, IPv6 /64) may create per minute, whichever "
+        "learners send them; more gets 429 + Retry-After. A class behind one NAT shares it.",
+    )
+    queue_limit_per_address: int = Field(
+        default=4,
+        ge=1,
+        description="Submissions from one network address that may wait for grading at once (those being graded "
+        "do not count); beyond it POST answers 429 + Retry-After.",
+    )
+    streams_per_learner: int = Field(
+        default=4, ge=1, description="Event streams one learner may hold open; more gets 429 + Retry-After."
+    )
+    streams_per_address: int = Field(
+        default=32,
+        ge=1,
+        description="Event streams one network address may hold open, whichever learners hold them; more gets "
+        "429 + Retry-After.",
+    )
     unsafe_no_sandbox: bool = Field(
         default=False,
         description="Run submissions WITHOUT bubblewrap (development only; every page and report says so).",

@@ -14,7 +14,9 @@ from app.db import SessionFactory, make_engine, make_session_factory
 from app.grading import EventBus, GradingBackend, make_backend, make_event_bus
 from app.identity import LearnerSigner, resolve_secret_key
 from app.migrate import upgrade
+from app.ratelimit import SlidingWindowLimit
 from app.settings import Settings
+from app.streams import OpenStreams
 from app.templating import make_templates
 
 logger = logging.getLogger(__name__)
@@ -43,6 +45,8 @@ class AppState:
     backend: GradingBackend
     templates: Jinja2Templates
     signer: LearnerSigner
+    streams: OpenStreams
+    address_rate: SlidingWindowLimit
 
     @property
     def unsafe_sandbox(self) -> bool:
@@ -78,4 +82,6 @@ def build_state(settings: Settings, backend_factory: BackendFactory | None = Non
         backend=backend,
         templates=make_templates(settings.templates_dir),
         signer=LearnerSigner(resolve_secret_key(settings)),
+        streams=OpenStreams(per_learner=settings.streams_per_learner, per_address=settings.streams_per_address),
+        address_rate=SlidingWindowLimit(limit=settings.address_rate_limit_per_minute, window_s=60.0),
     )

@@ -131,6 +131,10 @@ class Server:
             "PAPERLAB_VAR_DIR": self.var.name,
             "PAPERLAB_QUEUE_LIMIT": str(queue_limit),
             "PAPERLAB_RATE_LIMIT_PER_MINUTE": "1000",
+            # Every simulated learner connects from 127.0.0.1: lift the limits per network address.
+            "PAPERLAB_ADDRESS_RATE_LIMIT_PER_MINUTE": "100000",
+            "PAPERLAB_QUEUE_LIMIT_PER_ADDRESS": str(queue_limit),
+            "PAPERLAB_STREAMS_PER_ADDRESS": "1000",
         }
         if concurrency is not None:
             env["PAPERLAB_GRADING_CONCURRENCY"] = str(concurrency)

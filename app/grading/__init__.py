@@ -6,18 +6,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from app.db import SessionFactory
-from app.grading.base import BackendHealth, BackendUnavailable, GradingBackend, QueueFull
+from app.grading.base import AddressQueueFull, BackendHealth, BackendUnavailable, GradingBackend, QueueFull, Submitter
 from app.grading.events import EventBus, GradingEvent, InMemoryEventBus
 from app.settings import Settings
 from grader.problems import Problem
 
 __all__ = [
+    "AddressQueueFull",
     "BackendHealth",
     "BackendUnavailable",
     "EventBus",
     "GradingBackend",
     "GradingEvent",
     "QueueFull",
+    "Submitter",
     "make_backend",
     "make_event_bus",
 ]
@@ -50,5 +52,6 @@ def make_backend(
         bus=bus,
         concurrency=settings.grading_concurrency,
         queue_limit=settings.queue_limit,
+        queue_limit_per_address=settings.queue_limit_per_address,
         unsafe_no_sandbox=settings.unsafe_no_sandbox,
     )

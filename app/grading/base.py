@@ -7,7 +7,19 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
-from app.errors import ServiceUnavailable
+from app.errors import ServiceUnavailable, TooManyRequests
+
+# Most gradings take about a second: by then one of an address's waiting submissions has started.
+ADDRESS_QUEUE_RETRY_AFTER_S = 5
+
+
+@dataclass(frozen=True)
+class Submitter:
+    """Who sent a submission, for fairness and the limits per client: the learner, and the network address
+    (app.addresses) the request came from."""
+
+    learner_id: str
+    address: str
 
 
 class QueueFull(ServiceUnavailable):
@@ -21,6 +33,17 @@ class BackendUnavailable(ServiceUnavailable):
 class SubmissionKept(BackendUnavailable):
     """The grading queue cannot be reached now (broker down), but the stored submission stays `queued` and is
     enqueued when the queue is back (503; the learner need not submit again)."""
+
+
+class AddressQueueFull(TooManyRequests):
+    """Too many submissions from one network address are waiting; the submission was not accepted (429)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(
+            f"{limit} submissions from your network address are already waiting to be graded; try again in "
+            f"{ADDRESS_QUEUE_RETRY_AFTER_S} seconds, when one of them has started.",
+            retry_after=ADDRESS_QUEUE_RETRY_AFTER_S,
+        )
 
 
 @dataclass(frozen=True)
@@ -43,8 +66,9 @@ class GradingBackend(Protocol):
     def stop(self) -> None:
         """Finish or hand back work in progress; nothing submitted may be lost (it stays queued in the DB)."""
 
-    def submit(self, submission_id: str) -> None:
-        """Enqueue a stored submission. Raises QueueFull or BackendUnavailable; never grades inline."""
+    def submit(self, submission_id: str, *, submitter: Submitter) -> None:
+        """Enqueue a stored submission. Raises QueueFull, AddressQueueFull or BackendUnavailable; never grades
+        inline."""
 
     def health(self) -> BackendHealth:
         """Cheap: called for every page (the unsandboxed banner) and by /healthz; cache remote state."""

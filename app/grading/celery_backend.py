@@ -22,10 +22,11 @@ from kombu.exceptions import KombuError
 from sqlalchemy import func, select
 
 from app.db import SessionFactory
-from app.grading.base import BackendHealth, QueueFull, SubmissionKept
+from app.grading.base import BackendHealth, QueueFull, SubmissionKept, Submitter
 from app.grading.events import EventBus
 from app.grading.redis_events import RedisEventBus, make_redis
 from app.grading.sweeper import BrokerUnreachable, Sweeper
+from app.grading.waiting_by_address import WaitingByAddress
 from app.models import Submission
 from app.settings import Settings
 from grader.problems import Problem
@@ -189,6 +190,10 @@ class CeleryBackend:
         )
         self._health_lock = threading.Lock()
         self._health: tuple[float, BackendHealth] | None = None
+        # The broker's queue is FIFO: fairness here is this cap on each address's share of it.
+        self.waiting_by_address = WaitingByAddress(
+            session_factory=session_factory, limit=settings.queue_limit_per_address
+        )
 
     def start(self) -> None:
         if isinstance(self._bus, RedisEventBus):
@@ -205,7 +210,7 @@ class CeleryBackend:
         if self._broker_redis is not None:
             self._broker_redis.close()
 
-    def submit(self, submission_id: str) -> None:
+    def submit(self, submission_id: str, *, submitter: Submitter) -> None:
         queued = self._queued_in_database()
         if queued > self._settings.queue_limit:
             raise QueueFull(
@@ -213,6 +218,7 @@ class CeleryBackend:
                 f"try again in {QUEUE_FULL_RETRY_AFTER_S} seconds.",
                 retry_after=QUEUE_FULL_RETRY_AFTER_S,
             )
+        self.waiting_by_address.admit(submitter.address, submission_id)
         try:
             self.enqueuer.enqueue(submission_id)
         except BrokerUnreachable as exc:

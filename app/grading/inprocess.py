@@ -1,19 +1,20 @@
-"""The default backend: one machine, no extra services. A bounded queue feeds N grading threads that share
-one WorkerPool(size=N) of warm sandboxes. The database is the source of truth: a submission is stored before
-it is queued here, and whatever a stopped process left `queued` or `running` is queued again at start-up."""
+"""The default backend: one machine, no extra services. A bounded, fair queue (app.grading.fair_queue: turns
+by network address, a few waiting per address) feeds N grading threads that share one WorkerPool(size=N) of
+warm sandboxes. The database is the source of truth: a submission is stored before it is queued here, and
+whatever a stopped process left `queued` or `running` is queued again at start-up."""
 
 from __future__ import annotations
 
 import logging
-import queue
 import threading
 from collections.abc import Callable, Mapping
 
 from sqlalchemy import select
 
 from app.db import SessionFactory
-from app.grading.base import BackendHealth, BackendUnavailable, Pool, QueueFull
+from app.grading.base import AddressQueueFull, BackendHealth, BackendUnavailable, Pool, QueueFull, Submitter
 from app.grading.events import EventBus
+from app.grading.fair_queue import FairQueue
 from app.grading.runner import GradeFunction, grade_submission
 from app.models import IN_FLIGHT, Submission
 from grader.pool import WorkerPool
@@ -42,6 +43,7 @@ class InProcessBackend:
         bus: EventBus,
         concurrency: int,
         queue_limit: int,
+        queue_limit_per_address: int | None = None,
         unsafe_no_sandbox: bool = False,
         grade: GradeFunction | None = None,
         pool_factory: PoolFactory | None = None,
@@ -51,12 +53,12 @@ class InProcessBackend:
         self._bus = bus
         self._concurrency = concurrency
         self._queue_limit = queue_limit
+        self._queue_limit_per_address = queue_limit_per_address
         self._grade = grade
         self._pool_factory = pool_factory or (lambda: _worker_pool(concurrency, unsafe_no_sandbox))
-        # Unbounded underneath: the limit applies to new submissions only, never to recovered ones.
-        self._queue: queue.Queue[str | None] = queue.Queue()
+        # Unbounded underneath: the limits apply to new submissions only, never to recovered ones.
+        self._queue: FairQueue[str] = FairQueue()
         self._admit = threading.Lock()
-        self._stopping = threading.Event()
         self._threads: list[threading.Thread] = []
         self._pool: Pool | None = None
         self._unavailable_reason: str | None = "grading has not started"
@@ -79,9 +81,7 @@ class InProcessBackend:
         self._requeue_unfinished()
 
     def stop(self) -> None:
-        self._stopping.set()
-        for _ in self._threads:
-            self._queue.put(None)
+        self._queue.close()  # what is still waiting stays queued in the database; the next start re-queues it
         for thread in self._threads:
             thread.join(timeout=STOP_TIMEOUT_S)
             if thread.is_alive():
@@ -92,27 +92,30 @@ class InProcessBackend:
             self._pool = None
         self._unavailable_reason = "grading has stopped"
 
-    def submit(self, submission_id: str) -> None:
+    def submit(self, submission_id: str, *, submitter: Submitter) -> None:
         if self._unavailable_reason is not None:
             raise BackendUnavailable(
                 f"Grading is unavailable on this server: {self._unavailable_reason}",
                 retry_after=UNAVAILABLE_RETRY_AFTER_S,
             )
-        with self._admit:
-            if self._queue.qsize() >= self._queue_limit:
+        with self._admit:  # check and put as one step: concurrent requests cannot both take the last place
+            if self._queue.waiting() >= self._queue_limit:
                 raise QueueFull(
                     f"The grading queue is full ({self._queue_limit} submissions waiting); "
                     f"try again in {QUEUE_FULL_RETRY_AFTER_S} seconds.",
                     retry_after=QUEUE_FULL_RETRY_AFTER_S,
                 )
-            self._queue.put(submission_id)
+            per_address = self._queue_limit_per_address
+            if per_address is not None and self._queue.waiting(submitter.address) >= per_address:
+                raise AddressQueueFull(per_address)
+            self._queue.put(submitter.address, submission_id)
 
     def health(self) -> BackendHealth:
         return BackendHealth(
             backend=self.name,
             available=self._unavailable_reason is None,
             sandbox=self._pool.sandbox if self._pool is not None else None,
-            queue_depth=self._queue.qsize(),
+            queue_depth=self._queue.waiting(),
             queue_limit=self._queue_limit,
             reason=self._unavailable_reason,
         )
@@ -123,24 +126,25 @@ class InProcessBackend:
 
     def _requeue_unfinished(self) -> None:
         with self._session_factory() as session:
-            ids = session.scalars(
-                select(Submission.id).where(Submission.status.in_(IN_FLIGHT)).order_by(Submission.created_at)
+            rows = session.execute(
+                select(Submission.id, Submission.learner_id)
+                .where(Submission.status.in_(IN_FLIGHT))
+                .order_by(Submission.created_at)
             ).all()
-        for submission_id in ids:
-            self._queue.put(submission_id)
-        if ids:
-            logger.info("re-queued %d submission(s) left unfinished by a previous process", len(ids))
+        # Their addresses were not kept (only this process's memory had them): they take turns by learner.
+        for row in rows:
+            self._queue.put(f"learner:{row.learner_id}", row.id)
+        if rows:
+            logger.info("re-queued %d submission(s) left unfinished by a previous process", len(rows))
 
     def _work(self) -> None:
         assert self._pool is not None
         pool = self._pool
         while True:
             submission_id = self._queue.get()
+            if submission_id is None:
+                return  # stopping
             try:
-                if submission_id is None or self._stopping.is_set():
-                    if submission_id is None:
-                        return
-                    continue  # stays queued in the database; the next start re-queues it
                 grade_submission(
                     session_factory=self._session_factory,
                     submission_id=submission_id,

@@ -1,11 +1,16 @@
-"""The JSON API (docs/web-contract.md). OpenAPI at /docs."""
+"""The JSON API (docs/web-contract.md). OpenAPI at /docs.
+
+Routes are `async` and do their database work in one trip to the thread pool (app.deps.in_session), so the
+session is closed before the response goes out: a client that reads slowly holds no pooled connection."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Response, status
+from fastapi import APIRouter, Request, Response, status
 
 from app import crud
-from app.deps import BackendDep, CatalogDep, LearnerDep, SessionDep, SettingsDep
+from app.addresses import client_address
+from app.deps import AddressRateDep, CatalogDep, LearnerDep, StateDep, in_session
+from app.grading import Submitter
 from app.intake import accept_submission
 from app.schemas import (
     Attempt,
@@ -43,41 +48,59 @@ async def read_problem(slug: str, catalog: CatalogDep) -> dict[str, object]:
     responses={
         404: {"description": "Unknown problem"},
         413: {"description": "Code over PAPERLAB_MAX_CODE_BYTES"},
-        429: {"description": "A run is still being graded, or the rate limit is reached (see Retry-After)"},
+        422: {"description": "Not a JSON object with a `code` string, or code that is not valid Unicode"},
+        429: {
+            "description": "A run is still being graded, a rate limit (per learner or per network address) is "
+            "reached, or this address has its share of the queue waiting (see Retry-After)"
+        },
         503: {"description": "Grading queue full or grading unavailable (see Retry-After)"},
     },
 )
-def create_submission(
+async def create_submission(
     slug: str,
     body: SubmissionCreate,
+    request: Request,
     response: Response,
-    catalog: CatalogDep,
-    session: SessionDep,
+    state: StateDep,
     learner: LearnerDep,
-    backend: BackendDep,
-    settings: SettingsDep,
+    address_rate: AddressRateDep,
 ) -> SubmissionCreated:
     """Store the code and queue it for grading; follow its checks at `/api/submissions/{id}/events`."""
-    entry = catalog.entry(slug)
-    submission = accept_submission(
-        session=session,
-        backend=backend,
-        settings=settings,
-        learner_id=learner,
-        problem=entry.slug,
-        code=body.code,
+    entry = state.catalog.entry(slug)
+    submitter = Submitter(learner_id=learner, address=client_address(request))
+    submission = await in_session(
+        state,
+        lambda session: accept_submission(
+            session=session,
+            backend=state.backend,
+            settings=state.settings,
+            address_rate=address_rate,
+            submitter=submitter,
+            problem=entry.slug,
+            code=body.code,
+        ),
     )
     response.headers["Location"] = f"/api/submissions/{submission.id}"
     return SubmissionCreated(id=submission.id)
 
 
 @router.get("/problems/{slug}/submissions", response_model=list[Attempt], responses=ERROR_RESPONSES)
-def list_my_submissions(slug: str, catalog: CatalogDep, session: SessionDep, learner: LearnerDep) -> list[Attempt]:
+async def list_my_submissions(slug: str, state: StateDep, learner: LearnerDep) -> list[Attempt]:
     """This learner's attempts at the problem, newest first."""
-    entry = catalog.entry(slug)
-    return [attempt(s) for s in crud.list_submissions(session=session, learner_id=learner, problem=entry.slug)]
+    entry = state.catalog.entry(slug)
+    return await in_session(
+        state,
+        lambda session: [
+            attempt(s) for s in crud.list_submissions(session=session, learner_id=learner, problem=entry.slug)
+        ],
+    )
 
 
 @router.get("/submissions/{submission_id}", response_model=SubmissionOut, responses=ERROR_RESPONSES)
-def read_submission(submission_id: str, session: SessionDep, learner: LearnerDep) -> SubmissionOut:
-    return submission_out(crud.get_submission(session=session, submission_id=submission_id, learner_id=learner))
+async def read_submission(submission_id: str, state: StateDep, learner: LearnerDep) -> SubmissionOut:
+    return await in_session(
+        state,
+        lambda session: submission_out(
+            crud.get_submission(session=session, submission_id=submission_id, learner_id=learner)
+        ),
+    )

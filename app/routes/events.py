@@ -3,7 +3,11 @@
 `status` (while queued/running), one `check` per finished check (those already finished are replayed first,
 so a reconnecting page misses nothing), then `report` (the submission as GET /api/submissions/{id} returns
 it), and the stream ends. A finished submission gets its checks and report at once. Comments keep idle
-streams open."""
+streams open.
+
+A stream holds no database connection while it is open (it reads the submission before it starts and the
+report after `finished`), takes one of its learner's and its network address's few places
+(app.streams; 429 beyond), and ends when the server shuts down."""
 
 from __future__ import annotations
 
@@ -15,48 +19,84 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
+from starlette.types import Receive, Scope, Send
 
 from app import crud
-from app.deps import CatalogDep, EventBusDep, LearnerDep, SettingsDep, StateDep
-from app.grading.events import GradingEvent, Subscription
+from app.addresses import client_address
+from app.deps import EventBusDep, OpenStreamsDep, StateDep, known_learner
+from app.errors import NotFound
+from app.grading.events import EventBus, GradingEvent, Subscription
 from app.models import FINISHED
 from app.schemas import SubmissionOut, as_json, submission_out
 from app.state import AppState
+from app.streams import StreamSlot
 
 router = APIRouter(prefix="/api", tags=["api"])
 
 HEARTBEAT = b": keep-alive\n\n"
+# Sent when the server ends a stream early (shutdown): EventSource reconnects after this many milliseconds.
+RECONNECT = b"retry: 1000\n\n"
 
 
 @router.get(
     "/submissions/{submission_id}/events",
     response_class=StreamingResponse,
-    responses={200: {"content": {"text/event-stream": {}}}, 404: {"description": "Unknown submission"}},
+    responses={
+        200: {"content": {"text/event-stream": {}}},
+        404: {"description": "Unknown submission"},
+        429: {"description": "Too many streams open for this learner or network address (see Retry-After)"},
+    },
 )
 async def submission_events(
-    submission_id: str,
-    request: Request,
-    state: StateDep,
-    bus: EventBusDep,
-    catalog: CatalogDep,
-    settings: SettingsDep,
-    learner: LearnerDep,
+    submission_id: str, request: Request, state: StateDep, bus: EventBusDep, streams: OpenStreamsDep
 ) -> StreamingResponse:
+    learner = known_learner(request)
+    if learner is None:  # no cookie, no submissions: nothing to mint, look up or hold a place for
+        raise NotFound(f"There is no submission '{submission_id}' of yours.")
+    slot = streams.open(learner_id=learner, address=client_address(request))
+    try:
+        subscription, submission = await _subscribe_and_load(state, bus, submission_id, learner)
+    except BaseException:
+        slot.release()
+        raise
+    catalog = state.catalog
+    total = catalog.entries[submission.problem].check_count if submission.problem in catalog.entries else 0
+    stream = _stream(
+        state, subscription, submission, learner, slot=slot, total=total, heartbeat_s=state.settings.sse_heartbeat_s
+    )
+    return EventStream(stream, slot=slot)
+
+
+class EventStream(StreamingResponse):
+    """Gives its stream's place back however the response ends, even if its body never started."""
+
+    def __init__(self, content: AsyncIterator[bytes], *, slot: StreamSlot) -> None:
+        super().__init__(
+            content,
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
+        self.slot = slot
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.slot.release()
+
+
+async def _subscribe_and_load(
+    state: AppState, bus: EventBus, submission_id: str, learner_id: str
+) -> tuple[Subscription, SubmissionOut]:
     # Subscribe before reading the database: a grading that finishes in between is then either in the
-    # database (finished) or delivered to the subscription, never lost.
+    # database (finished) or delivered to the subscription, never lost. The session is closed before the
+    # stream starts: an open stream holds no database connection.
     subscription = bus.subscribe(submission_id)
     try:
-        submission = await run_in_threadpool(_load, state, submission_id, learner)
+        return subscription, await run_in_threadpool(_load, state, submission_id, learner_id)
     except BaseException:
         await subscription.aclose()
         raise
-    total = catalog.entries[submission.problem].check_count if submission.problem in catalog.entries else 0
-    stream = _stream(state, subscription, submission, learner, total=total, heartbeat_s=settings.sse_heartbeat_s)
-    return StreamingResponse(
-        stream,
-        media_type="text/event-stream",
-        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-    )
 
 
 def _load(state: AppState, submission_id: str, learner_id: str) -> SubmissionOut:
@@ -70,6 +110,7 @@ async def _stream(
     submission: SubmissionOut,
     learner_id: str,
     *,
+    slot: StreamSlot,
     total: int,
     heartbeat_s: float,
 ) -> AsyncIterator[bytes]:
@@ -81,7 +122,7 @@ async def _stream(
         status = submission.status
         yield sse("status", {"status": status, "total": total})
         finished = False
-        async for first in _with_heartbeats(subscription, heartbeat_s):
+        async for first in _with_heartbeats(subscription, heartbeat_s, ended=slot.ended):
             if first is None:
                 yield HEARTBEAT
                 continue
@@ -99,10 +140,14 @@ async def _stream(
                 yield b"".join(chunks)
             if finished:
                 break
+        if not finished and slot.ended.is_set():  # shutting down: the browser reconnects (to the next server)
+            yield RECONNECT
+            return
         final = await run_in_threadpool(_load, state, submission.id, learner_id)
         yield sse("report", as_json(final))
     finally:
         await subscription.aclose()
+        slot.release()
 
 
 def _finished(submission: SubmissionOut) -> list[bytes]:
@@ -115,16 +160,21 @@ def _finished(submission: SubmissionOut) -> list[bytes]:
     return chunks
 
 
-async def _with_heartbeats(subscription: Subscription, interval_s: float) -> AsyncIterator[GradingEvent | None]:
-    """The subscription's events, with None whenever `interval_s` passes without one. Waiting never cancels
-    the pending read, so no event is dropped."""
+async def _with_heartbeats(
+    subscription: Subscription, interval_s: float, *, ended: asyncio.Event
+) -> AsyncIterator[GradingEvent | None]:
+    """The subscription's events, with None whenever `interval_s` passes without one, until the subscription
+    ends or `ended` is set. Waiting never cancels the pending read, so no event is dropped."""
     pending: asyncio.Task[GradingEvent] | None = None
+    stop = asyncio.ensure_future(ended.wait())
     try:
         while True:
             if pending is None:
                 pending = asyncio.ensure_future(subscription.__anext__())
-            done, _ = await asyncio.wait({pending}, timeout=interval_s)
-            if not done:
+            done, _ = await asyncio.wait({pending, stop}, timeout=interval_s, return_when=asyncio.FIRST_COMPLETED)
+            if pending not in done:
+                if stop in done:
+                    return
                 yield None
                 continue
             try:
@@ -135,6 +185,7 @@ async def _with_heartbeats(subscription: Subscription, interval_s: float) -> Asy
                 pending = None
             yield event
     finally:
+        stop.cancel()
         if pending is not None:
             pending.cancel()
 

@@ -13,11 +13,10 @@ from typing import Any, TypeVar
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 from sqlalchemy.orm import Session
-from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
 from app import crud
-from app.deps import CatalogDep, StateDep, current_learner
+from app.deps import CatalogDep, StateDep, in_session, learner_for
 from app.schemas import as_json, attempt, submission_out
 from app.state import AppState
 from app.templating import render
@@ -29,12 +28,8 @@ T = TypeVar("T")
 
 async def with_learner(state: AppState, request: Request, work: Callable[[Session, str], T]) -> T:
     """work(session, learner_id) in one trip to the thread pool."""
-
-    def run() -> T:
-        with state.session_factory() as session:
-            return work(session, current_learner(request, session))
-
-    return await run_in_threadpool(run)
+    learner = learner_for(request)
+    return await in_session(state, lambda session: work(session, learner))
 
 
 @router.api_route("/", methods=["GET", "HEAD"])

@@ -19,6 +19,7 @@ warnings.filterwarnings("ignore", message="Using `httpx` with `starlette.testcli
 from fastapi.testclient import TestClient  # noqa: E402
 
 from app.grading.inprocess import InProcessBackend  # noqa: E402
+from app.grading.runner import GradeFunction  # noqa: E402
 from app.state import BackendContext, BackendFactory  # noqa: E402
 from grader.problems import Problem  # noqa: E402
 from grader.report import Report, summarise  # noqa: E402
@@ -103,7 +104,7 @@ class HeldGrader:
         )
 
 
-def held_backend(grader: HeldGrader, *, pool: Any = None) -> BackendFactory:
+def held_backend(grader: GradeFunction, *, pool: Any = None) -> BackendFactory:
     def factory(context: BackendContext) -> InProcessBackend:
         return InProcessBackend(
             session_factory=context.session_factory,
@@ -111,6 +112,7 @@ def held_backend(grader: HeldGrader, *, pool: Any = None) -> BackendFactory:
             bus=context.bus,
             concurrency=context.settings.grading_concurrency,
             queue_limit=context.settings.queue_limit,
+            queue_limit_per_address=context.settings.queue_limit_per_address,
             grade=grader,
             pool_factory=lambda: pool or NoPool(),
         )
@@ -126,3 +128,39 @@ class NoPool:
 
     def close(self) -> None:
         pass
+
+
+class TurnstileGrader:
+    """A stand-in for grader.judge.grade that lets one grading through per `admit()`: the order in which the
+    queue hands out submissions (`calls`, by code) is then exactly observable."""
+
+    def __init__(self) -> None:
+        self._permits = threading.Semaphore(0)
+        self._lock = threading.Lock()
+        self.calls: list[str] = []
+
+    def __call__(self, problem: Problem, code: str, *, pool: Any, on_check: Any = None) -> Report:
+        with self._lock:
+            self.calls.append(code)
+        if not self._permits.acquire(timeout=VERDICT_TIMEOUT_S):
+            raise AssertionError("TurnstileGrader was never admitted")
+        return summarise(
+            problem=problem.slug, checks=[], experiment=None, limits={}, sandbox="none", duration_ms=0.0
+        )
+
+    def admit(self) -> None:
+        self._permits.release()
+
+    def wait_for_calls(self, count: int) -> list[str]:
+        deadline = time.monotonic() + VERDICT_TIMEOUT_S
+        while time.monotonic() < deadline:
+            with self._lock:
+                if len(self.calls) >= count:
+                    return list(self.calls)
+            time.sleep(0.005)
+        raise AssertionError(f"only {len(self.calls)} of {count} gradings started: {self.calls}")
+
+
+def from_address(app: Any, address: str) -> TestClient:
+    """A new browser (its own cookie jar) whose connection comes from `address`."""
+    return TestClient(app, client=(address, 50000))

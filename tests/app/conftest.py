@@ -87,6 +87,7 @@ def real_backend(worker_pool: WorkerPool) -> BackendFactory:
             bus=context.bus,
             concurrency=context.settings.grading_concurrency,
             queue_limit=context.settings.queue_limit,
+            queue_limit_per_address=context.settings.queue_limit_per_address,
             pool_factory=lambda: SharedPool(worker_pool),
         )
 

@@ -194,3 +194,32 @@ def test_an_unexpected_error_is_a_500_in_our_format_and_still_raised(server: Ser
     assert api.status_code == 500 and "has been logged" in api.json()["detail"]
     page = quiet.get("/explode")
     assert page.status_code == 500 and "text/html" in page.headers["content-type"] and "500" in page.text
+
+
+@pytest.mark.parametrize(
+    ("escaped", "position"),
+    [
+        pytest.param("\\ud800", "line 2, column 13", id="lone-high-surrogate"),
+        pytest.param("\\udfff", "line 2, column 13", id="lone-low-surrogate"),
+        pytest.param("\\ude00\\ud83d", "line 2, column 13", id="pair-in-the-wrong-order"),
+    ],
+)
+def test_code_that_is_not_valid_unicode_gets_422_and_is_not_stored(
+    client: TestClient, escaped: str, position: str
+) -> None:
+    body = '{"code": "def add_one(x):\\n    return \'' + escaped + '\'\\n"}'
+    response = client.post(
+        "/api/problems/add_one/submissions", content=body.encode(), headers={"content-type": "application/json"}
+    )
+    assert response.status_code == 422
+    detail = response.json()["detail"]
+    assert "not valid Unicode" in detail and position in detail
+    assert client.get("/api/problems/add_one/submissions").json() == []
+
+
+def test_a_surrogate_pair_is_an_ordinary_character(client: TestClient) -> None:
+    body = '{"code": "import torch\\n\\n\\ndef add_one(x):\\n    return x + 1  # \\ud83d\\ude00\\n"}'
+    response = client.post(
+        "/api/problems/add_one/submissions", content=body.encode(), headers={"content-type": "application/json"}
+    )
+    assert response.status_code == 202

@@ -33,6 +33,10 @@ FAST_RECOVERY = {
     "PAPERLAB_GRADING_LEASE_MARGIN_S": "1",
     "PAPERLAB_CELERY_VISIBILITY_TIMEOUT_S": "4",
     "PAPERLAB_RATE_LIMIT_PER_MINUTE": "1000",
+    # Every test learner connects from 127.0.0.1: the limits per network address must not count them as one.
+    "PAPERLAB_ADDRESS_RATE_LIMIT_PER_MINUTE": "100000",
+    "PAPERLAB_QUEUE_LIMIT_PER_ADDRESS": "1000",
+    "PAPERLAB_STREAMS_PER_ADDRESS": "1000",
     "PAPERLAB_SECRET_KEY": "services-test-secret-key-0123456789",
 }
 
