@@ -49,7 +49,7 @@ class InProcessSession:
         return LoadResult(ok=True, functions=functions)
 
     def calls(self, header: dict[str, Any], blobs: list[bytes], *, timeout: float,
-              what: str | Callable[[], str]) -> Answer:
+              what: str | Callable[[], str], function: str = "") -> Answer:
         worker = _worker_module()
         namespace = worker._learner_namespace()
         direct = lambda function, args, kwargs: (True, function(*args, **kwargs))  # noqa: E731

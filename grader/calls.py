@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from grader.describe import describe
 
@@ -98,10 +98,16 @@ class SubmissionRaised(CheckFailed):
         super().__init__(f"{result.call} raised {result.raised.summary()}")
 
 
+# What ended a call, as a fact the report carries (never parsed back out of a message).
+LimitKind = Literal["time", "total_time", "memory", "output", "processes", "crash", "message_size", "tampering"]
+# Of those, the ones that are resource limits proper (the others are a crash or the submission's interference).
+RESOURCE_LIMITS: frozenset[str] = frozenset({"time", "total_time", "memory", "output", "processes", "message_size"})
+
+
 class WorkerLost(Exception):
     """The worker process died or was killed (time, memory, output or process limit, crash, exit)."""
 
-    def __init__(self, reason: str, *, limit: str | None = None) -> None:
+    def __init__(self, reason: str, *, limit: LimitKind | None = None) -> None:
         self.reason = reason
         self.limit = limit
         super().__init__(reason)

@@ -48,7 +48,7 @@ class CallSession(Protocol):
     def limit_notes(self) -> str: ...
 
     def calls(self, header: dict[str, Any], blobs: list[bytes], *, timeout: float,
-              what: str | Callable[[], str]) -> Answer: ...
+              what: str | Callable[[], str], function: str = "") -> Answer: ...
 
 
 class GroupedCallSession(CallSession, Protocol):
@@ -63,6 +63,19 @@ class Request:
     blobs: list[bytes]
     timeout: float
     what: str | Callable[[], str]
+    function: str = ""  # the learner's function the request calls
+
+
+# What a function did to be called no more in this grading, and how a later check that needs it says so.
+NOT_RUN: dict[str, str] = {
+    "time": "{function} did not return within {seconds:g} s in check ‘{check}’ (an endless loop?)",
+    "memory": "{function} ran out of memory in check ‘{check}’",
+    "processes": "{function} hit the limit on processes and threads in check ‘{check}’",
+    "crash": "{function} ended the worker process in check ‘{check}’",
+    "message_size": "{function} returned more than the worker may send in check ‘{check}’",
+    "tampering": "{function} interfered with the grader in check ‘{check}’",
+    "output": "{function} printed past the output limit in check ‘{check}’",
+}
 
 
 @dataclass
@@ -80,8 +93,8 @@ class TaskSession:
         return self.session.limit_notes()
 
     def calls(self, header: dict[str, Any], blobs: list[bytes], *, timeout: float,
-              what: str | Callable[[], str]) -> Answer:
-        reply = self.scheduler.switch(Request(header, blobs, timeout, what))
+              what: str | Callable[[], str], function: str = "") -> Answer:
+        reply = self.scheduler.switch(Request(header, blobs, timeout, what, function))
         if isinstance(reply, BaseException):
             raise reply
         results = reply.header.get("results")
@@ -108,6 +121,7 @@ class _Running:
     done: bool = False
     request: Request | None = None  # asked for, not sent yet
     sent: Request | None = None  # sent, reply not in yet
+    title: str = ""  # the check's title, for messages about it
 
 
 @dataclass
@@ -116,14 +130,19 @@ class Interleaver:
     limits: Limits
     merge: bool = True  # False: every request alone, one round trip each (what merging must be equivalent to)
     exchanges: int = field(default=0, init=False)
+    # A learner function that broke a limit once is not called again in this grading: function -> why not.
+    broken: dict[str, WorkerLost] = field(default_factory=dict, init=False)
 
-    def run(self, tasks: Sequence[Task], on_done: Callable[[int, Any, float], None]) -> None:
+    def run(self, tasks: Sequence[Task], on_done: Callable[[int, Any, float], None],
+            titles: Sequence[str] = ()) -> None:
         """Run every task to completion; on_done(index, result, seconds) in task order as soon as a task and all
-        before it are done. `seconds` is the task's own time: its share of the judge plus its calls."""
+        before it are done. `seconds` is the task's own time: its share of the judge plus its calls. `titles`
+        name the tasks (checks) in messages about a function that broke a limit in one of them."""
         scheduler = greenlet.getcurrent()
         running = [
-            _Running(task=task, let=greenlet.greenlet(task), session=TaskSession(self.session, scheduler))
-            for task in tasks
+            _Running(task=task, let=greenlet.greenlet(task), session=TaskSession(self.session, scheduler),
+                     title=titles[index] if index < len(titles) else f"#{index + 1}")
+            for index, task in enumerate(tasks)
         ]
         reported = 0
 
@@ -165,12 +184,20 @@ class Interleaver:
     # ------------------------------------------------------------------------------------------- exchanges
 
     def _exchange(self, batch: list[_Running]) -> Iterator[tuple[_Running, Answer | BaseException]]:
-        """Each entry's reply (or the WorkerLost its request ended in), in order, as soon as it is known."""
+        """Each entry's reply (or the WorkerLost its request ended in), in order, as soon as it is known. A request
+        for a function that already broke a limit is not sent: it gets that function's "not run" at once."""
         queue = list(batch)
         while queue:
+            for entry in [entry for entry in queue if self._not_run(entry) is not None]:
+                queue.remove(entry)
+                yield entry, self._not_run(entry)  # type: ignore[misc]
+            if not queue:
+                return
             if len(queue) == 1 or not self.merge:
                 entry = queue.pop(0)
-                yield entry, self._alone(entry.sent)
+                reply = self._alone(entry.sent)
+                self._note(entry, reply)
+                yield entry, reply
                 continue
             replies = self._merged([entry.sent for entry in queue])
             answered = 0
@@ -179,15 +206,30 @@ class Interleaver:
                     yield queue[answered], reply
                     answered += 1
             except WorkerLost as exc:
+                self._note(queue[answered], exc)
                 yield queue[answered], exc
                 answered += 1
             queue = queue[answered:]
+
+    def _note(self, entry: _Running, reply: Answer | BaseException) -> None:
+        """Remember a function that broke a limit (a check's calls use one function per request)."""
+        if not isinstance(reply, WorkerLost) or reply.limit not in NOT_RUN or entry.sent is None:
+            return
+        function = entry.sent.function
+        if function and function not in self.broken:
+            reason = NOT_RUN[reply.limit].format(function=function, check=entry.title,
+                                                 seconds=self.limits.call_timeout_s)
+            self.broken[function] = WorkerLost(f"not run: {reason}", limit=reply.limit)
+
+    def _not_run(self, entry: _Running) -> WorkerLost | None:
+        return self.broken.get(entry.sent.function) if entry.sent is not None and entry.sent.function else None
 
     def _alone(self, request: Request | None) -> Answer | BaseException:
         assert request is not None
         self.exchanges += 1
         try:
-            return self.session.calls(request.header, request.blobs, timeout=request.timeout, what=request.what)
+            return self.session.calls(request.header, request.blobs, timeout=request.timeout, what=request.what,
+                                      function=request.function)
         except WorkerLost as exc:
             return exc
 

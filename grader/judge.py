@@ -12,7 +12,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from grader import protocol
-from grader.calls import CallResult, CheckFailed, ExceptionInfo, TracebackLine, WorkerLost, describe_call
+from grader.calls import (
+    RESOURCE_LIMITS,
+    CallResult,
+    CheckFailed,
+    ExceptionInfo,
+    TracebackLine,
+    WorkerLost,
+    describe_call,
+)
 from grader.checks import Check
 from grader.interleave import CallSession, GroupedCallSession, Interleaver, TaskSession
 from grader.pool import LoadResult, WorkerPool, WorkerSession
@@ -146,12 +154,14 @@ class CheckRunner:
             first = descriptions[0]()
             return first if len(calls) == 1 else f"{len(calls)} calls of {function.name}, e.g. {first}"
 
-        answer = self.session.calls({"op": "calls", "calls": wire}, encoder.blobs, timeout=timeout, what=what)
+        answer = self.session.calls({"op": "calls", "calls": wire}, encoder.blobs, timeout=timeout, what=what,
+                                    function=function.name)
         reply = answer.header
         if reply.get("op") == "too_large":
             size = reply.get("size")
             megabytes = size / 2**20 if type(size) is int else float("nan")
-            raise CheckFailed(f"{what()} returned {megabytes:.1f} MiB of tensors; the limit is {limits.message_mb} MiB")
+            raise WorkerLost(f"{what()} returned {megabytes:.1f} MiB of tensors; the limit is {limits.message_mb} MiB",
+                             limit="message_size")
         results = reply.get("results")
         if reply.get("op") != "results" or not isinstance(results, list) or len(results) != len(calls):
             raise WorkerLost(f"the worker answered {what()} with a malformed reply")
@@ -242,14 +252,14 @@ def run_check(check: Check, runner: CheckRunner, context: CheckContext) -> Check
             check.function(Submission(runner), reference, context)
         else:
             check.function(Submission(runner), reference)
-        status, message = "passed", ""
+        status, message, limit = "passed", "", None
     except CheckFailed as exc:
-        status, message = "failed", str(exc)
+        status, message, limit = "failed", str(exc), None
     except WorkerLost as exc:
-        status, message = "failed", exc.reason
+        status, message, limit = "failed", exc.reason, exc.limit
     except Exception as exc:  # noqa: BLE001 - a crashing check is the grader's bug, never the learner's
         log.exception("check %s crashed", check.id)
-        status = "error"
+        status, limit = "error", None
         message = (f"this check itself crashed ({type(exc).__name__}: {exc}); that is a bug in the problem's "
                    "checks, not in your code")
     return CheckResult(
@@ -261,6 +271,7 @@ def run_check(check: Check, runner: CheckRunner, context: CheckContext) -> Check
         message=message,
         duration_ms=round((time.perf_counter() - started) * 1000, 3),
         output=runner.take_output(),
+        limit=limit,
     )
 
 
@@ -289,7 +300,7 @@ def _run_checks(
 
     first_output = [loaded.output] if loaded.output else []  # what loading printed goes with the first check
     tasks = [task(check, first_output if index == 0 else []) for index, check in enumerate(problem.checks)]
-    Interleaver(session=session, limits=limits).run(tasks, done)
+    Interleaver(session=session, limits=limits).run(tasks, done, titles=[check.title for check in problem.checks])
 
 
 def _not_run(check: Check, reason: str) -> CheckResult:
@@ -301,7 +312,8 @@ def _load_error(session: WorkerSession) -> tuple[LoadResult | None, ReportError 
     try:
         loaded = session.load()
     except WorkerLost as exc:
-        return None, ReportError(kind="limit" if exc.limit else "load", message=exc.reason)
+        kind = "limit" if exc.limit in RESOURCE_LIMITS else "load"
+        return None, ReportError(kind=kind, message=exc.reason, limit=exc.limit)
     if loaded.ok:
         return loaded, None
     info = exception_info(loaded.raised)

@@ -14,6 +14,7 @@ import logging
 import math
 import os
 import queue
+import re
 import select
 import signal
 import socket
@@ -27,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from grader import protocol
-from grader.calls import WorkerLost
+from grader.calls import LimitKind, WorkerLost
 from grader.interleave import Answer, Request
 from grader.limits import Limits
 from grader.sandbox import (
@@ -46,6 +47,8 @@ log = logging.getLogger(__name__)
 
 ZYGOTE_START_TIMEOUT_S = 120.0  # importing torch takes ~1.5 s; a loaded machine at a deadline may need far more
 CONTROL_TIMEOUT_S = 10.0
+STACK_SAMPLE_S = 0.5  # how long a call that ran out of time gets to say which line it was on
+SUBMISSION_FRAME = re.compile(r'File "submission\.py", line (\d+)')
 ZYGOTE_PIDS = 4096  # bound on a template's whole tree; each child's own cap is Limits.max_processes
 CGROUP_SLACK_BYTES = 64 * 1024 * 1024  # allocator and kernel overhead beyond what RLIMIT_DATA lets Python have
 TEMPLATE_RSS_MB = 350  # a warm template after importing torch and warming it up (measured ~310 MB, see bench)
@@ -80,20 +83,22 @@ class ExitInfo:
     pids_exhausted: bool = False
 
 
-def explain_exit(info: ExitInfo, limits: Limits) -> tuple[str, str | None]:
-    """(reason, limit name) for a child that died on its own."""
+def explain_exit(info: ExitInfo, limits: Limits) -> tuple[str, LimitKind]:
+    """(reason, what ended it) for a child that died on its own."""
     code = info.exit_code
     if info.memory_exceeded:
         return f"memory limit {limits.memory_mb} MiB exceeded", "memory"
     if code in (-signal.SIGXCPU, -signal.SIGKILL) and info.cpu_s >= limits.cpu_time_s - 1:
-        return f"CPU time limit {limits.cpu_time_s} s exceeded", "cpu"
+        return f"CPU time limit {limits.cpu_time_s} s exceeded", "time"
+    if info.pids_exhausted and code is not None and code != 0:
+        return f"the worker process died after reaching the limit of {limits.max_processes} processes", "processes"
     if code == -signal.SIGSEGV:
-        return "the worker process crashed with a segmentation fault", None
+        return "the worker process crashed with a segmentation fault", "crash"
     if code is not None and code < 0:
-        return f"the worker process was killed by {signal.Signals(-code).name}", None
+        return f"the worker process was killed by {signal.Signals(-code).name}", "crash"
     if code is None:
-        return "the worker process disappeared", None
-    return f"your code ended the worker process (exit status {code}; a submission must not call os._exit)", None
+        return "the worker process disappeared", "crash"
+    return f"your code ended the worker process (exit status {code}; a submission must not call os._exit)", "crash"
 
 
 class Spawner:
@@ -332,6 +337,8 @@ class Child:
     limits: Limits
     exit_info: ExitInfo | None = None
     key: bytes = field(default_factory=lambda: os.urandom(32))  # signs every frame the child sends back
+    stacks: int = -1  # read end of the pipe the child's faulthandler writes its stacks to
+    source_lines: list[str] = field(default_factory=list)
 
     def exchange(self, header: dict[str, Any], blobs: list[bytes], *, timeout: float,
                  what: str | Callable[[], str], total_s: float | None = None) -> Answer:
@@ -358,12 +365,47 @@ class Child:
         return arena
 
     def send_load(self, header: dict[str, Any], *, timeout: float, what: str, total_s: float | None = None) -> Answer:
-        """The submission, with the key the child signs its replies with."""
+        """The submission, with the key the child signs its replies with and the pipe it dumps its stacks to."""
+        self.source_lines = str(header.get("code", "")).splitlines()
+        stacks, theirs = os.pipe()
+        os.set_blocking(stacks, False)
+        self.stacks = stacks
         deadline = time.monotonic() + timeout
-        with self._failures(timeout, what, total_s):
-            self.sock.settimeout(timeout)
-            protocol.send_frame(self.sock, dict(header, key=self.key.hex()))
+        try:
+            with self._failures(timeout, what, total_s):
+                self.sock.settimeout(timeout)
+                protocol.send_frame(self.sock, dict(header, key=self.key.hex()), fds=(theirs,))
+        finally:
+            os.close(theirs)
         return self.receive(None, deadline=deadline, timeout=timeout, what=what, total_s=total_s)
+
+    def running_line(self) -> str:
+        """Ask the child which line of the submission it is running (its stacks, dumped by faulthandler on
+        SIGUSR1), as ' (it was running line N of your code: `...`)', or '' when it does not say in time."""
+        if self.stacks < 0:
+            return ""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(self.host_pid, signal.SIGUSR1)
+        dump, end = b"", time.monotonic() + STACK_SAMPLE_S
+        while time.monotonic() < end and len(dump) < 65536:
+            # The dump comes in a few writes; once some of it is in, a short quiet spell means it is complete.
+            wait = max(0.0, end - time.monotonic()) if not dump else min(0.05, max(0.0, end - time.monotonic()))
+            readable, _, _ = select.select([self.stacks], [], [], wait)
+            if not readable:
+                break
+            try:
+                chunk = os.read(self.stacks, 65536)
+            except BlockingIOError:
+                continue
+            if not chunk:
+                break
+            dump += chunk
+        match = SUBMISSION_FRAME.search(dump.decode(errors="replace"))
+        if match is None:
+            return ""
+        number = int(match.group(1))
+        text = self.source_lines[number - 1].strip()[:120] if 0 < number <= len(self.source_lines) else ""
+        return f" (it was running line {number} of your code" + (f": `{text}`)" if text else ")")
 
     def receive(self, arena: protocol.Arena | None, *, deadline: float, timeout: float,
                 what: str | Callable[[], str], total_s: float | None = None) -> Answer:
@@ -385,11 +427,11 @@ class Child:
         try:
             yield
         except TimeoutError:
-            extra = self._pids_note()
+            extra = self._pids_note() + (self.running_line() if total_s is None else "")
             self.end()
             which = (f"time limit {timeout:g} s exceeded" if total_s is None
                      else f"total time limit {total_s:g} s for the whole submission used up")
-            raise self._lost(f"{which} in {{what}}{extra}", "time", what) from None
+            raise self._lost(f"{which} in {{what}}{extra}", "time" if total_s is None else "total_time", what) from None
         except protocol.Unsigned:
             self.end()
             raise self._lost("your code wrote on the grader's channel: a malformed message the worker did not "
@@ -397,16 +439,16 @@ class Child:
         except protocol.MessageTooLarge as exc:
             self.end()
             raise self._lost(f"{{what}} sent back {exc.size / 2**20:.1f} MiB; the limit is "
-                             f"{exc.cap / 2**20:g} MiB", "message", what) from None
+                             f"{exc.cap / 2**20:g} MiB", "message_size", what) from None
         except (EOFError, ConnectionError, BrokenPipeError, protocol.ProtocolError, OSError) as exc:
             info = self.end()
             if isinstance(exc, protocol.ProtocolError):
-                raise self._lost("the worker sent a malformed message during {what}", None, what) from None
+                raise self._lost("the worker sent a malformed message during {what}", "tampering", what) from None
             reason, limit = explain_exit(info, self.limits)
             raise self._lost(f"{_braces(reason)} during {{what}}{self._pids_note(info)}", limit, what) from None
 
     @staticmethod
-    def _lost(reason: str, limit: str | None, what: str | Callable[[], str]) -> WorkerLost:
+    def _lost(reason: str, limit: LimitKind | None, what: str | Callable[[], str]) -> WorkerLost:
         description = what() if callable(what) else what
         return WorkerLost(reason.format(what=description), limit=limit)
 
@@ -431,6 +473,9 @@ class Child:
         return f" (your code also hit the limit of {self.limits.max_processes} processes/threads)" if exhausted else ""
 
     def end(self) -> ExitInfo:
+        if self.stacks >= 0:
+            os.close(self.stacks)
+            self.stacks = -1
         if self.exit_info is None:
             with contextlib.suppress(OSError):
                 self.sock.close()
@@ -487,7 +532,7 @@ class WorkerSession:
         return self.loaded
 
     def calls(self, header: dict[str, Any], blobs: list[bytes], *, timeout: float,
-              what: str | Callable[[], str]) -> Answer:
+              what: str | Callable[[], str], function: str = "") -> Answer:
         """One request, under `timeout` and what is left of the submission's total time."""
         timeout, total_s = self._within_total(timeout)
         return self._live_child().exchange(header, blobs, timeout=timeout, what=what, total_s=total_s)
@@ -528,7 +573,7 @@ class WorkerSession:
         if remaining <= 0:
             if self.child is not None:
                 self.child.end()  # it may be in the middle of a request we no longer wait for
-            raise WorkerLost(f"total time limit {total:g} s for the whole submission used up", limit="time")
+            raise WorkerLost(f"total time limit {total:g} s for the whole submission used up", limit="total_time")
         return (timeout, None) if timeout <= remaining else (remaining, total)
 
     def _live_child(self) -> Child:

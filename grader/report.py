@@ -10,6 +10,7 @@ CheckStatus = Literal["passed", "failed", "error", "skipped"]
 ReportStatus = Literal["passed", "failed", "error"]
 SandboxKind = Literal["bubblewrap", "none"]
 ErrorKind = Literal["load", "limit", "sandbox", "grader"]
+LimitKind = Literal["time", "total_time", "memory", "output", "processes", "crash", "message_size", "tampering"]
 
 
 class CheckResult(BaseModel):
@@ -23,6 +24,12 @@ class CheckResult(BaseModel):
     message: str = ""
     duration_ms: float = 0.0
     output: str = Field(default="", description="What the submission printed during this check (truncated).")
+    limit: LimitKind | None = Field(
+        default=None,
+        description="What ended the learner's call, when something did: a time, memory, process or message-size "
+        "limit, a crash, or interference with the grader. Also set on a check not run because the function it "
+        "needed had already hit that limit in this grading.",
+    )
 
 
 class Experiment(BaseModel):
@@ -38,6 +45,7 @@ class ReportError(BaseModel):
     kind: ErrorKind
     message: str
     line: int | None = Field(default=None, description="Line of the learner's code, for load errors.")
+    limit: LimitKind | None = Field(default=None, description="What ended loading, when something did.")
 
 
 class Report(BaseModel):

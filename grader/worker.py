@@ -27,6 +27,7 @@ __builtins__ = dict(_real_builtins.__dict__)  # type: ignore[assignment]  # noqa
 import _thread  # noqa: E402
 import collections  # noqa: E402
 import ctypes  # noqa: E402
+import faulthandler  # noqa: E402
 import gc  # noqa: E402
 import importlib.util  # noqa: E402
 import json  # noqa: E402
@@ -653,7 +654,11 @@ def _child(job_fd: int, *, warm: bool) -> None:
     # the critical path of the submission, instead of during its first calls.
     if warm:
         _exercise_calls()  # light on purpose: under load this runs beside other gradings and costs throughput
-    header, _ = _recv_frame(job, max_blob_bytes=0)  # "load": sent after the host has moved us into our cgroup
+    # "load": sent after the host has moved us into our cgroup, with the pipe our stacks go to when the judge
+    # asks (SIGUSR1, before it kills a call that ran out of time: the verdict names the line that was running)
+    header, _, fds = _recv_frame(job, max_blob_bytes=0, with_fds=True)
+    if fds:
+        faulthandler.register(signal.SIGUSR1, file=fds[0], all_threads=True, chain=False)
     key = bytes.fromhex(str(header["key"]))
     limits = header["limits"]
     seed = int(header.get("seed", 0))

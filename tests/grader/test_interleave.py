@@ -19,6 +19,7 @@ class FakeSession:
     exchanges: list[dict[str, Any]] = field(default_factory=list)
     time_left: float = 60.0
     log: list[str] = field(default_factory=list)
+    sent: list[str] = field(default_factory=list)
 
     def remaining(self) -> float:
         return self.time_left
@@ -27,8 +28,8 @@ class FakeSession:
         return ""
 
     def calls(self, header: dict[str, Any], blobs: list[bytes], *, timeout: float,
-              what: str | Callable[[], str]) -> Answer:
-        return next(self.grouped_calls([Request(header, blobs, timeout, what)]))
+              what: str | Callable[[], str], function: str = "") -> Answer:
+        return next(self.grouped_calls([Request(header, blobs, timeout, what, function)]))
 
     def grouped_calls(self, requests: Sequence[Request]) -> Iterator[Answer]:
         self.exchanges.append({
@@ -37,10 +38,12 @@ class FakeSession:
             "groups": [len(request.header["calls"]) for request in requests],
             "timeouts": [request.timeout for request in requests],
         })
-        for request in requests:
+        for request in requests:  # one after another, as the worker session sends them
             calls = request.header["calls"]
+            self.sent.extend(call["tag"] for call in calls)
             if any(call["tag"] == "crash" for call in calls):
-                raise WorkerLost(f"the worker process crashed during {request.what}")
+                raise WorkerLost(f"the worker process crashed during {request.what}",
+                                 limit="crash" if request.function else None)
             results = [{"value": call["tag"], "duration_ms": 2.0} for call in calls]
             self.log.append("reply " + ",".join(call["tag"] for call in calls))
             yield Answer({"op": "results", "results": results}, [], tuple(False for _ in request.blobs))
@@ -177,3 +180,36 @@ def test_without_merging_every_request_goes_alone():
                     lambda i, r, t: done.append(r))
     assert done == [["a"], ["b"], ["c"]]
     assert [[call["tag"] for call in e["calls"]] for e in session.exchanges] == [["a"], ["b"], ["c"]]  # in order
+
+
+def ask_function(session: TaskSession, function: str, *tags: str) -> list[str]:
+    header = {"op": "calls", "calls": [{"function": function, "tag": tag} for tag in tags]}
+    answer = session.calls(header, [], timeout=5.0 * len(tags), what=f"{function}()", function=function)
+    return [result["value"] for result in answer.header["results"]]
+
+
+def outcome(call: Callable[[], list[str]]) -> str | list[str]:
+    try:
+        return call()
+    except WorkerLost as exc:
+        return f"{exc.limit}: {exc.reason}"
+
+
+def test_a_function_that_broke_a_limit_is_not_called_again_and_the_others_still_run():
+    tasks = [
+        lambda s: outcome(lambda: ask_function(s, "f", "crash")),
+        lambda s: outcome(lambda: ask_function(s, "f", "a")),
+        lambda s: outcome(lambda: ask_function(s, "g", "b")),
+        lambda s: outcome(lambda: ask_function(s, "g", "c") + ask_function(s, "f", "d")),
+    ]
+    session = FakeSession()
+    done: list[Any] = []
+    interleaver = Interleaver(session=session, limits=Limits())
+    interleaver.run(tasks, lambda index, result, seconds: done.append(result), titles=["one", "two", "three", "four"])
+    assert done == [
+        "crash: the worker process crashed during f()",
+        "crash: not run: f ended the worker process in check ‘one’",
+        ["b"],
+        "crash: not run: f ended the worker process in check ‘one’",
+    ]
+    assert session.sent == ["crash", "b", "c"]  # f is not called again in this grading
