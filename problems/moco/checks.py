@@ -1070,29 +1070,45 @@ def _shifted(weights: Matrix, i: int, j: int, delta: float) -> Matrix:
     return tuple(tuple(w + delta if (a, b) == (i, j) else w for b, w in enumerate(r)) for a, r in enumerate(weights))
 
 
+def _finite_difference_gradient(weights: Matrix, keys: Sequence[Sequence[float]], dictionary: Matrix,
+                                rows: Sequence[int]) -> list[list[float]]:
+    h = FINITE_DIFFERENCE_STEP
+    return [
+        [
+            (_objective(_shifted(weights, i, j, h), keys, dictionary, rows)
+             - _objective(_shifted(weights, i, j, -h), keys, dictionary, rows)) / (2 * h)
+            for j in range(len(weights[0]))
+        ]
+        for i in range(len(weights))
+    ]
+
+
 @cache
 def independent_trajectory() -> tuple[dict[str, Any], ...]:
-    """Every state after every step, from a scalar objective and central finite differences."""
+    """The state before the first step and after each of the twelve (13 states), from a scalar objective and
+    central finite differences. A state's "loss" is the batch loss it gives the batch of the step that starts
+    from it, so state s - 1 carries the loss step s trains on, and state 12 the loss a thirteenth step would
+    see: every series of the chart then has a value at step 0, the initial state."""
     query_weights: Matrix = EXPERIMENT_ENCODER
     key_weights: Matrix = EXPERIMENT_ENCODER
     dictionary: Matrix = EXPERIMENT_DICTIONARY
-    pointer, h = 0, FINITE_DIFFERENCE_STEP
+    pointer = 0
     states = []
-    for step in range(1, EXPERIMENT_STEPS + 1):
+    for step in range(1, EXPERIMENT_STEPS + 2):
         rows = experiment_batch(step)
         keys = [_encode(EXPERIMENT_KEY_VIEWS[row], key_weights) for row in rows]  # cached before any update
-        loss = _objective(query_weights, keys, dictionary, rows)
-        gradient = [
-            [
-                (
-                    _objective(_shifted(query_weights, i, j, h), keys, dictionary, rows)
-                    - _objective(_shifted(query_weights, i, j, -h), keys, dictionary, rows)
-                )
-                / (2 * h)
-                for j in range(3)
-            ]
-            for i in range(4)
-        ]
+        states.append(
+            {
+                "query encoder": query_weights,
+                "key encoder": key_weights,
+                "dictionary": dictionary,
+                "pointer": pointer,
+                "loss": _objective(query_weights, keys, dictionary, rows),
+            }
+        )
+        if step > EXPERIMENT_STEPS:
+            break
+        gradient = _finite_difference_gradient(query_weights, keys, dictionary, rows)
         query_weights = tuple(
             tuple(w - EXPERIMENT_LR * g for w, g in zip(r, gr, strict=True))
             for r, gr in zip(query_weights, gradient, strict=True)
@@ -1103,24 +1119,19 @@ def independent_trajectory() -> tuple[dict[str, Any], ...]:
             for rk, rq in zip(key_weights, query_weights, strict=True)
         )
         slots = list(dictionary)
-        for key in keys:  # a ring buffer: one write per key
+        for key in keys:  # a ring buffer: one write per key, the oldest entry goes as the newest comes
             slots[pointer] = _unit(key)
             pointer = (pointer + 1) % len(slots)
         dictionary = tuple(slots)
-        states.append(
-            {
-                "loss": loss,
-                "query encoder": query_weights,
-                "key encoder": key_weights,
-                "dictionary": dictionary,
-                "pointer": pointer,
-            }
-        )
     return tuple(states)
 
 
-# --- the learner's run --------------------------------------------------------------------------------------
+# --- the learner's functions, one step at a time ------------------------------------------------------------
+#
+# A state is a dict with the names below: tensors for the encoders and the dictionary (float64), an int for
+# the pointer, and the loss the state gives its next batch.
 
+STATE_NAMES = ("query encoder", "key encoder", "dictionary", "pointer", "loss")
 STATE_HINTS = {
     "loss": "the batch loss comes from your moco_loss",
     "query encoder": "the query encoder is updated with the gradient your moco_loss gives for query",
@@ -1128,112 +1139,203 @@ STATE_HINTS = {
     "dictionary": "the dictionary is updated by your enqueue(queue, k, pointer)",
     "pointer": "the pointer comes from your enqueue",
 }
-
-
-def _first_divergence(got: dict[str, Any], expected: dict[str, Any]) -> str | None:
-    for name in ("loss", "query encoder", "key encoder", "dictionary", "pointer"):
-        if name == "pointer":
-            if got[name] != expected[name]:
-                return f"{name}: expected {expected[name]}, got {got[name]}"
-            continue
-        wanted = torch.tensor(expected[name], dtype=F64)
-        difference = (got[name].detach().to(F64) - wanted).abs()
-        allowed = 1e-7 + 1e-6 * wanted.abs()
-        if not bool((difference <= allowed).all()):
-            return f"{name}: largest difference {float(difference.max()):.3g} from the independent trajectory"
-    return None
-
-
-def initial_state() -> dict[str, Any]:
-    return {
-        "query encoder": EXPERIMENT_ENCODER,
-        "key encoder": EXPERIMENT_ENCODER,
-        "dictionary": EXPERIMENT_DICTIONARY,
-        "pointer": 0,
-    }
+QUERY_VIEWS = torch.tensor(EXPERIMENT_QUERY_VIEWS, dtype=F64)  # [6, 4]
+KEY_VIEWS = torch.tensor(EXPERIMENT_KEY_VIEWS, dtype=F64)  # [6, 4]
 
 
 def as_tensor(matrix: Matrix) -> torch.Tensor:
     return torch.tensor(matrix, dtype=F64)
 
 
-def experiment_steps() -> list[tuple[int, dict[str, Any], dict[str, Any]]]:
-    """(step, the state before it, the state after it) along the independent trajectory."""
+def tensor_state(state: dict[str, Any]) -> dict[str, Any]:
+    """A trajectory state with its matrices as float64 tensors."""
+    return {name: as_tensor(value) if name in ("query encoder", "key encoder", "dictionary") else value
+            for name, value in state.items()}
+
+
+def loss_call(state: dict[str, Any], step: int) -> tuple[tuple[Any, ...], torch.Tensor]:
+    """The arguments of step `step`'s moco_loss call from `state`, and the cached keys [2, 3]."""
+    rows = list(experiment_batch(step))
+    query = QUERY_VIEWS[rows] @ state["query encoder"]  # [2, 4] x [4, 3] -> [2, 3]
+    key = KEY_VIEWS[rows] @ state["key encoder"]  # [2, 3], cached before either encoder moves
+    return (query.requires_grad_(True), key, state["dictionary"], EXPERIMENT_TEMPERATURE), key
+
+
+def value_at(result: CallResult, where: str) -> Any:
+    """The call's value; if it raised, a failure that says at which step of the experiment."""
+    if result.raised is not None:
+        fail(f"{where}: {result.call} raised {result.raised.summary()}")
+    return result.value
+
+
+def read_loss(result: CallResult, where: str) -> tuple[torch.Tensor, torch.Tensor]:
+    """The loss (0-d) and query.grad ([2, 3]) of one experiment call of moco_loss."""
+    loss = expect_tensor(value_at(result, where), shape=(), what=f"the loss {where}", call=result).detach()
+    gradient = result.grads.get("query")
+    if gradient is None:
+        fail(f"{where}: after backward() on {result.call}, query.grad is None; the loss must be "
+             "differentiable in query")
+    gradient = expect_tensor(gradient, shape=(2, 3), what=f"query.grad {where}", call=result)
+    return loss.to(F64), gradient.to(F64)
+
+
+def sgd_step(query_weights: torch.Tensor, step: int, gradient: torch.Tensor) -> torch.Tensor:
+    """W_q - lr dL/dW_q, with dL/dW_q = x_q^T dL/dq because q = x_q W_q."""
+    rows = list(experiment_batch(step))
+    return query_weights - EXPERIMENT_LR * (QUERY_VIEWS[rows].T @ gradient)  # [4, 2] x [2, 3] -> [4, 3]
+
+
+def read_key_encoder(result: CallResult, where: str) -> torch.Tensor:
+    got = value_at(result, where)
+    return expect_tensor(got, shape=(4, 3), dtype=F64, what=f"the key encoder {where}", call=result).detach()
+
+
+def read_enqueued(result: CallResult, where: str) -> tuple[torch.Tensor, int]:
+    pair = value_at(result, where)
+    if not isinstance(pair, tuple | list) or len(pair) != 2 or type(pair[1]) is not int:
+        fail(f"{where}: {result.call} should return (new_queue, new_pointer as int), got {describe(pair)}")
+    dictionary = expect_tensor(pair[0], shape=(5, 3), dtype=F64, what=f"the dictionary {where}", call=result)
+    return dictionary.detach(), pair[1]
+
+
+def state_gaps(got: dict[str, Any], expected: dict[str, Any]) -> dict[str, float]:
+    """The largest absolute difference of each tensor entry of a state (and the pointer's) from the trajectory."""
+    gaps = {}
+    for name in STATE_NAMES:
+        if name not in got:
+            continue
+        if name == "pointer":
+            gaps[name] = float(abs(got[name] - expected[name]))
+            continue
+        difference = (got[name].to(F64) - torch.tensor(expected[name], dtype=F64)).abs()
+        gaps[name] = float(difference.max()) if bool(torch.isfinite(difference).all()) else math.inf
+    return gaps
+
+
+def first_departure(got: dict[str, Any], expected: dict[str, Any]) -> str | None:
+    """The first state entry (in STATE_NAMES order) that is off the trajectory, described; None if none."""
+    for name in STATE_NAMES:
+        if name not in got:
+            continue
+        if name == "pointer":
+            if got[name] != expected[name]:
+                return f"{name}: expected {expected[name]}, got {got[name]}"
+            continue
+        wanted = torch.tensor(expected[name], dtype=F64)
+        difference = (got[name].to(F64) - wanted).abs()
+        allowed = 1e-7 + 1e-6 * wanted.abs()
+        if not bool((difference <= allowed).all()):  # nan never passes
+            return f"{name}: largest difference {float(difference.max()):.3g} from the independent trajectory"
+    return None
+
+
+def chained_run(sub: Any, states: list[dict[str, Any]]) -> None:
+    """The learner's own run: each step's calls take the states the previous step's calls produced. Appends
+    state 0 to 12 to `states` as they are reached (so a failure part-way leaves the states before it). Every
+    number is compared in the judge; the worker only evaluates the three functions."""
     trajectory = independent_trajectory()
-    starts = (initial_state(), *trajectory[:-1])
-    return list(zip(range(1, EXPERIMENT_STEPS + 1), starts, trajectory, strict=True))
+    state = tensor_state(trajectory[0])  # the initial state is given, not computed
+    state.pop("loss")
+    for step in range(1, EXPERIMENT_STEPS + 2):
+        arguments, key = loss_call(state, step)
+        where = f"at step {step - 1} of your run (the loss of the state step {step} starts from)"
+        loss, gradient = read_loss(sub.moco_loss.call(*arguments, grads=("query",)), where)
+        states.append(dict(state, loss=loss))
+        if step > EXPERIMENT_STEPS:
+            return
+        where = f"at step {step} of your run"
+        query_weights = sgd_step(state["query encoder"], step, gradient)
+        ema = sub.momentum_update.call(query_weights, state["key encoder"], EXPERIMENT_MOMENTUM)
+        enqueued = sub.enqueue.call(state["dictionary"], key, state["pointer"])
+        dictionary, pointer = read_enqueued(enqueued, where)
+        state = {
+            "query encoder": query_weights.detach(),
+            "key encoder": read_key_encoder(ema, where),
+            "dictionary": dictionary,
+            "pointer": pointer,
+        }
 
 
-@check("experiment.trajectory", "The 12-step CPU experiment matches an independent trajectory")
-def experiment_trajectory(sub: Any, ref: Any, ctx: Any) -> None:
-    """Every step runs the learner's three functions from the state the independent trajectory reached at the
-    step before. A step's inputs are then known in advance, so the 36 calls go to the worker in three batches
-    instead of 36 round trips, and a mistake is found at the step where it happens. A run that matches at every
-    step is the learner's own run, value for value, so the charts show it."""
-    query_views = as_tensor(EXPERIMENT_QUERY_VIEWS)  # [6, 4]
-    key_views = as_tensor(EXPERIMENT_KEY_VIEWS)  # [6, 4]
-    loss_calls, ema_calls, enqueue_calls = [], [], []
-    for step, before, after in experiment_steps():
-        rows = list(experiment_batch(step))
-        dictionary = as_tensor(before["dictionary"])  # [5, 3]
-        query = query_views[rows] @ as_tensor(before["query encoder"])  # [2, 4] x [4, 3] -> [2, 3]
-        key = key_views[rows] @ as_tensor(before["key encoder"])  # [2, 3], cached before either encoder moves
-        loss_calls.append(((query.requires_grad_(True), key, dictionary, EXPERIMENT_TEMPERATURE), {}))
-        ema_calls.append(
-            ((as_tensor(after["query encoder"]), as_tensor(before["key encoder"]), EXPERIMENT_MOMENTUM), {})
-        )
-        enqueue_calls.append(((dictionary, key, before["pointer"]), {}))
+def teacher_forced_departure(sub: Any) -> str | None:
+    """The diagnosis: every step replayed from the trajectory's own state before it, so the first step and
+    function that depart are named even when the run has compounded the error since. Its calls are known in
+    advance, so they go to the worker in three batches."""
+    trajectory = [tensor_state(state) for state in independent_trajectory()]
+    loss_calls, keys = [], []
+    for step, before in enumerate(trajectory, start=1):
+        arguments, key = loss_call(before, step)
+        loss_calls.append((arguments, {}))
+        keys.append(key)
+    ema_calls, enqueue_calls = [], []
+    for step in range(1, EXPERIMENT_STEPS + 1):
+        before, after = trajectory[step - 1], trajectory[step]
+        ema_calls.append(((after["query encoder"], before["key encoder"], EXPERIMENT_MOMENTUM), {}))
+        enqueue_calls.append(((before["dictionary"], keys[step - 1], before["pointer"]), {}))
     losses = sub.moco_loss.map(loss_calls, grads=("query",))
     key_encoders = sub.momentum_update.map(ema_calls)
     enqueued = sub.enqueue.map(enqueue_calls)
-
-    series: dict[str, list[float]] = {"loss": [], "param_distance": [], "pointer": []}
-    divergence: str | None = None
-    results = zip(experiment_steps(), losses, key_encoders, enqueued, strict=True)
-    for (step, before, expected), loss_result, ema_result, enqueue_result in results:
-        rows = list(experiment_batch(step))
-        where = f"at step {step} of the experiment"
-        loss = expect_tensor(call_value(loss_result), shape=(), what=f"the loss {where}", call=loss_result)
-        query_gradient = loss_result.grads.get("query")
-        if query_gradient is None:
-            fail(
-                f"{where}: after backward() on {loss_result.call}, query.grad is None; the loss must be "
-                "differentiable in query"
-            )
-        query_gradient = expect_tensor(query_gradient, shape=(2, 3), what=f"query.grad {where}",
-                                       call=loss_result)
-        query_weights = as_tensor(before["query encoder"]) - EXPERIMENT_LR * (
-            query_views[rows].T @ query_gradient.to(F64)
-        )  # [4, 3]
-        key_weights = expect_tensor(
-            call_value(ema_result), shape=(4, 3), dtype=F64, what=f"the key encoder {where}", call=ema_result
-        ).detach()
-        pair = call_value(enqueue_result)
-        if not isinstance(pair, tuple | list) or len(pair) != 2 or not isinstance(pair[1], int):
-            fail(f"{where}: {enqueue_result.call} should return (new_queue, new_pointer as int), got {describe(pair)}")
-        dictionary = expect_tensor(
-            pair[0], shape=(5, 3), dtype=F64, what=f"the dictionary {where}", call=enqueue_result
-        ).detach()
-
-        series["loss"].append(float(loss.detach()))
-        series["param_distance"].append(float(torch.linalg.vector_norm(query_weights - key_weights)))
-        series["pointer"].append(float(pair[1]))
-        if divergence is None:
+    expected_states = independent_trajectory()
+    for step in range(1, EXPERIMENT_STEPS + 2):
+        where = f"at step {min(step, EXPERIMENT_STEPS)} of the replay"
+        loss, gradient = read_loss(losses[step - 1], where)
+        found = first_departure({"loss": loss}, expected_states[step - 1])
+        if found is None and step <= EXPERIMENT_STEPS:
+            dictionary, pointer = read_enqueued(enqueued[step - 1], where)
             got = {
-                "loss": loss,
-                "query encoder": query_weights,
-                "key encoder": key_weights,
+                "query encoder": sgd_step(trajectory[step - 1]["query encoder"], step, gradient),
+                "key encoder": read_key_encoder(key_encoders[step - 1], where),
                 "dictionary": dictionary,
-                "pointer": pair[1],
+                "pointer": pointer,
             }
-            found = _first_divergence(got, expected)
-            if found is not None:
-                name = found.split(":")[0]
-                divergence = (
-                    f"Your functions first depart from the independent trajectory at step {step} of "
-                    f"{EXPERIMENT_STEPS}, in the {found}; {STATE_HINTS[name]}. Every step starts from the "
-                    "trajectory's own state, so everything before it matched."
-                )
-    ctx.record_experiment(steps=list(range(1, EXPERIMENT_STEPS + 1)), series=series)
-    if divergence is not None:
-        fail(divergence)
+            found = first_departure(got, expected_states[step])
+        if found is not None:
+            name = found.split(":")[0]
+            return f"at step {min(step, EXPERIMENT_STEPS)} of {EXPERIMENT_STEPS}, in the {found}; {STATE_HINTS[name]}"
+    return None
+
+
+def chart_of(states: list[dict[str, Any]]) -> dict[str, Any]:
+    """The run's series from step 0, up to (not including) the first state with a non-finite number."""
+    trajectory = independent_trajectory()
+    series: dict[str, list[float]] = {"loss": [], "param_distance": [], "pointer": [],
+                                      "gap_to_independent_trajectory": []}
+    for state, expected in zip(states, trajectory, strict=False):
+        point = {
+            "loss": float(state["loss"]),
+            "param_distance": float(torch.linalg.vector_norm(state["query encoder"] - state["key encoder"])),
+            "pointer": float(state["pointer"]),
+            "gap_to_independent_trajectory": max(state_gaps(state, expected).values()),
+        }
+        if not all(math.isfinite(value) for value in point.values()):
+            break
+        for name, value in point.items():
+            series[name].append(value)
+    return {"steps": list(range(len(series["loss"]))), "series": series}
+
+
+@check("experiment.trajectory", "Your own 12-step run follows an independent trajectory at every step")
+def experiment_trajectory(sub: Any, ref: Any, ctx: Any) -> None:
+    """The learner's chained run, compared state by state with the independent trajectory; the charts show
+    it from step 0. Only when it departs does a teacher-forced replay name the first step and function."""
+    states: list[dict[str, Any]] = []
+    try:
+        chained_run(sub, states)
+    finally:
+        chart = chart_of(states)
+        if chart["steps"]:
+            ctx.record_experiment(**chart)
+    for step, (state, expected) in enumerate(zip(states, independent_trajectory(), strict=True)):
+        found = first_departure(state, expected)
+        if found is None:
+            continue
+        diagnosis = teacher_forced_departure(sub)
+        if diagnosis is None:
+            cause = (
+                "Replayed one step at a time from the trajectory's own states, every step matches within "
+                "tolerance, so small differences add up over the run: keep the whole computation in the "
+                "inputs' dtype (float64 here)."
+            )
+        else:
+            cause = f"Replaying each step from the trajectory's own state, your functions first depart {diagnosis}."
+        fail(f"Your own run of {EXPERIMENT_STEPS} steps leaves the independent trajectory at step {step} "
+             f"({found}); the charts show your run. {cause}")

@@ -198,26 +198,34 @@ def test_enqueue_rejects_bad_pointers(ref, pointer, error):
 
 
 def test_independent_trajectory_matches_an_autograd_run_of_the_reference(checks, ref):
-    """The plain-Python trajectory the experiment check compares against agrees with torch autograd."""
+    """The plain-Python trajectory the experiment check compares against agrees with torch autograd, from the
+    initial state (step 0) to the state after step 12."""
     query_views = torch.tensor(checks.EXPERIMENT_QUERY_VIEWS, dtype=torch.float64)
     key_views = torch.tensor(checks.EXPERIMENT_KEY_VIEWS, dtype=torch.float64)
     query_weights = torch.tensor(checks.EXPERIMENT_ENCODER, dtype=torch.float64)
     key_weights = query_weights.clone()
     queue, pointer = torch.tensor(checks.EXPERIMENT_DICTIONARY, dtype=torch.float64), 0
     trajectory = checks.independent_trajectory()
-    assert len(trajectory) == 12
+    assert len(trajectory) == 13
     for step, state in enumerate(trajectory, start=1):
-        rows = list(checks.experiment_batch(step))
-        weights = query_weights.clone().requires_grad_(True)
-        keys = key_views[rows] @ key_weights
-        loss = ref.moco_loss(query_views[rows] @ weights, keys, queue, checks.EXPERIMENT_TEMPERATURE)
-        loss.backward()
-        query_weights = (weights - checks.EXPERIMENT_LR * weights.grad).detach()
-        key_weights = ref.momentum_update(query_weights, key_weights, checks.EXPERIMENT_MOMENTUM)
-        queue, pointer = ref.enqueue(queue, keys, pointer)
-        assert loss.item() == pytest.approx(state["loss"], rel=1e-9)  # finite differences, not autograd
         states = (("query encoder", query_weights), ("key encoder", key_weights), ("dictionary", queue))
         for name, value in states:
             expected = torch.tensor(state[name], dtype=torch.float64)
             torch.testing.assert_close(value, expected, rtol=1e-8, atol=1e-9)
         assert pointer == state["pointer"]
+        rows = list(checks.experiment_batch(step))
+        weights = query_weights.clone().requires_grad_(True)
+        keys = key_views[rows] @ key_weights
+        loss = ref.moco_loss(query_views[rows] @ weights, keys, queue, checks.EXPERIMENT_TEMPERATURE)
+        assert loss.item() == pytest.approx(state["loss"], rel=1e-9)  # the loss this state gives its next batch
+        loss.backward()
+        query_weights = (weights - checks.EXPERIMENT_LR * weights.grad).detach()
+        key_weights = ref.momentum_update(query_weights, key_weights, checks.EXPERIMENT_MOMENTUM)
+        queue, pointer = ref.enqueue(queue, keys, pointer)
+
+
+def test_the_trajectory_starts_from_the_given_initial_state(checks):
+    initial = checks.independent_trajectory()[0]
+    assert initial["query encoder"] == initial["key encoder"] == checks.EXPERIMENT_ENCODER
+    assert initial["dictionary"] == checks.EXPERIMENT_DICTIONARY
+    assert initial["pointer"] == 0
