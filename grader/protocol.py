@@ -169,6 +169,14 @@ class Encoder:
     def _tensor(self, t: torch.Tensor) -> dict[str, Any]:
         if t.dtype not in DTYPE_NAMES:
             raise ProtocolError(f"dtype {t.dtype} is not supported")
+        if t.device.type == "meta":  # a second device on any machine, for checks of mixed devices: no data
+            return {
+                "device": "meta",
+                "dtype": DTYPE_NAMES[t.dtype],
+                "shape": list(t.shape),
+                "requires_grad": bool(t.requires_grad),
+                "parameter": type(t) is torch.nn.Parameter,
+            }
         if t.device.type != "cpu":
             raise ProtocolError(f"device {t.device} is not supported")
         meta: dict[str, Any] = {
@@ -257,6 +265,8 @@ class Decoder:
         dtype = DTYPES.get(meta.get("dtype"))  # type: ignore[arg-type]
         if dtype is None:
             raise ProtocolError(f"dtype {meta.get('dtype')!r} is not allowed")
+        if "device" in meta:
+            return self._meta_tensor(meta, dtype)
         shape, stride, offset, index = meta.get("shape"), meta.get("stride"), meta.get("offset"), meta.get("storage")
         layout = meta.get("layout_stride", stride)
         if not (_int_list(shape) and _int_list(layout) and type(offset) is int and type(index) is int):
@@ -275,6 +285,23 @@ class Decoder:
         elif offset > base.numel():
             raise ProtocolError("tensor view starts outside its storage")
         tensor = torch.as_strided(base, shape, layout, offset) if numel else torch.empty(shape, dtype=dtype)
+        if meta.get("parameter") is True and dtype.is_floating_point:
+            return torch.nn.Parameter(tensor, requires_grad=bool(meta.get("requires_grad")))
+        if meta.get("requires_grad") is True and (dtype.is_floating_point or dtype.is_complex):
+            tensor.requires_grad_(True)
+        return tensor
+
+    def _meta_tensor(self, meta: dict[str, Any], dtype: torch.dtype) -> torch.Tensor:
+        """A tensor on the meta device: dtype, shape and requires_grad, no bytes (so no storage to check)."""
+        shape = meta.get("shape")
+        if meta.get("device") != "meta":
+            raise ProtocolError(f"device {meta.get('device')!r} is not allowed")
+        if not _int_list(shape):
+            raise ProtocolError("malformed tensor metadata")
+        assert isinstance(shape, list)
+        if len(shape) > MAX_DIMS or any(size < 0 for size in shape):
+            raise ProtocolError("invalid tensor shape or strides")
+        tensor = torch.empty(shape, dtype=dtype, device="meta")
         if meta.get("parameter") is True and dtype.is_floating_point:
             return torch.nn.Parameter(tensor, requires_grad=bool(meta.get("requires_grad")))
         if meta.get("requires_grad") is True and (dtype.is_floating_point or dtype.is_complex):
