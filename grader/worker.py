@@ -323,7 +323,9 @@ def _serve_call(
     before = []
     for key, t in tensors:
         pointer = _storage_ptr(_storage(t))
-        if pointer not in snapshots:
+        # Address 0 holds no bytes to compare: an empty storage, or a meta tensor's (which has none at all and
+        # cannot be viewed as CPU bytes). Version counter, shape and strides still reveal in-place edits.
+        if pointer not in snapshots and pointer != 0:
             snapshots[pointer] = _clone(_storage_bytes(t))
         before.append((key, t, pointer, t._version, tuple(t.shape), t.stride()))
     started = _perf_counter()
