@@ -275,6 +275,32 @@ def loss_rows_are_normalised(sub: Any, ref: Any) -> None:
             expect_close(call_value(result), expected, what="the loss", call=result, rtol=rtol, atol=atol)
 
 
+@check("moco_loss.invariances", "Reordering the queue, or the batch with its keys, leaves the loss unchanged")
+def loss_invariances(sub: Any, ref: Any) -> None:
+    # The negatives are a set and the loss a mean: neither order may matter. Indexing the queue or the keys
+    # by position instead of by row shows up here as a different loss.
+    query, key, queue = random_loss_inputs(4, 6, 3, seed=131)
+    batch_order, queue_order = torch.tensor([2, 0, 3, 1]), torch.tensor([5, 3, 0, 4, 1, 2])
+    expected = ref.moco_loss(query, key, queue, 0.2)
+    variants = {
+        "the queue rows permuted": (query, key, queue[queue_order], 0.2),
+        "query and key rows permuted together": (query[batch_order], key[batch_order], queue, 0.2),
+    }
+    results = sub.moco_loss.map([(args, {}) for args in variants.values()])
+    for what, result in zip(variants, results, strict=True):
+        rtol, atol = loss_tolerance(F64, 0.2)
+        expect_close(
+            call_value(result),
+            expected,
+            what=f"the loss with {what}",
+            call=result,
+            rtol=rtol,
+            atol=atol,
+            hint="Every queue row is a negative for every query, and row i of query is paired with row i of "
+            "key only: the loss must not depend on the order of either.",
+        )
+
+
 @check("moco_loss.norm_floor", "Rows are divided by max(norm, 1e-12), not norm + eps")
 def loss_norm_floor(sub: Any, ref: Any) -> None:
     # A row of norm 1e-13 becomes a row of norm 0.1, a row of norm 1e-9 a unit row. Adding eps to the norm,
@@ -472,6 +498,7 @@ def loss_rejects_bad_temperature(sub: Any, ref: Any) -> None:
     query, key, queue = random_loss_inputs(2, 3, 2, seed=101)
     cases = [
         ((query, key, queue, True), "TypeError", "a bool is not a temperature"),
+        ((query, key, queue, False), "TypeError", "a bool is not a temperature, even False (which is 0)"),
         (
             (query, key, queue, torch.tensor(0.5)),
             "TypeError",
@@ -576,7 +603,10 @@ def gradient_edge_cases() -> list[tuple[str, tuple[Any, ...]]]:
     zero = torch.zeros(1, 3, dtype=F64)
     tiny = torch.stack([unit * 1e-13, unit * 1e-9])  # below and above the 1e-12 floor
     winner, loser = (tuple(t.to(F64) for t in case) for case in low_temperature_cases())
-    return [
+    extremes = [(args, rows) for args, _, rows in extreme_temperature_cases(F64) if args[3] == 1e-4]
+    large = (query * 1e150, key * 1e-150, queue * 1e140, 0.2)
+    return [(f"T = 1e-4, {rows}", args) for args, rows in extremes] + [
+        ("entries of 1e150 and 1e-150", large),
         ("a zero query row", (torch.cat([zero, query[1:]]), key, queue, 0.5)),
         ("query rows of norm 1e-13 and 1e-9", (torch.cat([tiny, query[:1]]), key, queue, 0.1)),
         ("a zero key row", (query, torch.cat([key[:2], zero]), queue, 0.5)),
@@ -634,6 +664,12 @@ def loss_valid_extremes(sub: Any, ref: Any) -> None:
         )
 
 
+MIXED_DEVICES_HINT = (
+    "All tensors of one call must be on one device: compare each tensor's device with the first one's "
+    "before using any values (the supplied check_tensors does), and raise ValueError when they differ."
+)
+
+
 @check("moco_loss.rejects_mixed_devices", "Tensors on two devices raise TypeError or ValueError")
 def loss_rejects_mixed_devices(sub: Any, ref: Any) -> None:
     # The meta device is a second device on any machine. It holds no values, so it is never the first tensor:
@@ -644,7 +680,8 @@ def loss_rejects_mixed_devices(sub: Any, ref: Any) -> None:
         ((query, key, queue.to("meta"), 0.5), "either", "queue is on meta but query is on cpu"),
         ((query, key.to("meta"), queue.to("meta"), 0.5), "either", "key and queue are on meta, query on cpu"),
     ]
-    expect_all_rejected(sub.moco_loss, (query, key, queue, 0.5), cases)
+    with hint(MIXED_DEVICES_HINT):
+        expect_all_rejected(sub.moco_loss, (query, key, queue, 0.5), cases)
 
 
 LossCase = tuple[torch.Tensor, torch.Tensor, torch.Tensor, float]
@@ -1064,8 +1101,9 @@ def enqueue_detached_result(sub: Any, ref: Any) -> None:
 @check("enqueue.half_precision", "float16 and bfloat16 are accepted and preserved")
 def enqueue_half_precision(sub: Any, ref: Any) -> None:
     calls = [
-        ((old_queue(5, 4, seed=511, dtype=dtype), distinct_keys(3, 4, seed=512, dtype=dtype), 4), {})
+        ((old_queue(5, 4, seed=511, dtype=dtype), distinct_keys(batch, 4, seed=512, dtype=dtype), 4), {})
         for dtype in (torch.float16, torch.bfloat16)
+        for batch in (0, 3, 5, 7)  # B = 0, B < K, B = K, B > K
     ]
     for result, (args, _) in zip(sub.enqueue.map(calls), calls, strict=True):
         expect_enqueued(
@@ -1104,9 +1142,10 @@ def enqueue_half_precision_edge_rows(sub: Any, ref: Any) -> None:
         if isinstance(got, tuple | list) and len(got) == 2 and isinstance(got[0], torch.Tensor):
             if not bool(torch.isfinite(got[0].float()).all()):
                 fail(
-                    f"{result.call}: the returned queue has nan or inf entries. In {keys.dtype} the floor 1e-12 "
-                    "is 0 (float16) and squares under- or overflow: compute the norm and the division in "
-                    "float32, then cast the rows back, so a zero row stays zero."
+                    f"{result.call}: the returned queue has nan or inf entries, where keys rows of zeros, of "
+                    f"tiny and of large entries were written. Normalise in float32 and round each row back to "
+                    f"{keys.dtype} once: in float16 the floor 1e-12 itself rounds to 0 (a zero row becomes "
+                    "0 / 0 = nan), and squares of entries below about 2e-4 or above 256 leave its range."
                 )
         expect_enqueued(
             result,
