@@ -1480,20 +1480,20 @@ def state_gaps(got: dict[str, Any], expected: dict[str, Any]) -> dict[str, float
     return gaps
 
 
-def first_departure(got: dict[str, Any], expected: dict[str, Any]) -> str | None:
-    """The first state entry (in STATE_NAMES order) that is off the trajectory, described; None if none."""
+def first_departure(got: dict[str, Any], expected: dict[str, Any]) -> tuple[str, str] | None:
+    """The first state entry (in STATE_NAMES order) that is off the trajectory and how; None if none."""
     for name in STATE_NAMES:
         if name not in got:
             continue
         if name == "pointer":
             if got[name] != expected[name]:
-                return f"{name}: expected {expected[name]}, got {got[name]}"
+                return name, f"expected {expected[name]}, got {got[name]}"
             continue
         wanted = torch.tensor(expected[name], dtype=F64)
         difference = (got[name].to(F64) - wanted).abs()
         allowed = 1e-7 + 1e-6 * wanted.abs()
         if not bool((difference <= allowed).all()):  # nan never passes
-            return f"{name}: largest difference {float(difference.max()):.3g} from the independent trajectory"
+            return name, f"largest difference {float(difference.max()):.3g}"
     return None
 
 
@@ -1524,10 +1524,11 @@ def chained_run(sub: Any, states: list[dict[str, Any]]) -> None:
         }
 
 
-def teacher_forced_departure(sub: Any) -> str | None:
+def teacher_forced_departure(sub: Any) -> tuple[int, str, str] | None:
     """The diagnosis: every step replayed from the trajectory's own state before it, so the first step and
     function that depart are named even when the run has compounded the error since. Its calls are known in
-    advance, so they go to the worker in three batches."""
+    advance, so they go to the worker in three batches. Returns (state index, entry, how), numbered like the
+    chart: the loss that step t trains on belongs to state t - 1, what step t computes to state t."""
     trajectory = [tensor_state(state) for state in independent_trajectory()]
     loss_calls, keys = [], []
     for step, before in enumerate(trajectory, start=1):
@@ -1547,7 +1548,9 @@ def teacher_forced_departure(sub: Any) -> str | None:
         where = f"at step {min(step, EXPERIMENT_STEPS)} of the replay"
         loss, gradient = read_loss(losses[step - 1], where)
         found = first_departure({"loss": loss}, expected_states[step - 1])
-        if found is None and step <= EXPERIMENT_STEPS:
+        if found is not None:
+            return step - 1, *found
+        if step <= EXPERIMENT_STEPS:
             dictionary, pointer = read_enqueued(enqueued[step - 1], where)
             got = {
                 "query encoder": sgd_step(trajectory[step - 1]["query encoder"], step, gradient),
@@ -1556,9 +1559,8 @@ def teacher_forced_departure(sub: Any) -> str | None:
                 "pointer": pointer,
             }
             found = first_departure(got, expected_states[step])
-        if found is not None:
-            name = found.split(":")[0]
-            return f"at step {min(step, EXPERIMENT_STEPS)} of {EXPERIMENT_STEPS}, in the {found}; {STATE_HINTS[name]}"
+            if found is not None:
+                return step, *found
     return None
 
 
@@ -1594,16 +1596,27 @@ def experiment_trajectory(sub: Any, ref: Any, ctx: Any) -> None:
             ctx.record_experiment(**chart)
     for step, (state, expected) in enumerate(zip(states, independent_trajectory(), strict=True)):
         found = first_departure(state, expected)
-        if found is None:
-            continue
-        diagnosis = teacher_forced_departure(sub)
-        if diagnosis is None:
-            cause = (
-                "Replayed one step at a time from the trajectory's own states, every step matches within "
-                "tolerance, so small differences add up over the run: keep the whole computation in the "
-                "inputs' dtype (float64 here)."
-            )
-        else:
-            cause = f"Replaying each step from the trajectory's own state, your functions first depart {diagnosis}."
-        fail(f"Your own run of {EXPERIMENT_STEPS} steps leaves the independent trajectory at step {step} "
-             f"({found}); the charts show your run. {cause}")
+        if found is not None:
+            fail(departure_message(step, *found, teacher_forced_departure(sub)))
+
+
+def departure_message(step: int, name: str, how: str, diagnosis: tuple[int, str, str] | None) -> str:
+    run = (
+        f"Your own run of {EXPERIMENT_STEPS} steps leaves the independent trajectory at step {step}, in the "
+        f"{name} ({how}); the charts show your run."
+    )
+    if diagnosis is None:
+        return (
+            f"{run} Replayed one step at a time from the trajectory's own states, every step matches within "
+            "tolerance, so small differences add up over the run: keep the whole computation in the inputs' "
+            "dtype (float64 here)."
+        )
+    first_step, first_name, first_how = diagnosis
+    if (first_step, first_name) == (step, name):
+        return f"{run} Replayed from the trajectory's own states, it is also the first step to depart: " + (
+            f"{STATE_HINTS[name]}."
+        )
+    return (
+        f"{run} Replayed one step at a time from the trajectory's own states, your functions first depart at "
+        f"step {first_step}, in the {first_name} ({first_how}): {STATE_HINTS[first_name]}."
+    )

@@ -61,7 +61,7 @@ def test_the_reference_run_stays_on_the_trajectory_from_step_0_to_12(moco_experi
         pytest.param(
             "positive = (q * k).sum(dim=1, keepdim=True) / temperature",
             "positive = (q * k).sum(dim=1, keepdim=True) / temperature * 1.0001",
-            1, "loss", id="loss slightly off",
+            0, "loss", id="loss slightly off",
         ),
     ],
 )
@@ -70,7 +70,8 @@ def test_the_replay_names_the_step_and_function_that_first_depart(
 ):
     result, _, _ = experiment(moco_experiment_only, mutated(old, new), sandbox_pool)
     assert result.status == "failed"
-    assert f"first depart at step {step} of 12, in the {state}" in result.message
+    assert f"leaves the independent trajectory at step {step}, in the {state}" in result.message
+    assert "it is also the first step to depart" in result.message
 
 
 def test_the_charts_are_the_learners_own_run_after_it_departs(moco_experiment_only, sandbox_pool):
@@ -82,9 +83,7 @@ def test_the_charts_are_the_learners_own_run_after_it_departs(moco_experiment_on
     )
     result, steps, series = experiment(moco_experiment_only, code, sandbox_pool)
     assert result.status == "failed"
-    assert "Your own run of 12 steps leaves the independent trajectory at step 3 (pointer: expected 1, got 0)" in (
-        result.message
-    )
+    assert "leaves the independent trajectory at step 3, in the pointer (expected 1, got 0)" in result.message
     assert steps == list(range(13))
     assert series["pointer"] == [0.0, 2.0, 4.0] * 4 + [0.0]
     gaps = series["gap_to_independent_trajectory"]

@@ -303,3 +303,21 @@ def test_the_natural_half_precision_floor_turns_a_zero_row_into_nan():
     """Why the rule exists: in float16 clamp_min(1e-12) clamps to 0."""
     zero = torch.zeros(1, 2, dtype=torch.float16)
     assert torch.isnan(zero / torch.linalg.vector_norm(zero, dim=1, keepdim=True).clamp_min(1e-12)).all()
+
+
+@pytest.mark.parametrize(
+    ("diagnosis", "says"),
+    [
+        pytest.param((3, "pointer", "expected 1, got 0"), "it is also the first step to depart: the pointer comes "
+                     "from your enqueue.", id="same-place"),
+        pytest.param((1, "key encoder", "largest difference 0.01"), "your functions first depart at step 1, in "
+                     "the key encoder (largest difference 0.01): the key encoder is updated by your "
+                     "momentum_update", id="earlier-elsewhere"),
+        pytest.param(None, "every step matches within tolerance, so small differences add up", id="compounding"),
+    ],
+)
+def test_a_departure_names_where_the_run_left_and_what_the_replay_found(checks, diagnosis, says):
+    message = checks.departure_message(3, "pointer", "expected 1, got 0", diagnosis)
+    assert message.startswith("Your own run of 12 steps leaves the independent trajectory at step 3, in the "
+                              "pointer (expected 1, got 0); the charts show your run.")
+    assert says in message
