@@ -43,7 +43,7 @@ def _nested(value: Any) -> str:
 def describe(value: Any, *, compact: bool = False) -> str:
     if isinstance(value, torch.Tensor):
         kind = tensor_kind(value)
-        if value.numel() <= (4 if compact else SMALL_TENSOR):
+        if value.numel() <= (4 if compact else SMALL_TENSOR) and value.device.type != "meta":  # meta: no values
             return f"{kind} {format_values(value)}"
         return kind
     if isinstance(value, tuple):

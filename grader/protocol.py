@@ -529,10 +529,13 @@ class Decoder:
         dtype = DTYPES.get(meta.get("dtype"))  # type: ignore[arg-type]
         if dtype is None:
             raise ProtocolError(f"dtype {meta.get('dtype')!r} is not allowed")
-        shape = meta.get("shape")
-        if meta.get("device", "cpu") == "meta":
-            if not (isinstance(shape, list) and _int_list(shape) and len(shape) <= MAX_DIMS
-                    and all(s >= 0 for s in shape)):
+        shape, device = meta.get("shape"), meta.get("device", "cpu")
+        if device not in DEVICES:
+            raise ProtocolError(f"device {str(device)[:20]!r} is not allowed")
+        if device == "meta":
+            if not (isinstance(shape, list) and _int_list(shape)):
+                raise ProtocolError("malformed tensor metadata")
+            if len(shape) > MAX_DIMS or any(size < 0 for size in shape):
                 raise ProtocolError("invalid tensor shape")
             tensor = _empty(shape, dtype=dtype, device="meta")
         else:

@@ -606,7 +606,11 @@ def _aliased(value: Any, tensors: list[tuple[str, Any]]) -> list[str]:
         start = _storage_ptr(storage)
         end = start + _storage_nbytes(storage)
         for (key, arg), (a_start, a_end) in zip(tensors, ranges, strict=True):
-            if out is arg or (start < a_end and a_start < end) or (start == a_start and start != 0):
+            if a_start == 0 or start == 0:  # no memory at all (an empty or meta tensor): nothing to share
+                if out is arg:
+                    found.add(key)
+                continue
+            if out is arg or (start < a_end and a_start < end) or start == a_start:
                 found.add(key)
     return sorted(found)
 

@@ -275,6 +275,32 @@ def loss_rows_are_normalised(sub: Any, ref: Any) -> None:
             expect_close(call_value(result), expected, what="the loss", call=result, rtol=rtol, atol=atol)
 
 
+@check("moco_loss.invariances", "Reordering the queue, or the batch with its keys, leaves the loss unchanged")
+def loss_invariances(sub: Any, ref: Any) -> None:
+    # The negatives are a set and the loss a mean: neither order may matter. Indexing the queue or the keys
+    # by position instead of by row shows up here as a different loss.
+    query, key, queue = random_loss_inputs(4, 6, 3, seed=131)
+    batch_order, queue_order = torch.tensor([2, 0, 3, 1]), torch.tensor([5, 3, 0, 4, 1, 2])
+    expected = ref.moco_loss(query, key, queue, 0.2)
+    variants = {
+        "the queue rows permuted": (query, key, queue[queue_order], 0.2),
+        "query and key rows permuted together": (query[batch_order], key[batch_order], queue, 0.2),
+    }
+    results = sub.moco_loss.map([(args, {}) for args in variants.values()])
+    for what, result in zip(variants, results, strict=True):
+        rtol, atol = loss_tolerance(F64, 0.2)
+        expect_close(
+            call_value(result),
+            expected,
+            what=f"the loss with {what}",
+            call=result,
+            rtol=rtol,
+            atol=atol,
+            hint="Every queue row is a negative for every query, and row i of query is paired with row i of "
+            "key only: the loss must not depend on the order of either.",
+        )
+
+
 @check("moco_loss.norm_floor", "Rows are divided by max(norm, 1e-12), not norm + eps")
 def loss_norm_floor(sub: Any, ref: Any) -> None:
     # A row of norm 1e-13 becomes a row of norm 0.1, a row of norm 1e-9 a unit row. Adding eps to the norm,
@@ -317,9 +343,8 @@ def loss_zero_rows(sub: Any, ref: Any) -> None:
             expect_close(got, ref.moco_loss(*args), what="the loss", call=result)
 
 
-@check("moco_loss.low_temperature", "Stable at T = 1e-3 and 1e-4 in float32")
-def loss_low_temperature(sub: Any, ref: Any) -> None:
-    # Logits reach 1/T = 10,000: exp overflows float32 and softmax probabilities underflow to 0.
+def low_temperature_cases() -> tuple[tuple[torch.Tensor, ...], tuple[torch.Tensor, ...]]:
+    """(query, key, queue) in float32 where the positive is the largest logit, and where a negative beats it."""
     winner = (
         torch.tensor([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]),  # the positive is the largest logit
         torch.tensor([[1.0, 0.01, 0.0], [0.0, 1.0, 0.02]]),
@@ -330,6 +355,13 @@ def loss_low_temperature(sub: Any, ref: Any) -> None:
         torch.tensor([[0.8, 0.6, 0.0], [0.6, 0.0, 0.8]]),
         torch.tensor([[1.0, 0.05, 0.0], [0.1, 1.0, 0.0], [0.0, 0.0, 1.0]]),
     )
+    return winner, loser
+
+
+@check("moco_loss.low_temperature", "Stable at T = 1e-3 and 1e-4 in float32")
+def loss_low_temperature(sub: Any, ref: Any) -> None:
+    # Logits reach 1/T = 10,000: exp overflows float32 and softmax probabilities underflow to 0.
+    winner, loser = low_temperature_cases()
     calls, expectations = [], []
     for inputs in (winner, loser):
         for temperature in (1e-3, 1e-4):
@@ -466,6 +498,7 @@ def loss_rejects_bad_temperature(sub: Any, ref: Any) -> None:
     query, key, queue = random_loss_inputs(2, 3, 2, seed=101)
     cases = [
         ((query, key, queue, True), "TypeError", "a bool is not a temperature"),
+        ((query, key, queue, False), "TypeError", "a bool is not a temperature, even False (which is 0)"),
         (
             (query, key, queue, torch.tensor(0.5)),
             "TypeError",
@@ -507,6 +540,11 @@ def loss_rejects_bad_tensors(sub: Any, ref: Any) -> None:
         ((query.float(), key, queue, 0.5), "either", "query is float32 but key and queue are float64"),
         ((query, key, queue.float(), 0.5), "either", "queue is float32 but query and key are float64"),
         ((query[0], key[0], queue, 0.5), "either", "query and key must be 2-D [B, D]"),
+        ((query[0, 0], key[0, 0], queue, 0.5), "either", "query and key must be 2-D, not 0-d"),
+        ((query, key, queue[0, 0], 0.5), "either", "queue must be 2-D [K, D], not 0-d"),
+        ((query, key.reshape(4, 1), queue, 0.5), "either", "key [4, 1] has as many entries as query [2, 2]"),
+        ((query, key, queue.reshape(2, 3), 0.5), "either", "queue [2, 3] has the entries of [3, 2], but D = 2"),
+        ((query, key.float(), queue, 0.5), "either", "key is float32 but query and queue are float64"),
         ((query, key, queue.unsqueeze(0), 0.5), "either", "queue must be 2-D [K, D]"),
         ((query, key[:1], queue, 0.5), "either", "key must have the same shape as query"),
         ((query, key, randn(3, 3, seed=112), 0.5), "either", "queue rows must have D entries like query"),
@@ -520,8 +558,143 @@ def loss_rejects_bad_tensors(sub: Any, ref: Any) -> None:
     expect_all_rejected(sub.moco_loss, (query, key, queue, 0.5), cases)
 
 
+def extreme_temperature_cases(dtype: torch.dtype) -> list[tuple[tuple[Any, ...], float, str]]:
+    """(arguments, closed-form loss, what the rows are) with 1/T as large as 10,000, K = 3.
+
+    All rows aligned: every logit is +1/T and exp overflows; all anti-aligned (key and queue opposite to the
+    query): every logit is -1/T and exp underflows to 0. Both give log(K + 1). Positive opposite, negatives
+    aligned: s+ = -1/T, s- = +1/T, so L = 2/T + log(K + exp(-2/T)): both directions at once."""
+    direction = torch.tensor([[0.6, 0.0, -0.8]], dtype=dtype)
+    query = direction * torch.tensor([[1.0], [3.0]], dtype=dtype)  # [2, 3]
+    queue = direction * torch.tensor([[0.5], [2.0], [7.0]], dtype=dtype)  # [3, 3]
+    size = 3
+    cases = []
+    for temperature in (1e-3, 1e-4):
+        cases.append(((query, query * 2, queue, temperature), math.log(size + 1), "every row aligned"))
+        cases.append(((query, -query, -queue, temperature), math.log(size + 1), "key and queue opposite to query"))
+        anti = 2 / temperature + math.log(size + math.exp(-2 / temperature))
+        cases.append(((query, -query, queue, temperature), anti, "the positive opposite, negatives aligned"))
+    return cases
+
+
+@check("moco_loss.extreme_temperatures", "Overflow and underflow at T = 1e-3 and 1e-4, aligned and opposite rows")
+def loss_extreme_temperatures(sub: Any, ref: Any) -> None:
+    cases = [(dtype, case) for dtype in (F32, F64) for case in extreme_temperature_cases(dtype)]
+    results = sub.moco_loss.map([(case[0], {}) for _, case in cases])
+    for result, (dtype, (args, exact, rows)) in zip(results, cases, strict=True):
+        got = expect_tensor(call_value(result), shape=(), dtype=dtype, call=result)
+        rtol, atol = loss_tolerance(dtype, args[3])
+        expect_close(
+            got,
+            torch.tensor(exact, dtype=dtype),
+            what=f"the loss ({rows}, closed form)",
+            call=result,
+            rtol=rtol,
+            atol=atol,
+            hint="Logits of +-1/T overflow exp in one direction and underflow it in the other: take the "
+            "log-sum-exp after subtracting each row's largest logit, whichever logit that is.",
+        )
+
+
+def gradient_edge_cases() -> list[tuple[str, tuple[Any, ...]]]:
+    """Inputs whose loss value another check tests, for the query gradient: zero and tiny rows, tiny T."""
+    query, key, queue = random_loss_inputs(3, 4, 3, seed=141)
+    unit = torch.tensor([0.6, 0.0, 0.8], dtype=F64)
+    zero = torch.zeros(1, 3, dtype=F64)
+    tiny = torch.stack([unit * 1e-13, unit * 1e-9])  # below and above the 1e-12 floor
+    winner, loser = (tuple(t.to(F64) for t in case) for case in low_temperature_cases())
+    extremes = [(args, rows) for args, _, rows in extreme_temperature_cases(F64) if args[3] == 1e-4]
+    large = (query * 1e150, key * 1e-150, queue * 1e140, 0.2)
+    return [(f"T = 1e-4, {rows}", args) for args, rows in extremes] + [
+        ("entries of 1e150 and 1e-150", large),
+        ("a zero query row", (torch.cat([zero, query[1:]]), key, queue, 0.5)),
+        ("query rows of norm 1e-13 and 1e-9", (torch.cat([tiny, query[:1]]), key, queue, 0.1)),
+        ("a zero key row", (query, torch.cat([key[:2], zero]), queue, 0.5)),
+        ("zero queue rows", (query, key, torch.cat([queue[:1], zero, zero, queue[1:]]), 0.5)),
+        ("T = 1e-3 with the positive winning", winner + (1e-3,)),
+        ("T = 1e-3 with a negative winning", loser + (1e-3,)),
+    ]
+
+
 @cache
-def realistic_scale_case(ref: Any) -> tuple[tuple[torch.Tensor, torch.Tensor, torch.Tensor, float], torch.Tensor]:
+def edge_case_gradients(ref: Any) -> tuple[torch.Tensor, ...]:
+    """The reference's query gradients for gradient_edge_cases(), once per judge process (nine backward
+    passes that every grading would otherwise repeat)."""
+    return tuple(reference_loss_gradient(ref, *args) for _, args in gradient_edge_cases())
+
+
+@check("moco_loss.edge_case_gradients", "Zero rows, tiny rows and T = 1e-3: finite query gradients, as expected")
+def loss_edge_case_gradients(sub: Any, ref: Any) -> None:
+    cases = gradient_edge_cases()
+    calls = [((args[0].clone().requires_grad_(True), *args[1:]), {}) for _, args in cases]
+    results = sub.moco_loss.map(calls, grads=("query",))
+    for result, (rows, _), expected in zip(results, cases, edge_case_gradients(ref), strict=True):
+        gradient = result.grads.get("query") if result.raised is None else None
+        if isinstance(gradient, torch.Tensor) and not bool(torch.isfinite(gradient).all()):
+            fail(
+                f"after backward() on {result.call} ({rows}), query.grad has nan or inf entries; every "
+                "entry should be finite. Divide by the floored norm (clamp_min of the norm from "
+                "torch.linalg.vector_norm or F.normalize): sqrt of a zero sum has an infinite derivative, "
+                "and log(softmax) an infinite one where a probability underflows to 0."
+            )
+        expect_grad_close(result, "query", expected, hint=f"Here: {rows}.")
+
+
+@check("moco_loss.valid_extremes", "Large entries, norms next to the floor and extreme temperatures are accepted")
+def loss_valid_extremes(sub: Any, ref: Any) -> None:
+    # Entries stay where a squared norm is finite in the dtype (about 1e19 in float32): beyond it torch's own
+    # vector_norm and F.normalize overflow, and the statement leaves that range untested.
+    query, key, queue = random_loss_inputs(2, 3, 3, seed=151)
+    unit = torch.tensor([[0.0, 0.6, -0.8]], dtype=F64)
+    cases = [
+        (query.float() * 1e18, key.float() * 3e17, queue.float() * 1e18, 0.2),
+        (query * 1e150, key * 1e-150, queue * 1e140, 0.2),
+        (torch.cat([unit * 2e-12, query[1:]]), torch.cat([unit * 5e-13, key[1:]]), queue, 0.3),
+        (query, key, queue, 1e6),
+        (query, key, queue, 10**6),
+        (query, key, queue, 1e-6),
+    ]
+    results = sub.moco_loss.map([(args, {}) for args in cases])
+    for result, args in zip(results, cases, strict=True):
+        expect_works(result, "the value for valid extremes")
+        rtol, atol = loss_tolerance(args[0].dtype, float(args[3]))
+        expect_close(
+            call_value(result),
+            ref.moco_loss(*args),
+            what="the loss",
+            call=result,
+            rtol=rtol,
+            atol=atol,
+            hint="Every finite entry and every positive finite temperature is valid input; normalise before "
+            "the dot products so that large entries cannot overflow them.",
+        )
+
+
+MIXED_DEVICES_HINT = (
+    "All tensors of one call must be on one device: compare each tensor's device with the first one's "
+    "before using any values (the supplied check_tensors does), and raise ValueError when they differ."
+)
+
+
+@check("moco_loss.rejects_mixed_devices", "Tensors on two devices raise TypeError or ValueError")
+def loss_rejects_mixed_devices(sub: Any, ref: Any) -> None:
+    # The meta device is a second device on any machine. It holds no values, so it is never the first tensor:
+    # a finiteness test of the first tensor would be asked of a tensor that has none.
+    query, key, queue = random_loss_inputs(2, 3, 2, seed=161)
+    cases = [
+        ((query, key.to("meta"), queue, 0.5), "either", "key is on meta but query is on cpu"),
+        ((query, key, queue.to("meta"), 0.5), "either", "queue is on meta but query is on cpu"),
+        ((query, key.to("meta"), queue.to("meta"), 0.5), "either", "key and queue are on meta, query on cpu"),
+    ]
+    with hint(MIXED_DEVICES_HINT):
+        expect_all_rejected(sub.moco_loss, (query, key, queue, 0.5), cases)
+
+
+LossCase = tuple[torch.Tensor, torch.Tensor, torch.Tensor, float]
+
+
+@cache
+def paper_sized_dictionary_case(ref: Any) -> tuple[LossCase, torch.Tensor]:
     """Inputs and the reference loss, computed once per judge process.
 
     The dictionary is the paper's (K = 65,536 keys of D = 128), which is what the check is about: a loss that
@@ -539,9 +712,13 @@ def realistic_scale_case(ref: Any) -> tuple[tuple[torch.Tensor, torch.Tensor, to
     return inputs, ref.moco_loss(*inputs)
 
 
-@check("moco_loss.realistic_scale", "Realistic scale: K = 65,536, D = 128, B = 8 (advisory)", required=False)
-def loss_realistic_scale(sub: Any, ref: Any) -> None:
-    inputs, expected = realistic_scale_case(ref)
+@check(
+    "moco_loss.paper_sized_dictionary",
+    "Paper-sized dictionary: K = 65,536 keys of D = 128, batch of 8 (advisory)",
+    required=False,
+)
+def loss_paper_sized_dictionary(sub: Any, ref: Any) -> None:
+    inputs, expected = paper_sized_dictionary_case(ref)
     result = sub.moco_loss.call(*inputs)
     with hint("This check is advisory: it does not decide 'solved'. A vectorised loss takes well under a second."):
         rtol, atol = loss_tolerance(F32, 0.07)
@@ -584,25 +761,45 @@ def ema_formula(sub: Any, ref: Any) -> None:
     )
 
 
-@check("momentum_update.endpoints", "m = 0 gives the query's values, m = 1 keeps the key's")
+@check("momentum_update.endpoints", "m = 0 equals query and m = 1 equals key exactly, in every dtype and shape")
 def ema_endpoints(sub: Any, ref: Any) -> None:
     calls = []
     for dtype in (F32, F64):
-        query, key = parameter_pair(4, 3, seed=211, dtype=dtype)
-        calls += [
-            ((query, key, 0.0), {}),
-            ((query, key, 0), {}),
-            ((query, key, 1.0), {}),
-            ((query, key, 1), {}),
-        ]
+        for shape in ((4, 3), (), (0, 2)):
+            query, key = parameter_pair(*shape, seed=211, dtype=dtype)
+            calls += [((query, key, momentum), {}) for momentum in (0.0, 0, 1.0, 1)]
+    query, key = parameter_pair(2, 3, seed=213)
+    calls += [((torch.nn.Parameter(query), torch.nn.Parameter(key), momentum), {}) for momentum in (0, 1)]
     for result, (args, _) in zip(sub.momentum_update.map(calls), calls, strict=True):
         query, key, momentum = args
         name, wanted = ("query", query) if momentum == 0 else ("key", key)
+        expect_equal(
+            call_value(result),
+            wanted.detach(),
+            call=result,
+            hint=f"At m = {momentum} the result is {name} itself, value for value (in new storage). Written "
+            "as key + (1 - m) * (query - key), m = 0 gives key + (query - key), which rounds away from query; "
+            "m * key + (1 - m) * query is exact at both ends.",
+        )
+
+
+@check("momentum_update.large_entries", "Entries near the float32 and float64 maxima give the exact average")
+def ema_large_entries(sub: Any, ref: Any) -> None:
+    largest32 = torch.finfo(F32).max  # about 3.4e38
+    cases = [
+        (torch.tensor([3.0e38, -1.0e38, 1.5e38]), torch.tensor([3.3e38, 1.0e38, -1.5e38]), 0.3),
+        (torch.tensor([largest32, -largest32]), torch.tensor([largest32, -largest32]), 0.999),
+        (torch.tensor([1.7e308, -1.0e308], dtype=F64), torch.tensor([1.6e308, -1.7e308], dtype=F64), 0.5),
+    ]
+    results = sub.momentum_update.map([(args, {}) for args in cases])
+    for result, (query, key, momentum) in zip(results, cases, strict=True):
+        expect_works(result, "the value for large entries")
         expect_close(
             call_value(result),
-            wanted,
+            expected_ema(query, key, momentum),
             call=result,
-            hint=f"At m = {momentum} the result must equal {name} ({EMA_HINT})",
+            hint="Finite parameters have a finite average, even next to the dtype's maximum: compute "
+            "m * key + (1 - m) * query in the parameters' own dtype, without scaling them up on the way.",
         )
 
 
@@ -628,13 +825,14 @@ def ema_dtype_preserved(sub: Any, ref: Any) -> None:
     calls = []
     for dtype in (F32, F64):
         for shape in ((), (3,), (2, 2)):
-            calls.append((parameter_pair(*shape, seed=241, dtype=dtype) + (0.999,), {}))
+            for momentum in (0.0, 0.999, 1):
+                calls.append((parameter_pair(*shape, seed=241, dtype=dtype) + (momentum,), {}))
     for result, (args, _) in zip(sub.momentum_update.map(calls), calls, strict=True):
         with hint(
             "Keep the parameters' dtype; beware that a 0-d float64 tensor (e.g. torch.tensor(m, "
             "dtype=torch.float64)) promotes a 0-d float32 tensor to float64. Multiply by the Python number."
         ):
-            expect_close(call_value(result), expected_ema(args[0], args[1], 0.999), call=result)
+            expect_close(call_value(result), expected_ema(*args), call=result)
 
 
 @check("momentum_update.parameters", "nn.Parameter inputs give a result that does not require grad")
@@ -725,6 +923,9 @@ def ema_rejects_bad_tensors(sub: Any, ref: Any) -> None:
         ((query[:1], key, 0.9), "either", "shapes [1, 3] and [2, 3] differ (no broadcasting)"),
         ((query, key.t(), 0.9), "either", "shapes [2, 3] and [3, 2] differ"),
         ((query, key[:, :1], 0.9), "either", "shapes [2, 3] and [2, 1] differ (no broadcasting)"),
+        ((query, key.reshape(6), 0.9), "either", "shapes [2, 3] and [6] differ, though the sizes agree"),
+        ((query[0, 0], key[:1, 0], 0.9), "either", "a 0-d query and a [1] key differ (no broadcasting)"),
+        ((query, key.to("meta"), 0.9), "either", "key is on meta but query is on cpu"),
         ((query.tolist(), key, 0.9), "either", "query must be a tensor"),
         ((query, 1.0, 0.9), "either", "key must be a tensor"),
         ((query.half(), key.half(), 0.9), "either", "float16 is not accepted (float32 or float64)"),
@@ -906,8 +1107,9 @@ def enqueue_detached_result(sub: Any, ref: Any) -> None:
 @check("enqueue.half_precision", "float16 and bfloat16 are accepted and preserved")
 def enqueue_half_precision(sub: Any, ref: Any) -> None:
     calls = [
-        ((old_queue(5, 4, seed=511, dtype=dtype), distinct_keys(3, 4, seed=512, dtype=dtype), 4), {})
+        ((old_queue(5, 4, seed=511, dtype=dtype), distinct_keys(batch, 4, seed=512, dtype=dtype), 4), {})
         for dtype in (torch.float16, torch.bfloat16)
+        for batch in (0, 3, 5, 7)  # B = 0, B < K, B = K, B > K
     ]
     for result, (args, _) in zip(sub.enqueue.map(calls), calls, strict=True):
         expect_enqueued(
@@ -915,6 +1117,73 @@ def enqueue_half_precision(sub: Any, ref: Any) -> None:
             ref.enqueue(*args),
             "enqueue accepts any floating dtype and returns the queue in that same dtype.",
         )
+
+
+def expected_half_rows(keys: torch.Tensor) -> torch.Tensor:
+    """Normalised rows computed in float64 and rounded once to the keys' dtype (independent of the reference)."""
+    exact = keys.to(F64)
+    norms = torch.linalg.vector_norm(exact, dim=1, keepdim=True).clamp_min(1e-12)  # [B, 1]
+    return (exact / norms).to(keys.dtype)
+
+
+HALF_EDGE_ROWS = {
+    # float16: 1e-12 is 0 there, squares of 1e-4 are 1e-8 (below its smallest step) and squares of 1000 pass
+    # its maximum, 65,504. bfloat16 holds 1e-12, so a row of norm 5e-13 is divided by the floor.
+    torch.float16: ((0, 0, 0, 0), (1e-4, 2e-4, 0, -2e-4), (1e3, -2e3, 500, 0), (0.3, 0.4, 0, 1.2)),
+    torch.bfloat16: ((0, 0, 0, 0), (3e-13, 4e-13, 0, 0), (1e-30, 0, -2e-30, 0), (3e18, -4e18, 0, 1e18)),
+}
+
+
+@check("enqueue.half_precision_edge_rows", "float16 and bfloat16: zero rows stay zero, tiny and large rows are right")
+def enqueue_half_precision_edge_rows(sub: Any, ref: Any) -> None:
+    calls = [
+        ((old_queue(6, 4, seed=513, dtype=dtype), torch.tensor(rows, dtype=dtype), 5), {})
+        for dtype, rows in HALF_EDGE_ROWS.items()
+    ]
+    for result, (args, _) in zip(sub.enqueue.map(calls), calls, strict=True):
+        queue, keys, pointer = args
+        expected = queue.clone()
+        expected[[5, 0, 1, 2]] = expected_half_rows(keys)  # four keys from slot 5, wrapping to 0
+        got = call_value(result)
+        if isinstance(got, tuple | list) and len(got) == 2 and isinstance(got[0], torch.Tensor):
+            if not bool(torch.isfinite(got[0].float()).all()):
+                fail(
+                    f"{result.call}: the returned queue has nan or inf entries, where keys rows of zeros, of "
+                    f"tiny and of large entries were written. Normalise in float32 and round each row back to "
+                    f"{keys.dtype} once: in float16 the floor 1e-12 itself rounds to 0 (a zero row becomes "
+                    "0 / 0 = nan), and squares of entries below about 2e-4 or above 256 leave its range."
+                )
+        expect_enqueued(
+            result,
+            (expected, 3),
+            f"In {keys.dtype}, normalise in float32 and round the result once to {keys.dtype}: zero rows stay "
+            "zero, tiny rows become unit rows (or rows divided by 1e-12), large rows do not overflow.",
+        )
+
+
+@check("enqueue.every_batch_size_detached", "B = 0, B < K, B = K, B > K: new detached storage in the queue's dtype")
+def enqueue_every_batch_size_detached(sub: Any, ref: Any) -> None:
+    calls = []
+    for dtype in (F32, F64):
+        for batch in (0, 2, 4, 7):  # K = 4
+            queue = old_queue(4, 3, seed=515, dtype=dtype).requires_grad_(True)
+            keys = distinct_keys(batch, 3, seed=516, dtype=dtype).requires_grad_(True)
+            calls.append(((queue, keys, 1), {}))
+    for result, (args, _) in zip(sub.enqueue.map(calls), calls, strict=True):
+        queue, keys, pointer = args
+        got = call_value(result)
+        if not isinstance(got, tuple | list) or len(got) != 2:
+            fail(f"{result.call}: expected a pair (new_queue, new_pointer), got {describe(got)}")
+        with hint(
+            f"Whatever the batch size (here B = {keys.shape[0]}, K = 4), the dictionary you return is new "
+            "storage of the queue's dtype holding constants: start from queue.detach().clone() and write "
+            "detached, normalised keys into it."
+        ):
+            expect_tensor(got[0], shape=(4, 3), dtype=queue.dtype, requires_grad=False,
+                          what="the returned queue", call=result)
+            expect_no_alias(result)
+            expect_unchanged(result)
+        expect_enqueued(result, ref.enqueue(queue.detach(), keys.detach(), pointer), WRAP_HINT)
 
 
 @check("enqueue.new_storage", "The returned queue shares no storage with the inputs")
@@ -978,6 +1247,11 @@ def enqueue_rejects_bad_tensors(sub: Any, ref: Any) -> None:
         ((queue.long(), keys.long(), 0), "either", "integer tensors are not accepted"),
         ((queue, keys.float(), 0), "either", "keys are float32 but queue is float64"),
         ((queue.half(), keys.bfloat16(), 0), "either", "float16 and bfloat16 do not match"),
+        ((queue.float(), keys.half(), 0), "either", "keys are float16 but queue is float32"),
+        ((queue, keys.to("meta"), 0), "either", "keys are on meta but queue is on cpu"),
+        ((queue, keys[0, 0], 0), "either", "keys must be 2-D [B, D], not 0-d"),
+        ((queue[0, 0], keys, 0), "either", "queue must be 2-D [K, D], not 0-d"),
+        ((queue, keys.reshape(3, 2), 0), "either", "keys [3, 2] have the entries of [2, 3], but D = 2, not 3"),
         ((queue, keys[0], 0), "either", "keys must be 2-D [B, D]"),
         ((queue.unsqueeze(0), keys, 0), "either", "queue must be 2-D [K, D]"),
         ((queue, keys[:, :2], 0), "either", "keys rows must have D entries like queue rows"),
@@ -1070,29 +1344,45 @@ def _shifted(weights: Matrix, i: int, j: int, delta: float) -> Matrix:
     return tuple(tuple(w + delta if (a, b) == (i, j) else w for b, w in enumerate(r)) for a, r in enumerate(weights))
 
 
+def _finite_difference_gradient(weights: Matrix, keys: Sequence[Sequence[float]], dictionary: Matrix,
+                                rows: Sequence[int]) -> list[list[float]]:
+    h = FINITE_DIFFERENCE_STEP
+    return [
+        [
+            (_objective(_shifted(weights, i, j, h), keys, dictionary, rows)
+             - _objective(_shifted(weights, i, j, -h), keys, dictionary, rows)) / (2 * h)
+            for j in range(len(weights[0]))
+        ]
+        for i in range(len(weights))
+    ]
+
+
 @cache
 def independent_trajectory() -> tuple[dict[str, Any], ...]:
-    """Every state after every step, from a scalar objective and central finite differences."""
+    """The state before the first step and after each of the twelve (13 states), from a scalar objective and
+    central finite differences. A state's "loss" is the batch loss it gives the batch of the step that starts
+    from it, so state s - 1 carries the loss step s trains on, and state 12 the loss a thirteenth step would
+    see: every series of the chart then has a value at step 0, the initial state."""
     query_weights: Matrix = EXPERIMENT_ENCODER
     key_weights: Matrix = EXPERIMENT_ENCODER
     dictionary: Matrix = EXPERIMENT_DICTIONARY
-    pointer, h = 0, FINITE_DIFFERENCE_STEP
+    pointer = 0
     states = []
-    for step in range(1, EXPERIMENT_STEPS + 1):
+    for step in range(1, EXPERIMENT_STEPS + 2):
         rows = experiment_batch(step)
         keys = [_encode(EXPERIMENT_KEY_VIEWS[row], key_weights) for row in rows]  # cached before any update
-        loss = _objective(query_weights, keys, dictionary, rows)
-        gradient = [
-            [
-                (
-                    _objective(_shifted(query_weights, i, j, h), keys, dictionary, rows)
-                    - _objective(_shifted(query_weights, i, j, -h), keys, dictionary, rows)
-                )
-                / (2 * h)
-                for j in range(3)
-            ]
-            for i in range(4)
-        ]
+        states.append(
+            {
+                "query encoder": query_weights,
+                "key encoder": key_weights,
+                "dictionary": dictionary,
+                "pointer": pointer,
+                "loss": _objective(query_weights, keys, dictionary, rows),
+            }
+        )
+        if step > EXPERIMENT_STEPS:
+            break
+        gradient = _finite_difference_gradient(query_weights, keys, dictionary, rows)
         query_weights = tuple(
             tuple(w - EXPERIMENT_LR * g for w, g in zip(r, gr, strict=True))
             for r, gr in zip(query_weights, gradient, strict=True)
@@ -1103,24 +1393,19 @@ def independent_trajectory() -> tuple[dict[str, Any], ...]:
             for rk, rq in zip(key_weights, query_weights, strict=True)
         )
         slots = list(dictionary)
-        for key in keys:  # a ring buffer: one write per key
+        for key in keys:  # a ring buffer: one write per key, the oldest entry goes as the newest comes
             slots[pointer] = _unit(key)
             pointer = (pointer + 1) % len(slots)
         dictionary = tuple(slots)
-        states.append(
-            {
-                "loss": loss,
-                "query encoder": query_weights,
-                "key encoder": key_weights,
-                "dictionary": dictionary,
-                "pointer": pointer,
-            }
-        )
     return tuple(states)
 
 
-# --- the learner's run --------------------------------------------------------------------------------------
+# --- the learner's functions, one step at a time ------------------------------------------------------------
+#
+# A state is a dict with the names below: tensors for the encoders and the dictionary (float64), an int for
+# the pointer, and the loss the state gives its next batch.
 
+STATE_NAMES = ("query encoder", "key encoder", "dictionary", "pointer", "loss")
 STATE_HINTS = {
     "loss": "the batch loss comes from your moco_loss",
     "query encoder": "the query encoder is updated with the gradient your moco_loss gives for query",
@@ -1128,112 +1413,228 @@ STATE_HINTS = {
     "dictionary": "the dictionary is updated by your enqueue(queue, k, pointer)",
     "pointer": "the pointer comes from your enqueue",
 }
-
-
-def _first_divergence(got: dict[str, Any], expected: dict[str, Any]) -> str | None:
-    for name in ("loss", "query encoder", "key encoder", "dictionary", "pointer"):
-        if name == "pointer":
-            if got[name] != expected[name]:
-                return f"{name}: expected {expected[name]}, got {got[name]}"
-            continue
-        wanted = torch.tensor(expected[name], dtype=F64)
-        difference = (got[name].detach().to(F64) - wanted).abs()
-        allowed = 1e-7 + 1e-6 * wanted.abs()
-        if not bool((difference <= allowed).all()):
-            return f"{name}: largest difference {float(difference.max()):.3g} from the independent trajectory"
-    return None
-
-
-def initial_state() -> dict[str, Any]:
-    return {
-        "query encoder": EXPERIMENT_ENCODER,
-        "key encoder": EXPERIMENT_ENCODER,
-        "dictionary": EXPERIMENT_DICTIONARY,
-        "pointer": 0,
-    }
+QUERY_VIEWS = torch.tensor(EXPERIMENT_QUERY_VIEWS, dtype=F64)  # [6, 4]
+KEY_VIEWS = torch.tensor(EXPERIMENT_KEY_VIEWS, dtype=F64)  # [6, 4]
 
 
 def as_tensor(matrix: Matrix) -> torch.Tensor:
     return torch.tensor(matrix, dtype=F64)
 
 
-def experiment_steps() -> list[tuple[int, dict[str, Any], dict[str, Any]]]:
-    """(step, the state before it, the state after it) along the independent trajectory."""
+def tensor_state(state: dict[str, Any]) -> dict[str, Any]:
+    """A trajectory state with its matrices as float64 tensors."""
+    return {name: as_tensor(value) if name in ("query encoder", "key encoder", "dictionary") else value
+            for name, value in state.items()}
+
+
+def loss_call(state: dict[str, Any], step: int) -> tuple[tuple[Any, ...], torch.Tensor]:
+    """The arguments of step `step`'s moco_loss call from `state`, and the cached keys [2, 3]."""
+    rows = list(experiment_batch(step))
+    query = QUERY_VIEWS[rows] @ state["query encoder"]  # [2, 4] x [4, 3] -> [2, 3]
+    key = KEY_VIEWS[rows] @ state["key encoder"]  # [2, 3], cached before either encoder moves
+    return (query.requires_grad_(True), key, state["dictionary"], EXPERIMENT_TEMPERATURE), key
+
+
+def value_at(result: CallResult, where: str) -> Any:
+    """The call's value; if it raised, a failure that says at which step of the experiment."""
+    if result.raised is not None:
+        fail(f"{where}: {result.call} raised {result.raised.summary()}")
+    return result.value
+
+
+def read_loss(result: CallResult, where: str) -> tuple[torch.Tensor, torch.Tensor]:
+    """The loss (0-d) and query.grad ([2, 3]) of one experiment call of moco_loss."""
+    loss = expect_tensor(value_at(result, where), shape=(), what=f"the loss {where}", call=result).detach()
+    gradient = result.grads.get("query")
+    if gradient is None:
+        fail(f"{where}: after backward() on {result.call}, query.grad is None; the loss must be "
+             "differentiable in query")
+    gradient = expect_tensor(gradient, shape=(2, 3), what=f"query.grad {where}", call=result)
+    return loss.to(F64), gradient.to(F64)
+
+
+def sgd_step(query_weights: torch.Tensor, step: int, gradient: torch.Tensor) -> torch.Tensor:
+    """W_q - lr dL/dW_q, with dL/dW_q = x_q^T dL/dq because q = x_q W_q."""
+    rows = list(experiment_batch(step))
+    return query_weights - EXPERIMENT_LR * (QUERY_VIEWS[rows].T @ gradient)  # [4, 2] x [2, 3] -> [4, 3]
+
+
+def read_key_encoder(result: CallResult, where: str) -> torch.Tensor:
+    got = value_at(result, where)
+    return expect_tensor(got, shape=(4, 3), dtype=F64, what=f"the key encoder {where}", call=result).detach()
+
+
+def read_enqueued(result: CallResult, where: str) -> tuple[torch.Tensor, int]:
+    pair = value_at(result, where)
+    if not isinstance(pair, tuple | list) or len(pair) != 2 or type(pair[1]) is not int:
+        fail(f"{where}: {result.call} should return (new_queue, new_pointer as int), got {describe(pair)}")
+    dictionary = expect_tensor(pair[0], shape=(5, 3), dtype=F64, what=f"the dictionary {where}", call=result)
+    return dictionary.detach(), pair[1]
+
+
+def state_gaps(got: dict[str, Any], expected: dict[str, Any]) -> dict[str, float]:
+    """The largest absolute difference of each tensor entry of a state (and the pointer's) from the trajectory.
+    The chart's gap leaves the pointer out: it has its own chart, and its unit is a slot, not a value."""
+    gaps = {}
+    for name in STATE_NAMES:
+        if name not in got:
+            continue
+        if name == "pointer":
+            gaps[name] = float(abs(got[name] - expected[name]))
+            continue
+        difference = (got[name].to(F64) - torch.tensor(expected[name], dtype=F64)).abs()
+        gaps[name] = float(difference.max()) if bool(torch.isfinite(difference).all()) else math.inf
+    return gaps
+
+
+def first_departure(got: dict[str, Any], expected: dict[str, Any]) -> tuple[str, str] | None:
+    """The first state entry (in STATE_NAMES order) that is off the trajectory and how; None if none."""
+    for name in STATE_NAMES:
+        if name not in got:
+            continue
+        if name == "pointer":
+            if got[name] != expected[name]:
+                return name, f"expected {expected[name]}, got {got[name]}"
+            continue
+        wanted = torch.tensor(expected[name], dtype=F64)
+        difference = (got[name].to(F64) - wanted).abs()
+        allowed = 1e-7 + 1e-6 * wanted.abs()
+        if not bool((difference <= allowed).all()):  # nan never passes
+            return name, f"largest difference {float(difference.max()):.3g}"
+    return None
+
+
+def chained_run(sub: Any, states: list[dict[str, Any]]) -> None:
+    """The learner's own run: each step's calls take the states the previous step's calls produced. Appends
+    state 0 to 12 to `states` as they are reached (so a failure part-way leaves the states before it). Every
+    number is compared in the judge; the worker only evaluates the three functions."""
     trajectory = independent_trajectory()
-    starts = (initial_state(), *trajectory[:-1])
-    return list(zip(range(1, EXPERIMENT_STEPS + 1), starts, trajectory, strict=True))
+    state = tensor_state(trajectory[0])  # the initial state is given, not computed
+    state.pop("loss")
+    for step in range(1, EXPERIMENT_STEPS + 2):
+        arguments, key = loss_call(state, step)
+        where = f"at step {step - 1} of your run (the loss of the state step {step} starts from)"
+        loss, gradient = read_loss(sub.moco_loss.call(*arguments, grads=("query",)), where)
+        states.append(dict(state, loss=loss))
+        if step > EXPERIMENT_STEPS:
+            return
+        where = f"at step {step} of your run"
+        query_weights = sgd_step(state["query encoder"], step, gradient)
+        ema = sub.momentum_update.call(query_weights, state["key encoder"], EXPERIMENT_MOMENTUM)
+        enqueued = sub.enqueue.call(state["dictionary"], key, state["pointer"])
+        dictionary, pointer = read_enqueued(enqueued, where)
+        state = {
+            "query encoder": query_weights.detach(),
+            "key encoder": read_key_encoder(ema, where),
+            "dictionary": dictionary,
+            "pointer": pointer,
+        }
 
 
-@check("experiment.trajectory", "The 12-step CPU experiment matches an independent trajectory")
-def experiment_trajectory(sub: Any, ref: Any, ctx: Any) -> None:
-    """Every step runs the learner's three functions from the state the independent trajectory reached at the
-    step before. A step's inputs are then known in advance, so the 36 calls go to the worker in three batches
-    instead of 36 round trips, and a mistake is found at the step where it happens. A run that matches at every
-    step is the learner's own run, value for value, so the charts show it."""
-    query_views = as_tensor(EXPERIMENT_QUERY_VIEWS)  # [6, 4]
-    key_views = as_tensor(EXPERIMENT_KEY_VIEWS)  # [6, 4]
-    loss_calls, ema_calls, enqueue_calls = [], [], []
-    for step, before, after in experiment_steps():
-        rows = list(experiment_batch(step))
-        dictionary = as_tensor(before["dictionary"])  # [5, 3]
-        query = query_views[rows] @ as_tensor(before["query encoder"])  # [2, 4] x [4, 3] -> [2, 3]
-        key = key_views[rows] @ as_tensor(before["key encoder"])  # [2, 3], cached before either encoder moves
-        loss_calls.append(((query.requires_grad_(True), key, dictionary, EXPERIMENT_TEMPERATURE), {}))
-        ema_calls.append(
-            ((as_tensor(after["query encoder"]), as_tensor(before["key encoder"]), EXPERIMENT_MOMENTUM), {})
-        )
-        enqueue_calls.append(((dictionary, key, before["pointer"]), {}))
+def teacher_forced_departure(sub: Any) -> tuple[int, str, str] | None:
+    """The diagnosis: every step replayed from the trajectory's own state before it, so the first step and
+    function that depart are named even when the run has compounded the error since. Its calls are known in
+    advance, so they go to the worker in three batches. Returns (state index, entry, how), numbered like the
+    chart: the loss that step t trains on belongs to state t - 1, what step t computes to state t."""
+    trajectory = [tensor_state(state) for state in independent_trajectory()]
+    loss_calls, keys = [], []
+    for step, before in enumerate(trajectory, start=1):
+        arguments, key = loss_call(before, step)
+        loss_calls.append((arguments, {}))
+        keys.append(key)
+    ema_calls, enqueue_calls = [], []
+    for step in range(1, EXPERIMENT_STEPS + 1):
+        before, after = trajectory[step - 1], trajectory[step]
+        ema_calls.append(((after["query encoder"], before["key encoder"], EXPERIMENT_MOMENTUM), {}))
+        enqueue_calls.append(((before["dictionary"], keys[step - 1], before["pointer"]), {}))
     losses = sub.moco_loss.map(loss_calls, grads=("query",))
     key_encoders = sub.momentum_update.map(ema_calls)
     enqueued = sub.enqueue.map(enqueue_calls)
-
-    series: dict[str, list[float]] = {"loss": [], "param_distance": [], "pointer": []}
-    divergence: str | None = None
-    results = zip(experiment_steps(), losses, key_encoders, enqueued, strict=True)
-    for (step, before, expected), loss_result, ema_result, enqueue_result in results:
-        rows = list(experiment_batch(step))
-        where = f"at step {step} of the experiment"
-        loss = expect_tensor(call_value(loss_result), shape=(), what=f"the loss {where}", call=loss_result)
-        query_gradient = loss_result.grads.get("query")
-        if query_gradient is None:
-            fail(
-                f"{where}: after backward() on {loss_result.call}, query.grad is None; the loss must be "
-                "differentiable in query"
-            )
-        query_gradient = expect_tensor(query_gradient, shape=(2, 3), what=f"query.grad {where}",
-                                       call=loss_result)
-        query_weights = as_tensor(before["query encoder"]) - EXPERIMENT_LR * (
-            query_views[rows].T @ query_gradient.to(F64)
-        )  # [4, 3]
-        key_weights = expect_tensor(
-            call_value(ema_result), shape=(4, 3), dtype=F64, what=f"the key encoder {where}", call=ema_result
-        ).detach()
-        pair = call_value(enqueue_result)
-        if not isinstance(pair, tuple | list) or len(pair) != 2 or not isinstance(pair[1], int):
-            fail(f"{where}: {enqueue_result.call} should return (new_queue, new_pointer as int), got {describe(pair)}")
-        dictionary = expect_tensor(
-            pair[0], shape=(5, 3), dtype=F64, what=f"the dictionary {where}", call=enqueue_result
-        ).detach()
-
-        series["loss"].append(float(loss.detach()))
-        series["param_distance"].append(float(torch.linalg.vector_norm(query_weights - key_weights)))
-        series["pointer"].append(float(pair[1]))
-        if divergence is None:
+    expected_states = independent_trajectory()
+    for step in range(1, EXPERIMENT_STEPS + 2):
+        where = f"at step {min(step, EXPERIMENT_STEPS)} of the replay"
+        loss, gradient = read_loss(losses[step - 1], where)
+        found = first_departure({"loss": loss}, expected_states[step - 1])
+        if found is not None:
+            return step - 1, *found
+        if step <= EXPERIMENT_STEPS:
+            dictionary, pointer = read_enqueued(enqueued[step - 1], where)
             got = {
-                "loss": loss,
-                "query encoder": query_weights,
-                "key encoder": key_weights,
+                "query encoder": sgd_step(trajectory[step - 1]["query encoder"], step, gradient),
+                "key encoder": read_key_encoder(key_encoders[step - 1], where),
                 "dictionary": dictionary,
-                "pointer": pair[1],
+                "pointer": pointer,
             }
-            found = _first_divergence(got, expected)
+            found = first_departure(got, expected_states[step])
             if found is not None:
-                name = found.split(":")[0]
-                divergence = (
-                    f"Your functions first depart from the independent trajectory at step {step} of "
-                    f"{EXPERIMENT_STEPS}, in the {found}; {STATE_HINTS[name]}. Every step starts from the "
-                    "trajectory's own state, so everything before it matched."
-                )
-    ctx.record_experiment(steps=list(range(1, EXPERIMENT_STEPS + 1)), series=series)
-    if divergence is not None:
-        fail(divergence)
+                return step, *found
+    return None
+
+
+GAP_FLOOR = 1e-16  # gaps below float64 rounding are drawn at -16 (and an exact 0 has no logarithm)
+
+
+def gap_log10(gaps: dict[str, float]) -> float:
+    """log10 of the largest gap of the loss, encoders and dictionary (the pointer has its own chart and its
+    unit is a slot). A logarithm because a right run sits near 1e-11 and a wrong one near 1: on a linear axis
+    the right run is a flat line labelled 0."""
+    largest = max(gap for name, gap in gaps.items() if name != "pointer")
+    return math.log10(max(largest, GAP_FLOOR)) if math.isfinite(largest) else math.inf
+
+
+def chart_of(states: list[dict[str, Any]]) -> dict[str, Any]:
+    """The run's series from step 0, up to (not including) the first state with a non-finite number."""
+    trajectory = independent_trajectory()
+    series: dict[str, list[float]] = {"loss": [], "param_distance": [], "pointer": [],
+                                      "trajectory_gap_log10": []}
+    for state, expected in zip(states, trajectory, strict=False):
+        point = {
+            "loss": float(state["loss"]),
+            "param_distance": float(torch.linalg.vector_norm(state["query encoder"] - state["key encoder"])),
+            "pointer": float(state["pointer"]),
+            "trajectory_gap_log10": gap_log10(state_gaps(state, expected)),
+        }
+        if not all(math.isfinite(value) for value in point.values()):
+            break
+        for name, value in point.items():
+            series[name].append(value)
+    return {"steps": list(range(len(series["loss"]))), "series": series}
+
+
+@check("experiment.trajectory", "Your own 12-step run follows an independent trajectory at every step")
+def experiment_trajectory(sub: Any, ref: Any, ctx: Any) -> None:
+    """The learner's chained run, compared state by state with the independent trajectory; the charts show
+    it from step 0. Only when it departs does a teacher-forced replay name the first step and function."""
+    states: list[dict[str, Any]] = []
+    try:
+        chained_run(sub, states)
+    finally:
+        chart = chart_of(states)
+        if chart["steps"]:
+            ctx.record_experiment(**chart)
+    for step, (state, expected) in enumerate(zip(states, independent_trajectory(), strict=True)):
+        found = first_departure(state, expected)
+        if found is not None:
+            fail(departure_message(step, *found, teacher_forced_departure(sub)))
+
+
+def departure_message(step: int, name: str, how: str, diagnosis: tuple[int, str, str] | None) -> str:
+    run = (
+        f"Your own run of {EXPERIMENT_STEPS} steps leaves the independent trajectory at step {step}, in the "
+        f"{name} ({how}); the charts show your run."
+    )
+    if diagnosis is None:
+        return (
+            f"{run} Replayed one step at a time from the trajectory's own states, every step matches within "
+            "tolerance, so small differences add up over the run: keep the whole computation in the inputs' "
+            "dtype (float64 here)."
+        )
+    first_step, first_name, first_how = diagnosis
+    if (first_step, first_name) == (step, name):
+        return f"{run} Replayed from the trajectory's own states, it is also the first step to depart: " + (
+            f"{STATE_HINTS[name]}."
+        )
+    return (
+        f"{run} Replayed one step at a time from the trajectory's own states, your functions first depart at "
+        f"step {first_step}, in the {first_name} ({first_how}): {STATE_HINTS[first_name]}."
+    )

@@ -87,11 +87,26 @@ def _check_matrix(name: str, tensor: torch.Tensor, *, allow_empty_rows: bool = F
 # ---------------------------------------------------------------------------------------------- helpers
 
 
+SAFE_MAGNITUDE = 1e18  # below this, D squares sum to well under float32's 3.4e38 for any D up to ~1e2
+
+
 def _normalise_rows(x: torch.Tensor) -> torch.Tensor:
     """x / max(||x_row||, 1e-12), computed in at least float32 (1e-12 underflows to 0 in float16)."""
     work = x.to(torch.promote_types(x.dtype, torch.float32))
+    if work.numel() and max(float(work.detach().amax()), -float(work.detach().amin())) >= SAFE_MAGNITUDE:
+        return _normalise_large_rows(work).to(x.dtype)
     norms = torch.linalg.vector_norm(work, dim=1, keepdim=True).clamp_min(NORM_FLOOR)  # [N, 1]
     return (work / norms).to(x.dtype)
+
+
+def _normalise_large_rows(work: torch.Tensor) -> torch.Tensor:
+    """The same rows when squares could overflow (entries near the dtype's maximum): divide each row by its
+    largest magnitude s first, since x / max(||x||, f) = (x / s) / max(||x / s||, f / s). s is a constant for
+    autograd, so the gradient is that of the plain formula."""
+    scale = work.detach().abs().amax(dim=1, keepdim=True).clamp_min(1.0)  # [N, 1]; 1 for ordinary rows
+    scaled = work / scale
+    norms = torch.maximum(torch.linalg.vector_norm(scaled, dim=1, keepdim=True), NORM_FLOOR / scale)
+    return scaled / norms
 
 
 # ------------------------------------------------------------------------------------------ the functions

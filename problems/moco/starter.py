@@ -131,7 +131,8 @@ def enqueue(queue, keys, pointer):
     queue:   [K, D] current dictionary.
     keys:    [B, D] new keys (B may be 0 or larger than K).
     pointer: the slot the next key goes to, an int in [0, K).
-    Normalise each key row by max(L2 norm, 1e-12); key j goes to slot (pointer + j) % K, so later keys
+    Normalise each key row by max(L2 norm, 1e-12), computed in float32 for float16/bfloat16 keys and cast
+    back (in float16, 1e-12 rounds to 0); key j goes to slot (pointer + j) % K, so later keys
     overwrite earlier ones when B > K. Returns (new_queue, (pointer + B) % K). new_queue is a new tensor
     (same dtype, no gradient); queue and keys are not modified.
     """

@@ -275,6 +275,56 @@ def test_decoded_tensors_own_their_memory() -> None:
     assert got.tolist() == [1.0, 1.0, 1.0]
 
 
+
+@pytest.mark.parametrize(
+    "tensor",
+    [
+        pytest.param(torch.empty(2, 3, device="meta"), id="float32-matrix"),
+        pytest.param(torch.empty((), dtype=torch.float64, device="meta"), id="0-d-float64"),
+        pytest.param(torch.empty(0, 4, dtype=torch.bfloat16, device="meta"), id="empty-bfloat16"),
+        pytest.param(torch.empty(3, dtype=torch.int64, device="meta"), id="int64"),
+    ],
+)
+def test_meta_tensors_keep_device_dtype_and_shape_and_send_no_bytes(tensor: torch.Tensor) -> None:
+    tree, blobs = encode(tensor)
+    assert blobs == []
+    got = decode(*wire(tree, blobs))
+    assert (got.device.type, got.dtype, got.shape) == ("meta", tensor.dtype, tensor.shape)
+
+
+def test_meta_tensors_mirror_requires_grad_and_parameters() -> None:
+    leaf = torch.empty(2, device="meta", requires_grad=True)
+    parameter = torch.nn.Parameter(torch.empty(2, 2, device="meta"))
+    got_leaf, got_parameter, got_plain = round_trip((leaf, parameter, leaf.detach()))
+    assert got_leaf.requires_grad and got_leaf.is_leaf
+    assert type(got_parameter) is torch.nn.Parameter and got_parameter.device.type == "meta"
+    assert not got_plain.requires_grad
+
+
+def test_meta_and_cpu_tensors_travel_together() -> None:
+    cpu = torch.arange(3, dtype=torch.float32)
+    got_cpu, got_meta = round_trip((cpu, torch.empty(3, device="meta")))
+    assert torch.equal(got_cpu, cpu)
+    assert got_meta.device.type == "meta"
+
+
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        pytest.param({"device": "cuda"}, "not allowed", id="other-device"),
+        pytest.param({"shape": [-1]}, "invalid", id="negative-size"),
+        pytest.param({"shape": [1] * 17}, "invalid", id="too-many-dims"),
+        pytest.param({"shape": "2"}, "malformed", id="string-shape"),
+        pytest.param({"dtype": "complex64"}, "not allowed", id="unknown-dtype"),
+    ],
+)
+def test_forged_meta_tensor_metadata_is_refused(changes: dict[str, Any], message: str) -> None:
+    tree, blobs = wire(*encode(torch.empty(2, device="meta")))
+    tree["tensor"].update(changes)
+    with pytest.raises(ProtocolError, match=message):
+        decode(tree, blobs)
+
+
 # -------------------------------------------------------------------------------------------------- caps
 
 

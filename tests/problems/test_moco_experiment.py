@@ -1,4 +1,5 @@
-"""The MoCo experiment check, graded through the sandbox: what it says about a right run and a wrong one."""
+"""The MoCo experiment check, graded through the sandbox: the learner's own chained run, its charts from step 0,
+and the teacher-forced replay that names the first function to depart."""
 
 import dataclasses
 
@@ -10,6 +11,7 @@ from grader.problems import Problem, load_problem
 from grader.report import CheckResult
 
 REFERENCE = load_problem("moco").folder.joinpath("reference.py").read_text()
+SERIES = ["loss", "param_distance", "pointer", "trajectory_gap_log10"]
 
 
 @pytest.fixture(scope="module")
@@ -18,18 +20,29 @@ def moco_experiment_only() -> Problem:
     return dataclasses.replace(problem, checks=tuple(c for c in problem.checks if c.id == "experiment.trajectory"))
 
 
-def experiment(problem: Problem, code: str, pool: WorkerPool) -> tuple[CheckResult, dict[str, list[float]]]:
+def experiment(problem: Problem, code: str, pool: WorkerPool) -> tuple[CheckResult, list[int], dict[str, list[float]]]:
     report = grade(problem, code, pool=pool)
     (result,) = report.checks
-    return result, (report.experiment.series if report.experiment else {})
+    if report.experiment is None:
+        return result, [], {}
+    return result, report.experiment.steps, report.experiment.series
 
 
-def test_the_reference_matches_at_every_step_and_records_twelve_points(moco_experiment_only, sandbox_pool):
-    result, series = experiment(moco_experiment_only, REFERENCE, sandbox_pool)
+def mutated(old: str, new: str) -> str:
+    assert old in REFERENCE, old
+    return REFERENCE.replace(old, new)
+
+
+def test_the_reference_run_stays_on_the_trajectory_from_step_0_to_12(moco_experiment_only, sandbox_pool):
+    result, steps, series = experiment(moco_experiment_only, REFERENCE, sandbox_pool)
     assert result.status == "passed", result.message
-    assert sorted(series) == ["loss", "param_distance", "pointer"]
-    assert all(len(values) == 12 for values in series.values())
-    assert series["pointer"][:3] == [2.0, 4.0, 1.0]  # batch 2 into five slots, wrapping around
+    assert steps == list(range(13))
+    assert sorted(series) == SERIES
+    assert all(len(values) == 13 for values in series.values())
+    assert series["param_distance"][0] == 0.0  # both encoders start equal
+    assert series["param_distance"][1] > 0.0
+    assert series["pointer"][:5] == [0.0, 2.0, 4.0, 1.0, 3.0]  # batch 2 into five slots, wrapping around
+    assert max(series["trajectory_gap_log10"]) < -9  # differences below 1e-9: rounding
 
 
 @pytest.mark.parametrize(
@@ -48,14 +61,43 @@ def test_the_reference_matches_at_every_step_and_records_twelve_points(moco_expe
         pytest.param(
             "positive = (q * k).sum(dim=1, keepdim=True) / temperature",
             "positive = (q * k).sum(dim=1, keepdim=True) / temperature * 1.0001",
-            1, "loss", id="loss slightly off",
+            0, "loss", id="loss slightly off",
         ),
     ],
 )
-def test_a_wrong_function_is_named_at_the_step_where_it_first_departs(
+def test_the_replay_names_the_step_and_function_that_first_depart(
     moco_experiment_only, sandbox_pool, old, new, step, state
 ):
-    assert old in REFERENCE
-    result, _ = experiment(moco_experiment_only, REFERENCE.replace(old, new), sandbox_pool)
+    result, _, _ = experiment(moco_experiment_only, mutated(old, new), sandbox_pool)
     assert result.status == "failed"
-    assert f"at step {step} of 12, in the {state}" in result.message
+    assert f"leaves the independent trajectory at step {step}, in the {state}" in result.message
+    assert "it is also the first step to depart" in result.message
+
+
+def test_the_charts_are_the_learners_own_run_after_it_departs(moco_experiment_only, sandbox_pool):
+    """A pointer that resets to 0 instead of wrapping: the replay would put it back on the trajectory at every
+    step (2, 4, 1, 3, 0, ...); the learner's own run keeps going round 0, 2, 4."""
+    code = mutated(
+        "return new_queue, (pointer + batch) % size",
+        "return new_queue, (pointer + batch) % size if pointer + batch < size else 0",
+    )
+    result, steps, series = experiment(moco_experiment_only, code, sandbox_pool)
+    assert result.status == "failed"
+    assert "leaves the independent trajectory at step 3, in the pointer (expected 1, got 0)" in result.message
+    assert steps == list(range(13))
+    assert series["pointer"] == [0.0, 2.0, 4.0] * 4 + [0.0]
+    gaps = series["trajectory_gap_log10"]
+    assert max(gaps[:4]) < -9 < -1 < gaps[4]  # the wrong pointer of state 3 shows in the dictionary at step 4
+
+
+def test_a_function_that_raises_part_way_ends_the_run_and_the_chart_there(moco_experiment_only, sandbox_pool):
+    code = mutated(
+        "    _check_pointer(pointer, size)\n",
+        "    _check_pointer(pointer, size)\n    if pointer == 4:\n        raise RuntimeError('no slot 4')\n",
+    )
+    result, steps, series = experiment(moco_experiment_only, code, sandbox_pool)
+    assert result.status == "failed"
+    assert "RuntimeError: no slot 4" in result.message
+    assert "enqueue(" in result.message
+    assert steps == [0, 1, 2]  # states 0, 1 and 2 were reached; step 3 could not finish
+    assert series["pointer"] == [0.0, 2.0, 4.0]

@@ -104,6 +104,40 @@ def test_loss_rejects_contract_violations(ref, arguments, error):
         ref.moco_loss(**values)
 
 
+
+@pytest.mark.parametrize(
+    ("scale", "dtype"),
+    [
+        pytest.param(3e38, torch.float32, id="float32-near-max"),
+        pytest.param(1e19, torch.float32, id="float32-squares-overflow"),
+        pytest.param(1e300, torch.float64, id="float64-near-max"),
+    ],
+)
+def test_rows_with_huge_entries_are_normalised_exactly(ref, scale, dtype):
+    """A row's norm may not be representable even though its entries are: normalising must not overflow."""
+    generator = torch.Generator().manual_seed(3)
+    query, key, queue = (torch.rand(*shape, generator=generator, dtype=torch.float64) - 0.5
+                         for shape in ((2, 3), (2, 3), (4, 3)))
+    exact = ref.moco_loss(query, key, queue, 0.5)
+    huge = (query * scale).to(dtype).requires_grad_(True)
+    loss = ref.moco_loss(huge, (key * scale).to(dtype), (queue * scale).to(dtype), 0.5)
+    assert loss.dtype == dtype
+    assert loss.item() == pytest.approx(exact.item(), rel=1e-5)
+    loss.backward()
+    assert torch.isfinite(huge.grad).all()
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_the_query_gradient_at_a_zero_row_is_the_gradient_of_x_over_the_floor(ref, dtype):
+    query = torch.zeros(1, 3, dtype=dtype, requires_grad=True)
+    key, queue = torch.tensor([[1.0, 0.0, 0.0]], dtype=dtype), torch.tensor([[0.0, 1.0, 0.0]], dtype=dtype)
+    ref.moco_loss(query, key, queue, 0.5).backward()
+    # At q = 0 the row is q / 1e-12, the logits q.k / (1e-12 T): dL/dq = (p - onehot) . [k; n] / (1e-12 T),
+    # with p = (1/2, 1/2) at equal logits.
+    expected = torch.tensor([[-0.5, 0.5, 0.0]], dtype=dtype) / (1e-12 * 0.5)
+    torch.testing.assert_close(query.grad, expected)
+
+
 # --------------------------------------------------------------------------------------- momentum_update
 
 
@@ -140,6 +174,19 @@ def test_momentum_worked_example(ref):
 def test_momentum_rejects_contract_violations(ref, query, key, momentum, error):
     with pytest.raises(error):
         ref.momentum_update(query, key, momentum)
+
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("momentum", [0, 1])
+def test_momentum_endpoints_are_exact_where_a_difference_form_rounds(ref, dtype, momentum):
+    generator = torch.Generator().manual_seed(5)
+    query, key = (torch.randn(50, generator=generator, dtype=dtype) for _ in range(2))
+    new = ref.momentum_update(query, key, momentum)
+    assert torch.equal(new, query if momentum == 0 else key)
+    difference_form = key + (1 - momentum) * (query - key)
+    if momentum == 0:
+        assert not torch.equal(difference_form, query)  # why the checks compare the endpoints exactly
 
 
 # ------------------------------------------------------------------------------------------------ enqueue
@@ -198,26 +245,79 @@ def test_enqueue_rejects_bad_pointers(ref, pointer, error):
 
 
 def test_independent_trajectory_matches_an_autograd_run_of_the_reference(checks, ref):
-    """The plain-Python trajectory the experiment check compares against agrees with torch autograd."""
+    """The plain-Python trajectory the experiment check compares against agrees with torch autograd, from the
+    initial state (step 0) to the state after step 12."""
     query_views = torch.tensor(checks.EXPERIMENT_QUERY_VIEWS, dtype=torch.float64)
     key_views = torch.tensor(checks.EXPERIMENT_KEY_VIEWS, dtype=torch.float64)
     query_weights = torch.tensor(checks.EXPERIMENT_ENCODER, dtype=torch.float64)
     key_weights = query_weights.clone()
     queue, pointer = torch.tensor(checks.EXPERIMENT_DICTIONARY, dtype=torch.float64), 0
     trajectory = checks.independent_trajectory()
-    assert len(trajectory) == 12
+    assert len(trajectory) == 13
     for step, state in enumerate(trajectory, start=1):
-        rows = list(checks.experiment_batch(step))
-        weights = query_weights.clone().requires_grad_(True)
-        keys = key_views[rows] @ key_weights
-        loss = ref.moco_loss(query_views[rows] @ weights, keys, queue, checks.EXPERIMENT_TEMPERATURE)
-        loss.backward()
-        query_weights = (weights - checks.EXPERIMENT_LR * weights.grad).detach()
-        key_weights = ref.momentum_update(query_weights, key_weights, checks.EXPERIMENT_MOMENTUM)
-        queue, pointer = ref.enqueue(queue, keys, pointer)
-        assert loss.item() == pytest.approx(state["loss"], rel=1e-9)  # finite differences, not autograd
         states = (("query encoder", query_weights), ("key encoder", key_weights), ("dictionary", queue))
         for name, value in states:
             expected = torch.tensor(state[name], dtype=torch.float64)
             torch.testing.assert_close(value, expected, rtol=1e-8, atol=1e-9)
         assert pointer == state["pointer"]
+        rows = list(checks.experiment_batch(step))
+        weights = query_weights.clone().requires_grad_(True)
+        keys = key_views[rows] @ key_weights
+        loss = ref.moco_loss(query_views[rows] @ weights, keys, queue, checks.EXPERIMENT_TEMPERATURE)
+        assert loss.item() == pytest.approx(state["loss"], rel=1e-9)  # the loss this state gives its next batch
+        loss.backward()
+        query_weights = (weights - checks.EXPERIMENT_LR * weights.grad).detach()
+        key_weights = ref.momentum_update(query_weights, key_weights, checks.EXPERIMENT_MOMENTUM)
+        queue, pointer = ref.enqueue(queue, keys, pointer)
+
+
+def test_the_trajectory_starts_from_the_given_initial_state(checks):
+    initial = checks.independent_trajectory()[0]
+    assert initial["query encoder"] == initial["key encoder"] == checks.EXPERIMENT_ENCODER
+    assert initial["dictionary"] == checks.EXPERIMENT_DICTIONARY
+    assert initial["pointer"] == 0
+
+
+@pytest.mark.parametrize(
+    ("dtype", "row", "expected"),
+    [
+        pytest.param(torch.float16, [0.0, 0.0], [0.0, 0.0], id="float16-zero"),
+        pytest.param(torch.float16, [1e-4, 2e-4], [0.4472, 0.8944], id="float16-squares-underflow"),
+        pytest.param(torch.float16, [600.0, -800.0], [0.6, -0.8], id="float16-squares-overflow"),
+        pytest.param(torch.bfloat16, [0.0, 0.0], [0.0, 0.0], id="bfloat16-zero"),
+        pytest.param(torch.bfloat16, [3e-13, 4e-13], [0.3, 0.4], id="bfloat16-below-the-floor"),
+        pytest.param(torch.bfloat16, [3e-20, 4e-20], [3e-8, 4e-8], id="bfloat16-squares-underflow-float32"),
+    ],
+)
+def test_enqueue_normalises_half_precision_rows_in_float32(ref, dtype, row, expected):
+    """The rule of the statement: norm and division in float32, one rounding back; zero rows stay zero."""
+    keys = torch.tensor([row], dtype=dtype)
+    new_queue, _ = ref.enqueue(torch.ones(2, 2, dtype=dtype), keys, 1)
+    assert new_queue.dtype == dtype
+    assert torch.isfinite(new_queue.float()).all()
+    torch.testing.assert_close(new_queue[1].float(), torch.tensor(expected), rtol=1e-2, atol=0.0)
+    assert torch.equal(new_queue[0], torch.ones(2, dtype=dtype))
+
+
+def test_the_natural_half_precision_floor_turns_a_zero_row_into_nan():
+    """Why the rule exists: in float16 clamp_min(1e-12) clamps to 0."""
+    zero = torch.zeros(1, 2, dtype=torch.float16)
+    assert torch.isnan(zero / torch.linalg.vector_norm(zero, dim=1, keepdim=True).clamp_min(1e-12)).all()
+
+
+@pytest.mark.parametrize(
+    ("diagnosis", "says"),
+    [
+        pytest.param((3, "pointer", "expected 1, got 0"), "it is also the first step to depart: the pointer comes "
+                     "from your enqueue.", id="same-place"),
+        pytest.param((1, "key encoder", "largest difference 0.01"), "your functions first depart at step 1, in "
+                     "the key encoder (largest difference 0.01): the key encoder is updated by your "
+                     "momentum_update", id="earlier-elsewhere"),
+        pytest.param(None, "every step matches within tolerance, so small differences add up", id="compounding"),
+    ],
+)
+def test_a_departure_names_where_the_run_left_and_what_the_replay_found(checks, diagnosis, says):
+    message = checks.departure_message(3, "pointer", "expected 1, got 0", diagnosis)
+    assert message.startswith("Your own run of 12 steps leaves the independent trajectory at step 3, in the "
+                              "pointer (expected 1, got 0); the charts show your run.")
+    assert says in message

@@ -88,7 +88,7 @@ def moco_loss(query, key, queue, temperature):
     negatives = queue.detach() / queue.detach().norm(dim=1, keepdim=True).clamp(min=1e-12)  # [K, D]
     total = None
     for i in range(query.shape[0]):
-        q = query[i] / torch.clamp(torch.sqrt((query[i] * query[i]).sum()), min=1e-12)
+        q = query[i] / torch.clamp(torch.linalg.vector_norm(query[i]), min=1e-12)  # finite gradient at 0
         positive = (q * unit(key[i].detach())).sum() / temperature
         logits = torch.cat([positive.reshape(1), negatives @ q / temperature])
         top = logits.max().detach()

@@ -94,7 +94,7 @@ def moco_loss(query, key, queue, temperature):
 def momentum_update(query, key, momentum=0.999):
     validate_momentum_inputs(query, key, momentum)
     with torch.no_grad():
-        return key + (1 - momentum) * (query - key)
+        return momentum * key + (1 - momentum) * query
 
 
 def enqueue(queue, keys, pointer):

@@ -80,7 +80,7 @@ def validate_enqueue_inputs(queue, keys, pointer):
 
 
 def normalise(x):
-    return x / x.pow(2).sum(dim=1, keepdim=True).sqrt().clamp_min(1e-12)
+    return x / x.norm(dim=1, keepdim=True).clamp_min(1e-12)
 
 
 def moco_loss(query, key, queue, temperature):
