@@ -59,11 +59,11 @@ class CheckContext:
     experiment: Experiment | None = None
 
     def record_experiment(self, *, steps: Sequence[int], series: dict[str, Sequence[float]]) -> None:
-        clean = {}
+        clean: dict[str, list[float | None]] = {}
         for name, values in series.items():
             if len(values) != len(steps):
                 raise ValueError(f"series '{name}' has {len(values)} values for {len(steps)} steps")
-            clean[name] = [float(v) if math.isfinite(float(v)) else float("nan") for v in values]
+            clean[name] = [float(v) if math.isfinite(float(v)) else None for v in values]  # JSON has no nan
         self.experiment = Experiment(steps=[int(s) for s in steps], series=clean)
 
 

@@ -36,7 +36,7 @@ class Experiment(BaseModel):
     """Series a problem's experiment produced with the learner's functions, for the charts."""
 
     steps: list[int]
-    series: dict[str, list[float]]
+    series: dict[str, list[float | None]] = Field(description="None where the value was not finite (a gap).")
 
 
 class ReportError(BaseModel):

@@ -5,11 +5,26 @@ import { el } from "./dom.js";
 
 const ICONS = { passed: "✓", failed: "✗", error: "!", skipped: "–" };
 const STATUS_WORDS = { passed: "passed", failed: "failed", error: "grader error", skipped: "skipped" };
-// Messages the judge writes when a worker dies on a limit: "time limit 10 s exceeded in moco_loss".
-const LIMIT_PATTERN = /\b(time|cpu|memory|output|process(es)?|file[- ]size|open files)\b[^.\n]{0,40}\blimit\b|\blimit\b[^.\n]{0,40}\bexceeded\b/i;
+// What ended a learner's call, as the report states it (check.limit); never guessed from a message's words.
+const LIMIT_WORDS = {
+  time: "time limit",
+  total_time: "total time limit",
+  memory: "memory limit",
+  output: "output limit",
+  processes: "process limit",
+  crash: "crashed",
+  message_size: "result too large",
+  tampering: "interfered",
+};
+// Limits proper (the others are a crash or interference with the grader, not a resource the code ran out of).
+const RESOURCE_LIMITS = new Set(["time", "total_time", "memory", "output", "processes", "message_size"]);
 
-export function isLimitMessage(message) {
-  return LIMIT_PATTERN.test(message ?? "");
+export function limitOf(check) {
+  return check?.limit && LIMIT_WORDS[check.limit] ? check.limit : null;
+}
+
+export function hitResourceLimit(check) {
+  return RESOURCE_LIMITS.has(limitOf(check));
 }
 
 export class VerdictPanel {
@@ -118,7 +133,7 @@ export class VerdictPanel {
       const where = error.line ? ` (line ${error.line})` : "";
       return [`Your code did not load${where}, so no check could run. Fix the error below and run again.`, "error"];
     }
-    if (error?.kind === "limit" || failing.some((c) => isLimitMessage(c.message))) {
+    if (error?.kind === "limit" || failing.some(hitResourceLimit)) {
       return [`Stopped by a resource limit. ${passed} / ${checks.length} checks passed.${flipText}`, "limit"];
     }
     if (error?.kind === "sandbox") {
@@ -151,8 +166,8 @@ export class VerdictPanel {
       box.dataset.kind = "load";
       this.notices.append(box);
       if (error.line) this.onErrorLine?.(error.line);
-    } else if (error?.kind === "limit" || report.checks.some((c) => isLimitMessage(c.message))) {
-      const message = error?.message || report.checks.find((c) => isLimitMessage(c.message))?.message || "";
+    } else if (error?.kind === "limit" || report.checks.some(hitResourceLimit)) {
+      const message = error?.message || report.checks.find(hitResourceLimit)?.message || "";
       const box = notice(
         "limit",
         "Time or memory limit reached",
@@ -266,7 +281,7 @@ function checkRow(check, previousStatus) {
     el("span", { class: "check__icon", "aria-hidden": "true", text: ICONS[check.status] ?? "?" }),
     el("span", { class: "check__title", text: check.title || check.id }),
     check.required ? null : el("span", { class: "badge badge--optional", text: "optional" }),
-    isLimitMessage(check.message) ? el("span", { class: "badge badge--limit", text: "limit" }) : null,
+    limitOf(check) ? el("span", { class: "badge badge--limit", text: LIMIT_WORDS[limitOf(check)] }) : null,
     flip
       ? el("span", {
           class: `check__flip check__flip--${flip}`,

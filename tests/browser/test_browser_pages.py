@@ -242,12 +242,14 @@ def test_problem_list_and_tablet_layout(learner: Learner) -> None:
 # ------------------------------------------- answers the real server rarely gives, replayed by the browser
 
 
-def fake_report(*, error: dict[str, object] | None, sandbox: str, message: str) -> dict[str, object]:
+def fake_report(*, error: dict[str, object] | None, sandbox: str, message: str,
+                limit: str | None = "time") -> dict[str, object]:
     checks = [
         {"id": "moco_loss.hand_example", "title": "Hand example", "group": "moco_loss", "required": True,
          "status": "passed", "message": "", "duration_ms": 3.0, "output": ""},
         {"id": "enqueue.huge", "title": "A huge queue", "group": "enqueue", "required": True,
-         "status": "failed", "message": message, "duration_ms": 10_000.0, "output": "<b>not bold</b>\n"},
+         "status": "failed", "message": message, "duration_ms": 10_000.0, "output": "<b>not bold</b>\n",
+         "limit": limit},
     ]  # fmt: skip
     return {"problem": "moco", "solved": False, "status": "error" if error else "failed", "checks": checks,
             "experiment": None, "limits": {"wall_s": 10}, "sandbox": sandbox, "duration_ms": 10_050.0,
@@ -292,6 +294,18 @@ def test_a_limit_in_an_unsandboxed_run_is_named_and_flagged(learner: Learner) ->
     assert page.locator(".check__output b").count() == 0
     assert "<b>not bold</b>" in page.inner_text(".check--failed .check__output")
     learner.screenshot("limit-unsandboxed", full_page=False)
+
+
+def test_a_message_that_mentions_a_limit_is_not_taken_for_one(learner: Learner) -> None:
+    # The limit is the report's field; a learner's ValueError("time limit exceeded") gets no limit badge.
+    page = learner.page
+    open_problem(learner)
+    message = "enqueue(...) raised ValueError: time limit exceeded (line 3 of your code)"
+    serve_fake_run(page, fake_report(error=None, sandbox="bubblewrap", message=message, limit=None))
+    run_tests(page)
+    assert page.locator(".check--failed .badge--limit").count() == 0
+    assert page.locator(".notice[data-kind='limit']").count() == 0
+    assert page.get_attribute("#summary", "data-tone") == "failed"
 
 
 @pytest.mark.parametrize(

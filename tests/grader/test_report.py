@@ -64,8 +64,8 @@ def test_json_round_trip_and_contract_fields() -> None:
                              "sandbox", "error"}
     assert document["checks"][0] == {"id": "add_one.values", "title": "Values", "group": "add_one", "required": True,
                                      "status": "failed", "message": "expected 1, got 2", "duration_ms": 1.5,
-                                     "output": "printed\n"}
-    assert document["error"] == {"kind": "load", "message": "your code failed to load", "line": 3}
+                                     "output": "printed\n", "limit": None}
+    assert document["error"] == {"kind": "load", "message": "your code failed to load", "line": 3, "limit": None}
     assert Report.model_validate_json(text) == original
 
 
@@ -74,3 +74,17 @@ def test_invalid_statuses_are_refused() -> None:
         CheckResult(id="a.b", title="t", group="a", required=True, status="ok")  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         Report.model_validate({"problem": "p", "solved": True, "status": "solved", "checks": []})
+
+
+def test_an_experiment_with_non_finite_values_survives_a_round_trip_through_json() -> None:
+    # A learner's run that diverges records nan or inf; JSON has neither, so they are gaps (None), and a stored
+    # report reads back (a nan written as null once made every later read of that submission fail).
+    from grader.judge import CheckContext
+
+    context = CheckContext()
+    context.record_experiment(steps=[0, 1, 2], series={"loss": [1.0, float("nan"), float("inf")]})
+    assert context.experiment is not None and context.experiment.series["loss"] == [1.0, None, None]
+    from grader.report import Experiment
+
+    again = Experiment.model_validate_json(context.experiment.model_dump_json())
+    assert again.series["loss"] == [1.0, None, None]
