@@ -12,7 +12,7 @@ from typing import Any
 
 from app.errors import NotFound
 from app.markdown import render_markdown
-from grader.problems import Problem, discover
+from grader import Problem, discover
 
 logger = logging.getLogger(__name__)
 

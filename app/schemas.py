@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from app.models import Submission
-from grader.report import Report
+from grader import Report
 
 Difficulty = Literal["easy", "medium", "hard"]
 Status = Literal["queued", "running", "done", "error"]

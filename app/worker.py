@@ -40,8 +40,7 @@ from app.grading.sweeper import stale_before
 from app.migrate import alembic_config
 from app.models import Submission
 from app.settings import Settings
-from grader.pool import WorkerPool
-from grader.sandbox import probe
+from grader import WorkerPool, probe
 
 logger = logging.getLogger(__name__)
 

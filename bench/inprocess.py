@@ -17,10 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from grader.interleave import Answer, Request
-from grader.limits import Limits
-from grader.pool import LoadResult
-from grader.sandbox import GRADER_DIR
+from grader import GRADER_DIR, Answer, Limits, LoadResult, Request
 
 
 def _worker_module() -> types.ModuleType:

@@ -27,9 +27,7 @@ from pathlib import Path
 import httpx
 
 from bench.inprocess import InProcessPool
-from grader.judge import grade
-from grader.pool import WorkerPool
-from grader.problems import load_problem
+from grader import WorkerPool, grade, load_problem
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"

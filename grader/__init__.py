@@ -1,1 +1,40 @@
-"""PaperLab's grading engine: load a problem, run an untrusted submission in a sandbox, judge it."""
+"""PaperLab's grading engine: load a problem, run an untrusted submission in a sandbox, judge it.
+
+This is the engine's front door: the web app and the benchmark import from here, never from its modules.
+
+    from grader import WorkerPool, grade, load_problem
+
+    problem = load_problem("moco")
+    with WorkerPool(size=2) as pool:
+        report = grade(problem, code, pool=pool)
+"""
+
+from grader.interleave import Answer, Request
+from grader.judge import grade
+from grader.limits import Limits
+from grader.pool import LoadResult, WorkerPool
+from grader.problems import Problem, ProblemError, discover, load_problem
+from grader.report import CheckResult, Experiment, Report, ReportError, summarise
+from grader.sandbox import GRADER_DIR, SandboxStatus, SandboxUnavailable, probe
+
+__all__ = [
+    "GRADER_DIR",
+    "Answer",
+    "CheckResult",
+    "Experiment",
+    "Limits",
+    "LoadResult",
+    "Problem",
+    "ProblemError",
+    "Report",
+    "ReportError",
+    "Request",
+    "SandboxStatus",
+    "SandboxUnavailable",
+    "WorkerPool",
+    "discover",
+    "grade",
+    "load_problem",
+    "probe",
+    "summarise",
+]

@@ -9,7 +9,7 @@ from app.db import SessionFactory
 from app.grading.base import AddressQueueFull, BackendHealth, BackendUnavailable, GradingBackend, QueueFull, Submitter
 from app.grading.events import EventBus, GradingEvent, InMemoryEventBus
 from app.settings import Settings
-from grader.problems import Problem
+from grader import Problem
 
 __all__ = [
     "AddressQueueFull",

@@ -29,7 +29,7 @@ from app.grading.sweeper import BrokerUnreachable, Sweeper
 from app.grading.waiting_by_address import WaitingByAddress
 from app.models import Submission
 from app.settings import Settings
-from grader.problems import Problem
+from grader import Problem
 
 logger = logging.getLogger(__name__)
 

@@ -17,9 +17,7 @@ from app.grading.events import EventBus
 from app.grading.fair_queue import FairQueue
 from app.grading.runner import GradeFunction, grade_submission
 from app.models import IN_FLIGHT, Submission
-from grader.pool import WorkerPool
-from grader.problems import Problem
-from grader.sandbox import SandboxUnavailable
+from grader import Problem, SandboxUnavailable, WorkerPool
 
 logger = logging.getLogger(__name__)
 

@@ -16,13 +16,12 @@ from typing import Any, Protocol
 
 from sqlalchemy import ColumnElement, and_, or_, select, update
 
+import grader
 from app.db import SessionFactory, transaction
 from app.grading.base import Pool
 from app.grading.events import EventBus, GradingEvent
 from app.models import FINISHED, IN_FLIGHT, Solved, Submission, utcnow
-from grader import judge
-from grader.problems import Problem
-from grader.report import CheckResult, Report, ReportError, summarise
+from grader import CheckResult, Problem, Report, ReportError, summarise
 
 logger = logging.getLogger(__name__)
 
@@ -83,7 +82,7 @@ def grade_submission(
             )
         if problem is None:
             raise GraderGaveUp(f"the problem '{claimed.problem}' is no longer available on this server")
-        grade_function: GradeFunction = grade or judge.grade
+        grade_function: GradeFunction = grade or grader.grade
         report = grade_function(problem, claimed.code, pool=pool, on_check=on_check)
         if report.error is not None and report.error.kind in ("grader", "sandbox"):
             status = "error"

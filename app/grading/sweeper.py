@@ -24,8 +24,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from app.db import SessionFactory, transaction
 from app.models import Submission, utcnow
-from grader.limits import Limits
-from grader.problems import Problem
+from grader import Limits, Problem
 
 logger = logging.getLogger(__name__)
 

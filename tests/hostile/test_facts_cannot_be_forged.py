@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import textwrap
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 
@@ -155,7 +154,8 @@ import torch
 
 torch.Tensor.requires_grad = property(lambda self: True)
 torch.Tensor.untyped_storage = lambda self: torch.UntypedStorage(8)
-torch.Tensor.__torch_function__ = classmethod(lambda cls, func, types, args=(), kwargs=None: func(*args, **(kwargs or {})))
+torch.Tensor.__torch_function__ = classmethod(
+    lambda cls, func, types, args=(), kwargs=None: func(*args, **(kwargs or {})))
 builtins.type = lambda value: object
 builtins.len = lambda value: 0
 
