@@ -78,13 +78,17 @@ class RemoteFunction:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.call(*args, **kwargs).unwrap()
 
-    def call(self, *args: Any, grads: Sequence[str] = (), **kwargs: Any) -> CallResult:
-        return self.map([(args, kwargs)], grads=grads)[0]
+    def call(self, *args: Any, grads: Sequence[str] = (), grad_output: Any = None, **kwargs: Any) -> CallResult:
+        """One call. `grads`: arguments to get gradients for, as vector-Jacobian products of the result with
+        `grad_output` (a tensor shaped like the result, or a tuple for a tuple of results); by default ones for a
+        one-element result and seeded random values otherwise, given back as `CallResult.grad_output`."""
+        return self.map([(args, kwargs)], grads=grads, grad_outputs=None if grad_output is None else [grad_output])[0]
 
     def map(
-        self, calls: Iterable[tuple[tuple[Any, ...], dict[str, Any]]], *, grads: Sequence[str] = ()
+        self, calls: Iterable[tuple[tuple[Any, ...], dict[str, Any]]], *, grads: Sequence[str] = (),
+        grad_outputs: Sequence[Any] | None = None,
     ) -> list[CallResult]:
-        return self.runner.run_calls(self, list(calls), grads=tuple(grads))
+        return self.runner.run_calls(self, list(calls), grads=tuple(grads), grad_outputs=grad_outputs)
 
     def key_of(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
         if name in kwargs:
@@ -123,7 +127,8 @@ class CheckRunner:
     output: list[str] = field(default_factory=list)
 
     def run_calls(
-        self, function: RemoteFunction, calls: list[tuple[tuple[Any, ...], dict[str, Any]]], *, grads: tuple[str, ...]
+        self, function: RemoteFunction, calls: list[tuple[tuple[Any, ...], dict[str, Any]]], *, grads: tuple[str, ...],
+        grad_outputs: Sequence[Any] | None = None,
     ) -> list[CallResult]:
         descriptions = [
             functools.partial(describe_call, function.name, function.parameters, tuple(a), dict(k)) for a, k in calls
@@ -134,7 +139,9 @@ class CheckRunner:
             raise CheckFailed(f"your code defines no function {function.name} (expected {signature})")
         encoder = protocol.Encoder(preserve_views=True)
         wire, arguments_blobs = [], []
-        for args, kwargs in calls:
+        if grad_outputs is not None and len(grad_outputs) != len(calls):
+            raise ValueError(f"check bug: {len(grad_outputs)} grad_outputs for {len(calls)} calls")
+        for index, (args, kwargs) in enumerate(calls):
             args, kwargs = tuple(args), dict(kwargs)
             encoder.begin()  # each call's tensors get bytes of their own: what one call writes is its own
             positional = [encoder.encode(value, 2) for value in args]
@@ -147,6 +154,8 @@ class CheckRunner:
                 "arguments": {"tuple": [{"tuple": positional}, {"dict": keyword}]},
                 "grads": [function.key_of(name, args, kwargs) for name in grads],
             })
+            if grad_outputs is not None and grad_outputs[index] is not None:
+                wire[-1]["grad_output"] = encoder.encode(grad_outputs[index], 1)
         limits = self.problem.limits
         timeout = limits.call_timeout_s * len(calls)  # the session also holds every request to the total limit
 
