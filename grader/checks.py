@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -56,6 +57,10 @@ __all__ = [
 # ---------------------------------------------------------------------------------------------- registration
 
 
+# Ids of checks and of the contract's clauses: lowercase dotted words, e.g. "loss.hand_example".
+CLAUSE_ID_PATTERN = r"^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*$"
+
+
 @dataclass(frozen=True)
 class Check:
     id: str
@@ -64,19 +69,29 @@ class Check:
     required: bool
     function: Callable[..., None]
     wants_context: bool
+    clauses: tuple[str, ...] = ()  # ids of the problem.toml [[clauses]] this check tests
 
 
 _MARK = "__paperlab_check__"
 
 
 def check(
-    id: str, title: str, *, group: str | None = None, required: bool | None = None
+    id: str, title: str, *, group: str | None = None, required: bool | None = None, clauses: Sequence[str] = ()
 ) -> Callable[[Callable[..., None]], Callable[..., None]]:
     """Register a check. `group` defaults to the part of `id` before the first dot. `required` defaults to
-    whether the group is listed in problem.toml's required_groups; pass False for an advisory check."""
+    whether the group is listed in problem.toml's required_groups; pass False for an advisory check.
+    `clauses` names the contract clauses (problem.toml [[clauses]] ids) the check tests; loading the problem
+    fails when one is not declared there."""
+    if isinstance(clauses, str):  # clauses="a.b" would otherwise read as the clauses "a", ".", "b"
+        raise TypeError(f"check '{id}': clauses must be a list of clause ids, e.g. clauses=[{clauses!r}]")
+    named = tuple(clauses)
+    for clause in named:
+        if not isinstance(clause, str) or not re.fullmatch(CLAUSE_ID_PATTERN, clause):
+            raise ValueError(f"check '{id}': clause id {clause!r} must be lowercase dotted words such as "
+                             "'loss.normalise'")
 
     def register(function: Callable[..., None]) -> Callable[..., None]:
-        setattr(function, _MARK, (id, title, group or id.split(".")[0], required))
+        setattr(function, _MARK, (id, title, group or id.split(".")[0], required, named))
         return function
 
     return register
@@ -90,7 +105,7 @@ def collect_checks(module: ModuleType, *, required_groups: Sequence[str]) -> tup
         mark = getattr(function, _MARK, None)
         if mark is None or not callable(function):
             continue
-        check_id, title, group, required = mark
+        check_id, title, group, required, clauses = mark
         if check_id in seen:
             raise ValueError(f"{module.__file__}: check id '{check_id}' is used twice")
         seen.add(check_id)
@@ -103,6 +118,7 @@ def collect_checks(module: ModuleType, *, required_groups: Sequence[str]) -> tup
                 required=(group in required_groups) if required is None else required and group in required_groups,
                 function=function,
                 wants_context=len(parameters) >= 3,
+                clauses=clauses,
             )
         )
     found.sort(key=lambda c: c.function.__code__.co_firstlineno)

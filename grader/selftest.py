@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from grader.problems import PROBLEMS_DIR, Problem, ProblemError, load_problem
+from grader.problems import PROBLEMS_DIR, MutantError, Problem, ProblemError, load_problem, parse_mutant
 from grader.report import Report
 
 if TYPE_CHECKING:
@@ -226,8 +226,15 @@ def _examine_mutants(problem: Problem, grade: Grade, verdict: ProblemVerdict, ou
         verdict.failures.append("no mutants: add known-wrong solutions to mutants/ to prove the checks catch them")
         out.stage("mutants", False, "mutants/ is empty")
         return
+    reference = problem.reference_source()
     for path in paths:
-        report = _graded(problem, path.read_text(), f"mutant {path.name}", grade, verdict)
+        try:
+            parsed = parse_mutant(path, reference)
+        except MutantError as exc:
+            verdict.mutants.append(MutantVerdict(name=path.name, caught_by=None, failed_checks=0,
+                                                 trouble=f"malformed: {exc}"))
+            continue
+        report = _graded(problem, parsed.code, f"mutant {path.name}", grade, verdict)
         if report is not None:
             verdict.mutants.append(_judge_mutant(path.name, report))
     uncaught = [m for m in verdict.mutants if not m.caught]

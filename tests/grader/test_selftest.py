@@ -135,3 +135,32 @@ def test_sound_and_broken_problems_together(problem, tmp_path, selftest):
     assert not ok
     assert "defines no @check functions" in output
     assert "selftest FAILED: 1 of 2 problem(s) unsound: broken" in output
+
+
+PATCH_NO_FLOOR = '''"""This is what you get when you divide by the norm itself: a zero row becomes 0 / 0 = nan.
+
+Overrides: normalize_rows
+"""
+
+
+def normalize_rows(x):
+    _check_matrix(x)  # the reference's own helper: a patch sees everything the reference defines
+    return x / x.norm(dim=1, keepdim=True)
+'''
+
+
+def test_a_patch_mutant_is_graded_on_top_of_the_reference(problem, selftest):
+    (problem / "mutants" / "patched_no_floor.py").write_text(PATCH_NO_FLOOR)
+    ok, output = selftest(problem)
+    assert ok, output
+    row = next(line for line in output.splitlines() if line.strip().startswith("patched_no_floor.py"))
+    assert "normalize_rows.zero_row" in row, row
+
+
+def test_a_patch_that_does_not_define_what_it_overrides_is_unsound(problem, selftest):
+    (problem / "mutants" / "broken_patch.py").write_text(
+        PATCH_NO_FLOOR.replace("Overrides: normalize_rows", "Overrides: normalize_rows, normalise_all"))
+    ok, output = selftest(problem)
+    assert not ok
+    assert "mutant broken_patch.py: malformed:" in output
+    assert "the patch says it overrides normalise_all but does not define it" in output
