@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import importlib.util
+import io
 import re
 import subprocess
 import sys
@@ -499,6 +500,55 @@ def _examine_variants(problem: Problem, grade: Grade, verdict: ProblemVerdict, o
         verdict.failures.append("every variant must pass every check:\n" + "\n".join(problems))
     failing = {line.split(":", 1)[0] for line in problems}
     out.stage("variants", not problems, f"{len(paths) - len(failing)}/{len(paths)} pass every check", problems)
+
+
+# ----------------------------------------------------------------------------------- `grader messages`
+
+
+@dataclass(frozen=True)
+class MutantMessage:
+    """The first thing a learner who wrote this mutant would read."""
+
+    name: str
+    description: str  # the bug, as the mutant's docstring says it
+    check: str  # id of the first failing check ("" when the submission as a whole failed, or nothing failed)
+    title: str
+    message: str
+
+
+def first_failure(report: Report) -> tuple[str, str, str]:
+    """(check id, title, message) of the first failure in battery order, as the learner's page lists them."""
+    if report.error is not None:
+        return "", f"{report.error.kind} error", report.error.message
+    failing = next((c for c in report.checks if c.status in ("failed", "error")), None)
+    if failing is None:
+        return "", "", "no check fails: a learner with this code would be told nothing is wrong"
+    return failing.id, failing.title, failing.message
+
+
+def mutant_messages(problem: Problem, grade: Grade) -> list[MutantMessage]:
+    """Grade every mutant (materialised) and keep the first failure each shows. Raises MutantError on a
+    malformed mutant, naming its file and line."""
+    messages = []
+    for name, description, code in problem.mutant_sources():
+        check_id, title, message = first_failure(grade(problem, code))
+        messages.append(MutantMessage(name, description, check_id, title, message))
+    return messages
+
+
+def render_messages(messages: list[MutantMessage], *, color: bool = False) -> str:
+    stream = io.StringIO()
+    out = _Printer(stream, color)
+    for item in messages:
+        out.line(out.bold(item.name) + (f"  ({item.description})" if item.description else ""))
+        if item.check:
+            out.line(f"  {item.check}: {item.title}")
+        elif item.title:
+            out.line(f"  {item.title}")
+        for line in (item.message or "(no message)").splitlines():
+            out.line(f"    | {line}")
+        out.line("")
+    return stream.getvalue()
 
 
 # --------------------------------------------------------------------------------------------- printing
