@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import types
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -178,7 +179,9 @@ def run_call(function: Callable[..., Any], parameters: tuple[str, ...], call: Re
     """Call `function` on fresh copies of the call's arguments, seeded, and gather what the judge would see."""
     args, kwargs = _copy(call.args), _copy(call.kwargs)
     pristine = _copy((args, kwargs))
-    with torch.random.fork_rng(devices=[]):
+    # Warnings stay warnings (pytest may turn them into errors, which would read as the call raising).
+    with warnings.catch_warnings(), torch.random.fork_rng(devices=[]):
+        warnings.simplefilter("ignore")
         torch.manual_seed(0)  # a mutant that draws random numbers (dropout) draws the reference's
         try:
             value = function(*args, **kwargs)
