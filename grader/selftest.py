@@ -187,9 +187,9 @@ def _examine_clauses(problem: Problem, verdict: ProblemVerdict, out: _Printer) -
         if not required:
             untested.append(clause.id)
         rows.append((clause.id, ", ".join(required) or "NONE", ", ".join(advisory) or "-"))
-    silent = [c.id for c in problem.checks if not c.clauses]
+    silent = [c.id for c in problem.checks if c.required and not c.clauses]  # an advisory one may test none
     if silent:
-        verdict.warnings.append(f"checks that name no clause (so the table cannot show what they test): "
+        verdict.warnings.append(f"required checks that name no clause (so the table cannot show what they test): "
                                 f"{', '.join(silent)}")
     if untested:
         verdict.failures.append(
