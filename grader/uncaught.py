@@ -13,11 +13,13 @@ Mutants and the reference are the author's own trusted code, so they run here, o
 from __future__ import annotations
 
 import math
+import sys
 import types
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -318,7 +320,8 @@ def compare_mutant(problem: Problem, code: str, name: str, recorded: list[Record
         return comparison
     module = types.ModuleType(f"paperlab_uncaught_{name.removesuffix('.py')}")
     try:
-        exec(compile(code, f"mutants/{name}", "exec"), module.__dict__)  # noqa: S102 - the author's own mutant
+        with _importing_from(problem.folder):  # a mutant may import a module of the problem's own
+            exec(compile(code, f"mutants/{name}", "exec"), module.__dict__)  # noqa: S102 - the author's mutant
     except Exception as exc:  # noqa: BLE001 - a mutant that cannot run here is reported, not fatal
         comparison.problem = f"it does not run in-process: {type(exc).__name__}: {exc}"
         return comparison
@@ -336,6 +339,22 @@ def compare_mutant(problem: Problem, code: str, name: str, recorded: list[Record
             comparison.where, comparison.what = _named(call, parameters), what
             return comparison
     return comparison
+
+
+@contextmanager
+def _importing_from(folder: Path) -> Iterator[None]:
+    """Let the code import modules from the problem folder, and forget them afterwards (another problem's
+    module of the same name must not be served from the cache)."""
+    before = set(sys.modules)
+    sys.path.insert(0, str(folder))
+    try:
+        yield
+    finally:
+        sys.path.remove(str(folder))
+        for added in set(sys.modules) - before:
+            origin = getattr(sys.modules[added], "__file__", None) or ""
+            if origin.startswith(str(folder)):
+                del sys.modules[added]
 
 
 def _named(call: RecordedCall, parameters: tuple[str, ...]) -> RecordedCall:
