@@ -431,7 +431,9 @@ def _explain_uncaught(problem: Problem, verdict: ProblemVerdict, parsed: dict[st
             mutant.trouble += f"; cannot say why: {recorder.unavailable}"
             continue
         comparison = compare_mutant(problem, parsed[mutant.name].code, mutant.name, recorded, cache)
-        mutant.trouble += f"; {comparison.explain()}"
+        skipped = recorder.skipped if recorder is not None else 0
+        left_out = f" ({skipped} larger calls of the checks were left out)" if skipped else ""
+        mutant.trouble += f"; {comparison.explain()}{left_out}"
 
 
 CELL = {"passed": ".", "failed": "x", "error": "E", "skipped": "-"}

@@ -32,6 +32,10 @@ from grader.problems import Problem
 RANDOM_DRAWS = 2  # random inputs per distinct shape of recorded call
 MAX_SHAPES = 200  # distinct call shapes that get random inputs, so the analysis stays a matter of seconds
 MAX_RECORDED = 5000  # calls kept from one grading; a battery of finite differences makes thousands
+# Elements of tensor arguments kept: one call at realistic scale (a MoCo queue of 65536 keys) is left out, so
+# recording costs the self-test neither the memory nor the time of copying it.
+MAX_CALL_ELEMENTS = 1_000_000
+MAX_TOTAL_ELEMENTS = 20_000_000
 
 
 @dataclass(frozen=True)
@@ -54,6 +58,17 @@ class CallRecorder:
 
     calls: list[RecordedCall] = field(default_factory=list)
     unavailable: str = ""  # why nothing could be recorded, if so
+    skipped: int = 0  # calls left out for their size or number
+    elements: int = 0  # tensor elements kept so far
+
+    def keep(self, check: str, function: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        size = _elements((args, kwargs))
+        too_many = len(self.calls) >= MAX_RECORDED or self.elements + size > MAX_TOTAL_ELEMENTS
+        if too_many or size > MAX_CALL_ELEMENTS:
+            self.skipped += 1
+            return
+        self.elements += size
+        self.calls.append(RecordedCall(check, function, _copy(args), _copy(kwargs)))
 
     @contextmanager
     def active(self) -> Iterator[CallRecorder]:
@@ -74,9 +89,7 @@ class CallRecorder:
 
         def run_calls(runner: Any, function: Any, calls: list[Any], *args: Any, **kwargs: Any) -> Any:
             for call_args, call_kwargs in calls:
-                if len(recorder.calls) < MAX_RECORDED:
-                    recorder.calls.append(RecordedCall(owners.get(id(runner), "?"), function.name,
-                                                       _copy(tuple(call_args)), _copy(dict(call_kwargs))))
+                recorder.keep(owners.get(id(runner), "?"), function.name, tuple(call_args), dict(call_kwargs))
             return original_run_calls(runner, function, calls, *args, **kwargs)
 
         judge.run_check = run_check  # type: ignore[assignment]
@@ -105,6 +118,16 @@ def _copy(value: Any) -> Any:
     if isinstance(value, dict):
         return {key: _copy(item) for key, item in value.items()}
     return value
+
+
+def _elements(value: Any) -> int:
+    if isinstance(value, torch.Tensor):
+        return value.numel()
+    if isinstance(value, tuple | list):
+        return sum(_elements(item) for item in value)
+    if isinstance(value, dict):
+        return sum(_elements(item) for item in value.values())
+    return 0
 
 
 def _randomised(value: Any, generator: torch.Generator) -> Any:

@@ -91,3 +91,10 @@ def test_the_recorder_says_when_the_judge_has_nothing_to_wrap(monkeypatch: pytes
     with recorder.active():
         pass
     assert "no longer has run_check" in recorder.unavailable
+
+
+def test_the_recorder_leaves_out_calls_too_large_to_copy() -> None:
+    recorder = CallRecorder()
+    recorder.keep("c.big", "f", (torch.zeros(2_000_000),), {})
+    recorder.keep("c.small", "f", (torch.zeros(3), 1.0), {})
+    assert [c.check for c in recorder.calls] == ["c.small"] and recorder.skipped == 1
