@@ -402,6 +402,7 @@ def _examine_mutants(
         if report is not None:
             verdict.mutants.append(_judge_mutant(path.name, report))
     _explain_uncaught(problem, verdict, parsed, recorder)
+    _examine_corpus(problem, parsed, verdict)
     uncaught = [m for m in verdict.mutants if not m.caught]
     for mutant in uncaught:
         verdict.failures.append(f"mutant {mutant.name}: {mutant.trouble or 'no required check caught it'}")
@@ -417,6 +418,27 @@ def _examine_mutants(
         bad={i for i, m in enumerate(verdict.mutants) if not m.caught},
     )
     _examine_coverage(problem, verdict, out)
+
+
+# The catalogue's bar for a finished problem (docs/authoring.md): below it is a warning, not a failure.
+CATALOGUE_MUTANTS, CATALOGUE_CITED, CATALOGUE_VARIANTS = 12, 4, 3
+
+
+def _examine_corpus(problem: Problem, parsed: dict[str, Mutant], verdict: ProblemVerdict) -> None:
+    silent = sorted(name for name, mutant in parsed.items() if not mutant.description)
+    if silent:
+        verdict.warnings.append(f"mutants with no description (the first docstring line is what a learner whose "
+                                f"code behaves like it will be told): {', '.join(silent)}")
+    cited = sum(bool(m.citation) for m in parsed.values())
+    short = []
+    if len(parsed) < CATALOGUE_MUTANTS:
+        short.append(f"{len(parsed)} mutants (the catalogue asks {CATALOGUE_MUTANTS})")
+    if cited < CATALOGUE_CITED:
+        short.append(f"{cited} mutants with a Source: line ({CATALOGUE_CITED})")
+    if len(problem.variants()) < CATALOGUE_VARIANTS:
+        short.append(f"{len(problem.variants())} variants ({CATALOGUE_VARIANTS})")
+    if short:
+        verdict.warnings.append("below the catalogue's bar for a finished problem: " + ", ".join(short))
 
 
 def _explain_uncaught(problem: Problem, verdict: ProblemVerdict, parsed: dict[str, Mutant],

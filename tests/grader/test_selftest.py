@@ -296,3 +296,14 @@ def test_a_banned_call_that_does_not_exist_is_unsound(problem, selftest):
     ok, output = selftest(problem)
     assert not ok
     assert "banned_calls names what does not exist here: torch.nn.functional.normalise" in output
+
+
+def test_the_corpus_is_measured_against_the_catalogue_bar(problem, selftest):
+    reference = (problem / "reference.py").read_text()
+    (problem / "mutants" / "undescribed.py").write_text(  # a whole-file mutant with no docstring
+        reference.split('"""', 2)[2].lstrip().replace("clamp_min(1e-12)", "clamp_min(1.0)"))
+    ok, output = selftest(problem)
+    assert ok, output
+    assert "warning: mutants with no description (the first docstring line is what a learner" in output
+    assert ("warning: below the catalogue's bar for a finished problem: 4 mutants (the catalogue asks 12), 1 mutants "
+            "with a Source: line (4), 2 variants (3)") in output
