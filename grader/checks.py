@@ -135,9 +135,10 @@ class SubmissionFunction(Protocol):
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
 
-    def call(self, *args: Any, grads: Sequence[str] = (), **kwargs: Any) -> CallResult: ...
+    def call(self, *args: Any, grads: Sequence[str] = (), grad_output: Any = None, **kwargs: Any) -> CallResult: ...
 
-    def map(self, calls: Iterable[tuple[tuple[Any, ...], dict[str, Any]]]) -> list[CallResult]: ...
+    def map(self, calls: Iterable[tuple[tuple[Any, ...], dict[str, Any]]], *, grads: Sequence[str] = (),
+            grad_outputs: Sequence[Any] | None = None) -> list[CallResult]: ...
 
 
 # ------------------------------------------------------------------------------------------------- helpers
@@ -442,6 +443,8 @@ def expect_grad_close(
     if result.raised is not None:
         raise SubmissionRaised(result)
     grad = result.grads.get(name)
+    if grad is None and result.backward_error:
+        fail(_with_hint(f"after {result.call}, no gradient could flow back to {name}: {result.backward_error}", hint))
     if grad is None:
         fail(_with_hint(f"after backward() on {result.call}, {name}.grad is None; the result must depend "
                         f"differentiably on {name}", hint))
@@ -473,9 +476,12 @@ def central_differences(
     *,
     kwargs: dict[str, Any] | None = None,
     eps: float = 1e-6,
+    grad_output: Any = None,
 ) -> torch.Tensor:
     """d result / d args[position] by central differences, evaluating the learner's function at every
-    perturbed input in one batch. Use float64 inputs; the result must be a scalar."""
+    perturbed input in one batch. Use float64 inputs. For a result that is not a scalar, pass the cotangent
+    the gradient was computed with (`CallResult.grad_output`, a tensor or a tuple of tensors shaped like the
+    result): the differences are then those of sum(grad_output * result), the vector-Jacobian product."""
     kwargs = kwargs or {}
     base = args[position]
     if not isinstance(base, torch.Tensor) or base.dtype != torch.float64:
@@ -488,13 +494,28 @@ def central_differences(
             new_args = args[:position] + (shifted,) + args[position + 1 :]
             calls.append((new_args, kwargs))
     results = function.map(calls)
-    values = []
-    for result in results:
-        value = result.unwrap()
-        expect_tensor(value, shape=(), what="the result", call=result.call)
-        values.append(float(value))
+    values = [_projected(result, grad_output) for result in results]
     gradient = torch.tensor(
         [(values[2 * i] - values[2 * i + 1]) / (2 * eps) for i in range(base.numel())], dtype=torch.float64
     )
     return gradient.reshape(base.shape)
 
+
+def _projected(result: CallResult, grad_output: Any) -> float:
+    """The scalar central differences are taken of: the result itself, or its product with the cotangent."""
+    value = result.unwrap()
+    if grad_output is None:
+        expect_tensor(value, shape=(), what="the result", call=result)
+        return float(value)
+    if isinstance(grad_output, tuple | list):
+        if not isinstance(value, tuple | list) or len(value) != len(grad_output):
+            fail(f"{result.call}: expected {len(grad_output)} tensors to differentiate, got {describe(value)}")
+        pairs = list(zip(value, grad_output, strict=True))
+    else:
+        pairs = [(value, grad_output)]
+    total = 0.0
+    for index, (part, cotangent) in enumerate(pairs):
+        what = f"the result[{index}]" if len(pairs) > 1 else "the result"
+        part = expect_tensor(part, shape=tuple(cotangent.shape), what=what, call=result)
+        total += float((part.detach().to(torch.float64) * cotangent.to(torch.float64)).sum())
+    return total

@@ -524,23 +524,26 @@ class Served:
         wanted = [key for key in call["grads"] if type(key) is str]
         grads: dict[str, Any] = {key: None for key in wanted}
         reply["grads"] = grads
-        outputs = [t for t in _tensors_in(value) if _t_requires_grad(t)]
-        if not outputs:
-            reply["backward_error"] = ("the result does not require grad, so no gradient can flow back from it "
-                                       "(was it detached, or rebuilt from Python numbers?)")
-            return
+        results = _tensors_in(value)
         given = call.get("grad_output")
         try:
             if given is not None:
                 cotangent = decoder.decode(given)
                 cotangents = list(cotangent) if type(cotangent) in (tuple, list) else [cotangent]
-            else:
-                cotangents = [_default_cotangent(t, index) for index, t in enumerate(outputs)]
-                reply["grad_output"] = encoder.encode(tuple(cotangents) if len(cotangents) > 1 else cotangents[0])
+            else:  # one per tensor of the result, in order (a check's central differences pair them up)
+                cotangents = [_default_cotangent(t, index) for index, t in enumerate(results)]
+                if results:
+                    reply["grad_output"] = encoder.encode(tuple(cotangents) if type(value) in (tuple, list)
+                                                          else cotangents[0])
+            if not any(_t_requires_grad(t) for t in results):
+                reply["backward_error"] = ("the result does not require grad, so no gradient can flow back from it "
+                                           "(was it detached, or rebuilt from Python numbers?)")
+                return
+            pairs = [(t, c) for t, c in zip(results, cotangents, strict=False) if _t_requires_grad(t)]
             inputs = [(key, tensors[key]) for key in wanted if key in tensors and _t_requires_grad(tensors[key])]
             if not inputs:
                 return
-            found = _run_backward(tuple(outputs), tuple(cotangents), False, False,
+            found = _run_backward(tuple(t for t, _ in pairs), tuple(c for _, c in pairs), False, False,
                                   tuple(t for _, t in inputs), True, False)
         except BaseException as exc:  # noqa: B902 - the learner's backward may raise anything
             reply["backward_error"] = self.exception_summary(exc)["message"]

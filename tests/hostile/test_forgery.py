@@ -55,7 +55,7 @@ def test_patched_torch_comparisons_do_not_fool_the_judge(grade_code: GradeCode) 
     assert "expected 1, got 5" in found["add_one.values"]  # x[0] = 0: reference 0 + 1, learner's 0 + 5
     assert "modified its argument(s) x in place" in found["add_one.fresh_storage"]
     assert found["scaled_sum.values"] == "the result: expected 16.25, got 17.25 (rtol=1e-07, atol=1e-09)"
-    assert "x.grad is None" in found["scaled_sum.gradient"]
+    assert "no gradient could flow back to x: the result does not require grad" in found["scaled_sum.gradient"]
 
 
 def test_results_that_claim_to_equal_anything_fail(grade_code: GradeCode) -> None:
