@@ -71,7 +71,8 @@ class InProcessPool:
     sandbox: Literal["bubblewrap", "none"] = "none"
 
     @contextlib.contextmanager
-    def session(self, code: str, limits: Limits, *, seed: int = 0, wait_s: float = 0) -> Iterator[InProcessSession]:
+    def session(self, code: str, limits: Limits, *, seed: int = 0, wait_s: float = 0,
+                modules: dict[str, str] | None = None, banned_calls: Sequence[str] = ()) -> Iterator[InProcessSession]:
         import random
 
         import torch

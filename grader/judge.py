@@ -24,7 +24,7 @@ from grader.calls import (
 from grader.checks import Check
 from grader.interleave import CallSession, GroupedCallSession, Interleaver, TaskSession
 from grader.pool import LoadResult, WorkerPool, WorkerSession
-from grader.problems import Problem
+from grader.problems import HELPERS_MODULE, Problem
 from grader.report import CheckResult, Experiment, Report, ReportError, summarise
 from grader.sandbox import SandboxUnavailable
 
@@ -349,7 +349,9 @@ def grade(
             on_check(result)
 
     try:
-        with pool.session(code, problem.limits, seed=seed) as session:
+        modules = {HELPERS_MODULE: problem.helpers} if problem.helpers else {}
+        with pool.session(code, problem.limits, seed=seed, modules=modules,
+                          banned_calls=problem.banned_calls) as session:
             loaded, error = _load_error(session)
             if error is None and loaded is not None:
                 _run_checks(problem, session, loaded, context, emit)

@@ -502,6 +502,8 @@ class WorkerSession:
     code: str
     limits: Limits
     seed: int = 0
+    modules: dict[str, str] = field(default_factory=dict)
+    banned_calls: tuple[str, ...] = ()
     child: Child | None = None
     loaded: LoadResult | None = None
     restarts: int = 0
@@ -518,7 +520,8 @@ class WorkerSession:
         except WorkerLost:  # the template died under us (a previous child may have killed it): one fresh try
             self.zygote = self.pool._replace(self.zygote)
             self.child = self.zygote.take_child(self.limits)
-        header = {"op": "load", "code": self.code, "seed": self.seed, "limits": self.limits.model_dump()}
+        header = {"op": "load", "code": self.code, "seed": self.seed, "limits": self.limits.model_dump(),
+                  "modules": self.modules, "banned_calls": list(self.banned_calls)}
         # A restart late in the submission gets what is left of its total time, and a time-out then says so.
         timeout, total_s = self._within_total(self.limits.load_timeout_s)
         reply = self.child.send_load(header, timeout=timeout, what="loading your code", total_s=total_s).header
@@ -696,15 +699,18 @@ class WorkerPool:
         return self._new_zygote()
 
     @contextlib.contextmanager
-    def session(self, code: str, limits: Limits, *, seed: int = 0,
-                wait_s: float = ZYGOTE_START_TIMEOUT_S) -> Iterator[WorkerSession]:
+    def session(self, code: str, limits: Limits, *, seed: int = 0, wait_s: float = ZYGOTE_START_TIMEOUT_S,
+                modules: dict[str, str] | None = None, banned_calls: Sequence[str] = ()) -> Iterator[WorkerSession]:
+        """A submission's session. `modules`: sources loaded as modules beside it (a problem's helpers.py);
+        `banned_calls`: dotted names of library functions replaced, before it loads, by one that refuses."""
         if not self.started:
             self.start()
         try:
             zygote = self._idle.get(timeout=wait_s)
         except queue.Empty:
             raise SandboxUnavailable(f"no worker became free within {wait_s:g} s") from None
-        session = WorkerSession(pool=self, zygote=zygote, code=code, limits=limits, seed=seed)
+        session = WorkerSession(pool=self, zygote=zygote, code=code, limits=limits, seed=seed,
+                                modules=dict(modules or {}), banned_calls=tuple(banned_calls))
         try:
             yield session
         finally:

@@ -245,6 +245,7 @@ class Problem:
     reference: ModuleType
     checks: tuple[Check, ...]
     parameter_names: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    helpers: str = ""  # the source of helpers.py, loaded as module `helpers` beside every submission
 
     @property
     def slug(self) -> str:
@@ -357,18 +358,32 @@ def _format_validation_error(path: Path, text: str, exc: ValidationError) -> str
     return "\n".join(lines)
 
 
-def _import_trusted(path: Path, module_name: str) -> ModuleType:
+def _import_trusted(path: Path, module_name: str, *, helpers: ModuleType | None = None) -> ModuleType:
+    """Import a trusted file of the problem; `helpers` is what `import helpers` gives it meanwhile (the problem's
+    own helpers.py, so the reference and checks can share the starter's validation code)."""
     spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:
         raise ProblemError(f"{path}: cannot be imported")
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
+    previous = sys.modules.get(HELPERS_MODULE)
+    if helpers is not None:
+        sys.modules[HELPERS_MODULE] = helpers
     try:
         spec.loader.exec_module(module)
     except Exception as exc:
         del sys.modules[module_name]
         raise ProblemError(f"{path}: failed to import: {type(exc).__name__}: {exc}") from exc
+    finally:
+        if helpers is not None:  # each problem has its own helpers: none stays importable by that name
+            if previous is None:
+                sys.modules.pop(HELPERS_MODULE, None)
+            else:
+                sys.modules[HELPERS_MODULE] = previous
     return module
+
+
+HELPERS_MODULE = "helpers"  # problems/<slug>/helpers.py, importable as `helpers` by every solution and check
 
 
 def load_problem(name_or_path: str | Path, problems_dir: Path = PROBLEMS_DIR) -> Problem:
@@ -378,8 +393,11 @@ def load_problem(name_or_path: str | Path, problems_dir: Path = PROBLEMS_DIR) ->
             raise ProblemError(f"{folder / name}: missing; a problem folder needs {', '.join(REQUIRED_FILES)}")
     spec = load_spec(folder)
     token = f"{spec.slug.replace('-', '_')}_{abs(hash(folder))}"
-    reference = _import_trusted(folder / "reference.py", f"paperlab_problems.{token}.reference")
-    checks_module = _import_trusted(folder / "checks.py", f"paperlab_problems.{token}.checks")
+    helpers_path = folder / f"{HELPERS_MODULE}.py"
+    helpers = (_import_trusted(helpers_path, f"paperlab_problems.{token}.helpers")
+               if helpers_path.is_file() else None)
+    reference = _import_trusted(folder / "reference.py", f"paperlab_problems.{token}.reference", helpers=helpers)
+    checks_module = _import_trusted(folder / "checks.py", f"paperlab_problems.{token}.checks", helpers=helpers)
     parameter_names: dict[str, tuple[str, ...]] = {}
     for function in spec.functions:
         implementation = getattr(reference, function.name, None)
@@ -402,6 +420,7 @@ def load_problem(name_or_path: str | Path, problems_dir: Path = PROBLEMS_DIR) ->
         reference=reference,
         checks=checks,
         parameter_names=parameter_names,
+        helpers=helpers_path.read_text() if helpers is not None else "",
     )
 
 

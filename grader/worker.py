@@ -263,6 +263,13 @@ class BoundedWriter:
 
     def isatty(self):
         return False
+
+
+def banned(name):
+    def refuse(*args, **kwargs):
+        raise RuntimeError(f"{name} may not be used in this problem: write this part yourself")
+    refuse.__name__ = refuse.__qualname__ = name.rsplit(".", 1)[-1]
+    return refuse
 '''
 
 
@@ -635,6 +642,37 @@ def _source_line(number: int) -> str:
     return _SOURCE[number - 1].strip()[:200] if 0 < number <= len(_SOURCE) else ""
 
 
+def _load_modules(sources: Any, runner: Any) -> tuple[bool, Any]:
+    """The problem's own modules (helpers.py), importable by the submission; they run on the learner's thread,
+    like its code: the learner reads them in the page."""
+    for name, source in (sources.items() if type(sources) is dict else ()):
+        module = types.ModuleType(str(name))
+        module.__file__ = f"{name}.py"
+        ok, raised = runner(exec, (compile(str(source), f"{name}.py", "exec", dont_inherit=True), module.__dict__), {})
+        if not ok:
+            return False, raised
+        sys.modules[str(name)] = module
+    return True, None
+
+
+def _ban(names: Any, namespace: dict[str, Any]) -> None:
+    """Replace each dotted library name (module path, then attributes) by a function that refuses to run."""
+    for name in names if type(names) is list else ():
+        parts = str(name).split(".")
+        for split in range(len(parts) - 1, 0, -1):
+            try:
+                owner: Any = importlib.import_module(".".join(parts[:split]))
+            except ImportError:
+                continue
+            try:
+                for attribute in parts[split:-1]:
+                    owner = getattr(owner, attribute)
+                setattr(owner, parts[-1], namespace["banned"](str(name)))
+            except (AttributeError, TypeError):
+                pass
+            break
+
+
 def _load_submission(code: str, runner: Any) -> tuple[types.ModuleType, bool, Any]:
     """(module, ok, exception or None): the submission's module code runs on the learner's thread too."""
     module = types.ModuleType("submission")
@@ -678,10 +716,14 @@ def _child(job_fd: int, *, warm: bool) -> None:
     _apply_limits(limits)  # limits, so its stack counts in the baseline and not against the learner's memory
     output = Output(namespace, int(limits["output_kb"]) * 1024)
     sys.stdout = sys.stderr = output.writer
+    _ban(header.get("banned_calls"), namespace)
     guard = _seal(_get_ident())
     served = Served(types.ModuleType("submission"), output, learner.run, learner.graveyard, guard)
     started = _perf_counter()
-    module, ok, raised = _load_submission(str(header["code"]), learner.run)
+    ok, raised = _load_modules(header.get("modules"), learner.run)
+    module = types.ModuleType("submission")
+    if ok:
+        module, ok, raised = _load_submission(str(header["code"]), learner.run)
     served.module = module
     if not ok:
         reply = {"op": "loaded", "ok": False, "raised": served.exception_summary(raised), "output": output.take()}
