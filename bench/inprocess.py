@@ -49,8 +49,7 @@ class InProcessSession:
               what: str | Callable[[], str], function: str = "") -> Answer:
         worker = _worker_module()
         namespace = worker._learner_namespace()
-        direct = lambda function, args, kwargs: (True, function(*args, **kwargs))  # noqa: E731
-        served = worker.Served(self.module, worker.Output(namespace, self.limits.output_kb * 1024), direct, [], None)
+        served = worker.Served(self.module, worker.Output(namespace, self.limits.output_kb * 1024), _direct, [], None)
         memory = [bytearray(blob) for blob in blobs]  # the arena: the calls work on it, then it is compared
         reply, reply_blobs = served.calls(header, memory, 1 << 40)
         written = tuple(bytes(now) != blob for now, blob in zip(memory, blobs, strict=True))
@@ -62,6 +61,14 @@ class InProcessSession:
 
     def close(self) -> None:
         self.module = None
+
+
+def _direct(function: Any, args: Any, kwargs: Any) -> tuple[bool, Any]:
+    """Call on this thread: (True, value) or (False, what it raised), as the learner thread reports."""
+    try:
+        return True, function(*args, **kwargs)
+    except Exception as exc:  # noqa: BLE001 - the learner's exception is the call's answer
+        return False, exc
 
 
 class InProcessPool:

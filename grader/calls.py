@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -56,11 +57,15 @@ class CallResult:
     duration_ms: float = 0.0
     backward_error: str | None = None  # why backward() on the result failed, when gradients were asked for
     grad_output: Any = None  # the cotangent the gradients were computed with, when the worker chose it
+    arguments: tuple[tuple[Any, ...], dict[str, Any]] | None = None  # what the check passed (for diagnoses)
+    encoded: tuple[Any, list[bytes]] | None = None  # the arguments as sent: tree and bytes (a digest keys caches)
 
     def __init__(self, function: str, call: str | Callable[[], str], value: Any = None,
                  raised: ExceptionInfo | None = None, grads: dict[str, Any] | None = None,
                  mutated: tuple[str, ...] = (), aliased: tuple[str, ...] = (), output: str = "",
-                 duration_ms: float = 0.0, backward_error: str | None = None, grad_output: Any = None) -> None:
+                 duration_ms: float = 0.0, backward_error: str | None = None, grad_output: Any = None,
+                 arguments: tuple[tuple[Any, ...], dict[str, Any]] | None = None,
+                 encoded: tuple[Any, list[bytes]] | None = None) -> None:
         self.function = function
         self.describe_call = call
         self.value = value
@@ -72,6 +77,19 @@ class CallResult:
         self.duration_ms = duration_ms
         self.backward_error = backward_error
         self.grad_output = grad_output
+        self.arguments = arguments
+        self.encoded = encoded
+
+    @property
+    def input_key(self) -> str:
+        """A digest of the encoded arguments: equal for equal inputs, in any grading."""
+        if self.encoded is None:
+            return ""
+        tree, blobs = self.encoded
+        digest = hashlib.blake2b(repr(tree).encode(), digest_size=16)
+        for blob in blobs:
+            digest.update(blob)
+        return digest.hexdigest()
 
     @property
     def call(self) -> str:
@@ -86,7 +104,15 @@ class CallResult:
 
 
 class CheckFailed(AssertionError):
-    """The learner's code gave a wrong answer; the message says which call, what was expected, what came."""
+    """The learner's code gave a wrong answer; the message says which call, what was expected, what came.
+
+    `call`: the call whose value was wrong, when a helper knows it (a diagnosis may then name the mistake);
+    `bare`: the message without the check's generic hint, which a specific diagnosis replaces."""
+
+    def __init__(self, message: str = "", *, call: CallResult | None = None, bare: str | None = None) -> None:
+        super().__init__(message)
+        self.call = call
+        self.bare = message if bare is None else bare
 
 
 class SubmissionRaised(CheckFailed):

@@ -148,6 +148,11 @@ def fail(message: str) -> None:
     raise CheckFailed(message)
 
 
+def _fail(message: str, call: Call, hint: str = "") -> None:
+    """Fail with the hint as its own sentence, remembering the call a diagnosis may explain better."""
+    raise CheckFailed(_with_hint(message, hint), call=call if isinstance(call, CallResult) else None, bare=message)
+
+
 def expect(condition: bool, message: str) -> None:
     if not condition:
         raise CheckFailed(message)
@@ -197,11 +202,11 @@ def expect_tensor(
     """Check a value is a tensor with the given properties, in the order a learner should fix them."""
     label = _Label(what, call)
     if not isinstance(got, torch.Tensor):
-        fail(f"{label}: expected a torch.Tensor, got {type(got).__name__} {describe(got)}")
+        _fail(f"{label}: expected a torch.Tensor, got {type(got).__name__} {describe(got)}", call)
     if shape is not None and tuple(got.shape) != tuple(shape):
-        fail(f"{label}: expected shape {tuple(shape)}, got {tuple(got.shape)}")
+        _fail(f"{label}: expected shape {tuple(shape)}, got {tuple(got.shape)}", call)
     if dtype is not None and got.dtype != dtype:
-        fail(f"{label}: expected dtype {dtype}, got {got.dtype}")
+        _fail(f"{label}: expected dtype {dtype}, got {got.dtype}", call)
     if device is not None and got.device.type != torch.device(device).type:
         fail(f"{label}: expected device {device}, got {got.device}")
     if requires_grad is not None and got.requires_grad != requires_grad:
@@ -243,7 +248,7 @@ def expect_close(
             equal_nan=equal_nan,
         )
         if message:
-            fail(_with_hint(f"{label}: {message}", hint))
+            _fail(f"{label}: {message}", call, hint)
         return
     if isinstance(expected, tuple | list):
         if not isinstance(got, tuple | list) or len(got) != len(expected):
@@ -260,7 +265,7 @@ def expect_close(
         r, a = (1e-7, 1e-9) if rtol is None and atol is None else (rtol or 0.0, atol or 0.0)
         both_nan = equal_nan and math.isnan(got) and math.isnan(expected)
         if not (math.isclose(got, expected, rel_tol=r, abs_tol=a) or both_nan):
-            fail(_with_hint(f"{label}: expected {expected:.6g}, got {got:.6g}", hint))
+            _fail(f"{label}: expected {expected:.6g}, got {got:.6g}", call, hint)
         return
     expect_equal(got, expected, what=what, call=call, hint=hint)
 
@@ -272,17 +277,17 @@ def expect_equal(got: Any, expected: Any, *, what: str = "the result", call: Cal
         expect_tensor(got, shape=tuple(expected.shape), dtype=expected.dtype, what=what, call=call)
         message = _tensor_mismatch(got.detach(), expected.detach(), rtol=0.0, atol=0.0, equal_nan=True)
         if message:
-            fail(_with_hint(f"{label}: expected exactly equal values; {message}", hint))
+            _fail(f"{label}: expected exactly equal values; {message}", call, hint)
         return
     if isinstance(expected, tuple | list):
         if type(got) is not type(expected) or len(got) != len(expected):
-            fail(_with_hint(f"{label}: expected {describe(expected)}, got {describe(got)}", hint))
+            _fail(f"{label}: expected {describe(expected)}, got {describe(got)}", call, hint)
         for index, (item, wanted) in enumerate(zip(got, expected, strict=True)):
             expect_equal(item, wanted, what=f"{what}[{index}]", call=call, hint=hint)
         return
     if type(got) is not type(expected) or got != expected:
-        fail(_with_hint(f"{label}: expected {describe(expected)} ({type(expected).__name__}), "
-                        f"got {describe(got)} ({type(got).__name__})", hint))
+        _fail(f"{label}: expected {describe(expected)} ({type(expected).__name__}), "
+              f"got {describe(got)} ({type(got).__name__})", call, hint)
 
 
 def _tensor_mismatch(got: torch.Tensor, expected: torch.Tensor, *, rtol: float, atol: float, equal_nan: bool) -> str:
@@ -396,7 +401,7 @@ def hint(text: str) -> Iterator[None]:
     except SubmissionRaised:
         raise
     except CheckFailed as exc:
-        raise CheckFailed(_with_hint(str(exc), text)) from None
+        raise CheckFailed(_with_hint(str(exc), text), call=exc.call, bare=exc.bare) from None
 
 
 def _with_hint(message: str, hint: str) -> str:

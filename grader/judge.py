@@ -21,7 +21,7 @@ from grader.calls import (
     WorkerLost,
     describe_call,
 )
-from grader.checks import Check
+from grader.checks import Check, _with_hint
 from grader.interleave import CallSession, GroupedCallSession, Interleaver, TaskSession
 from grader.pool import LoadResult, WorkerPool, WorkerSession
 from grader.problems import HELPERS_MODULE, Problem
@@ -176,13 +176,17 @@ class CheckRunner:
             raise WorkerLost(f"the worker answered {what()} with a malformed reply")
         written = answer.written
         try:
-            return [
+            outcome = [
                 self._result(function, description, item, answer.blobs,
                              {key for key, used in blobs.items() if any(written[i] for i in used)})
                 for description, item, blobs in zip(descriptions, results, arguments_blobs, strict=True)
             ]
         except protocol.ProtocolError as exc:  # the learner's code forged a value the judge cannot read
             raise WorkerLost(f"the worker sent a malformed message during {what()} ({exc})") from None
+        for result, (args, kwargs), call, used in zip(outcome, calls, wire, arguments_blobs, strict=True):
+            result.arguments = (tuple(args), dict(kwargs))
+            result.encoded = (call["arguments"], [encoder.blobs[i] for i in sorted(set().union(*used.values()))])
+        return outcome
 
     def _result(
         self, function: RemoteFunction, description: Callable[[], str], item: Any, blobs: list[bytearray],
@@ -233,6 +237,20 @@ class CheckRunner:
         return text if len(text) <= MAX_CHECK_OUTPUT else text[:MAX_CHECK_OUTPUT] + "\n[... output truncated]"
 
 
+def _diagnosed(failure: CheckFailed, problem: Problem) -> str:
+    """The failure's message, with the known mistake that reproduces the learner's value in place of the
+    check's generic hint when one does (grader.diagnose)."""
+    call = failure.call
+    if call is None or problem.diagnoser is None:
+        return str(failure)
+    try:
+        diagnosis = problem.diagnoser.diagnose(call)
+    except Exception:  # noqa: BLE001 - a diagnosis is a courtesy; the verdict stands without it
+        log.warning("diagnosing %s failed", call.function, exc_info=True)
+        return str(failure)
+    return _with_hint(failure.bare, diagnosis) if diagnosis else str(failure)
+
+
 def _storages_of(tree: Any) -> set[int]:
     """The blobs an encoded argument's tensors use."""
     found: set[int] = set()
@@ -263,7 +281,7 @@ def run_check(check: Check, runner: CheckRunner, context: CheckContext) -> Check
             check.function(Submission(runner), reference)
         status, message, limit = "passed", "", None
     except CheckFailed as exc:
-        status, message, limit = "failed", str(exc), None
+        status, message, limit = "failed", _diagnosed(exc, runner.problem), None
     except WorkerLost as exc:
         status, message, limit = "failed", exc.reason, exc.limit
     except Exception as exc:  # noqa: BLE001 - a crashing check is the grader's bug, never the learner's

@@ -17,6 +17,7 @@ from typing import Literal, NamedTuple
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from grader.checks import CLAUSE_ID_PATTERN, Check, collect_checks
+from grader.diagnose import Diagnoser
 from grader.limits import Limits
 
 PROBLEMS_DIR = Path(__file__).resolve().parent.parent / "problems"
@@ -162,7 +163,7 @@ def parse_mutant(path: Path, reference_source: str) -> Mutant:
     except SyntaxError as exc:
         raise MutantError(f"{path}:{exc.lineno}: syntax error: {exc.msg}") from None
     docstring = ast.get_docstring(tree) or ""
-    description = _description(docstring)
+    description = _description(docstring) or _comment_description(text)
     citation_match = _SOURCE.search(docstring)
     citation = citation_match.group(1).strip() if citation_match else ""
     overrides_match = _OVERRIDES.search(docstring)
@@ -182,10 +183,21 @@ def parse_mutant(path: Path, reference_source: str) -> Mutant:
     return Mutant(path.name, path, description, overrides, citation, code)
 
 
+def _comment_description(text: str) -> str:
+    """The older whole-file mutants say their bug in a first-line comment: '# MUTANT: multiplies ...'."""
+    match = re.match(r"\s*#\s*MUTANT:\s*(.+)", text)
+    return match.group(1).strip() if match else ""
+
+
 def _description(docstring: str) -> str:
-    """The first line, without the 'Mutant:' label the older whole-file mutants carry."""
-    first = docstring.strip().splitlines()[0].strip() if docstring.strip() else ""
-    return first.removeprefix("Mutant:").strip()
+    """The first paragraph (a sentence may wrap), without the 'Mutant:' label older whole-file mutants carry;
+    it stops before the `Overrides:` and `Source:` lines."""
+    lines = []
+    for line in docstring.strip().splitlines():
+        if not line.strip() or line.strip().startswith(("Overrides:", "Source:")):
+            break
+        lines.append(line.strip())
+    return " ".join(lines).removeprefix("Mutant:").strip()
 
 
 def _docstring_line(tree: ast.Module, text: str, line: str) -> int:
@@ -246,6 +258,7 @@ class Problem:
     checks: tuple[Check, ...]
     parameter_names: dict[str, tuple[str, ...]] = field(default_factory=dict)
     helpers: str = ""  # the source of helpers.py, loaded as module `helpers` beside every submission
+    diagnoser: Diagnoser | None = field(default=None, compare=False, repr=False)  # known mistakes, by their values
 
     @property
     def slug(self) -> str:
@@ -411,7 +424,7 @@ def load_problem(name_or_path: str | Path, problems_dir: Path = PROBLEMS_DIR) ->
     if not checks:
         raise ProblemError(f"{folder / 'checks.py'}: defines no @check functions")
     _check_clause_references(folder, spec, checks)
-    return Problem(
+    problem = Problem(
         spec=spec,
         folder=folder,
         statement=with_rules((folder / "statement.md").read_text(), spec),
@@ -422,6 +435,8 @@ def load_problem(name_or_path: str | Path, problems_dir: Path = PROBLEMS_DIR) ->
         parameter_names=parameter_names,
         helpers=helpers_path.read_text() if helpers is not None else "",
     )
+    object.__setattr__(problem, "diagnoser", Diagnoser(problem))  # it needs the problem it belongs to
+    return problem
 
 
 def _check_clause_references(folder: Path, spec: ProblemSpec, checks: tuple[Check, ...]) -> None:

@@ -1,0 +1,178 @@
+"""Mutants as diagnoses: when a learner's call fails a check, which known mistake reproduces what came back.
+
+A problem's mutants are known-wrong solutions whose first docstring line says the bug in the learner's words.
+When a check fails on a call, the judge runs every mutant's version of that function on the same input (in
+the judge's process: mutants are trusted files of the problem, like the reference) and names the first one
+whose result matches the learner's while differing from the reference's: "this is what you get when the
+temperature multiplies the logits". A specific diagnosis then replaces the check's generic hint.
+
+What a mutant returns for an input never changes, so results are cached per input (the encoded arguments'
+digest) and mutant for the life of the process: a check that many learners fail costs each mutant's time once.
+Mutants are tried in order and the search stops at the first match, or when its time budget is spent.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import math
+import sys
+import threading
+import time
+import types
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import torch
+
+from grader.calls import CallResult
+from grader.checks import tolerance
+
+if TYPE_CHECKING:
+    from grader.problems import Problem
+
+log = logging.getLogger(__name__)
+
+CACHE_INPUTS = 512  # distinct failing inputs remembered per problem
+BUDGET_S = 0.05  # of judge time per failed check; a diagnosis is a courtesy, the verdict never waits for it
+MAX_ELEMENTS = 100_000  # tensor elements in a call's arguments, beyond which no diagnosis is tried
+NO_RESULT = object()  # the function raised, or the mutant has no such function
+
+
+@dataclass
+class Diagnoser:
+    """Lazily loads a problem's mutants into the judge, once, and answers `diagnose(call)`."""
+
+    problem: Problem
+    _mutants: list[tuple[str, types.ModuleType]] | None = None
+    _cache: OrderedDict[tuple[str, str], dict[int, Any]] = field(default_factory=OrderedDict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def diagnose(self, call: CallResult) -> str | None:
+        """The description of the first mutant that reproduces `call`'s value (and not the reference's), or None.
+        Mutants are tried in order and stop at the first match; past BUDGET_S no further mutant is tried."""
+        if call.raised is not None or call.arguments is None or not call.input_key or _too_big(call.arguments):
+            return None
+        mutants = self.mutants()  # loaded once per process, outside the budget of any one check
+        started = time.perf_counter()
+        key = (call.function, call.input_key)
+        reference = self._output(key, -1, call)
+        if reference is NO_RESULT:
+            return None
+        for index, (description, _) in enumerate(mutants):
+            if time.perf_counter() - started > BUDGET_S:
+                return None
+            output = self._output(key, index, call)
+            if output is not NO_RESULT and same(output, call.value) and not same(output, reference):
+                return description
+        return None
+
+    def mutants(self) -> list[tuple[str, types.ModuleType]]:
+        with self._lock:
+            if self._mutants is None:
+                self._mutants = self._load()
+            return self._mutants
+
+    def _load(self) -> list[tuple[str, types.ModuleType]]:
+        loaded = []
+        try:
+            sources = self.problem.mutant_sources()
+        except Exception:  # noqa: BLE001 - a malformed mutant folder is selftest's to report; no diagnoses then
+            log.warning("mutants of %s could not be read; no diagnoses", self.problem.slug, exc_info=True)
+            return []
+        for source in sources:
+            if not source.description:
+                continue
+            module = types.ModuleType(f"paperlab_mutant_{self.problem.slug}_{source.name.removesuffix('.py')}")
+            try:
+                with _helpers_importable(self.problem):
+                    exec(compile(source.code, source.name, "exec"), module.__dict__)  # noqa: S102 - trusted file
+            except Exception:  # noqa: BLE001 - a mutant that does not even import diagnoses nothing
+                log.warning("mutant %s of %s does not load", source.name, self.problem.slug, exc_info=True)
+                continue
+            loaded.append((_sentence(source.description), module))
+        return loaded
+
+    def _output(self, key: tuple[str, str], index: int, call: CallResult) -> Any:
+        """What mutant `index` (-1: the reference) returns for the call's input, computed once per input."""
+        with self._lock:
+            if key in self._cache and index in self._cache[key]:
+                self._cache.move_to_end(key)
+                return self._cache[key][index]
+        module = self.problem.reference if index < 0 else self.mutants()[index][1]
+        args, kwargs = call.arguments  # type: ignore[misc]
+        output = _run(getattr(module, call.function, None), args, kwargs)
+        with self._lock:
+            self._cache.setdefault(key, {})[index] = output
+            self._cache.move_to_end(key)
+            while len(self._cache) > CACHE_INPUTS:
+                self._cache.popitem(last=False)
+        return output
+
+
+def _too_big(arguments: tuple[tuple[Any, ...], dict[str, Any]]) -> bool:
+    """Inputs the size of a paper's dictionary take every mutant long to recompute; they get no diagnosis."""
+    args, kwargs = arguments
+    return sum(value.numel() for value in (*args, *kwargs.values()) if isinstance(value, torch.Tensor)) > MAX_ELEMENTS
+
+
+def _run(function: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    if not callable(function):
+        return NO_RESULT
+    try:
+        with torch.no_grad():
+            return function(*copy.deepcopy(args), **copy.deepcopy(kwargs))
+    except Exception:  # noqa: BLE001 - a mutant that raises here reproduces no value
+        return NO_RESULT
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equal within the dtype's tolerance (tensors), recursively for tuples and lists, exactly otherwise."""
+    if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
+        if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)):
+            return False
+        if a.shape != b.shape or a.dtype != b.dtype or a.device.type != b.device.type:
+            return False
+        if a.device.type == "meta" or a.numel() == 0:
+            return True
+        rtol, atol = tolerance(a.dtype)
+        return bool(torch.isclose(a.detach().double(), b.detach().double(), rtol=rtol, atol=atol,
+                                  equal_nan=True).all())
+    if isinstance(a, tuple | list) or isinstance(b, tuple | list):
+        return (type(a) is type(b) and len(a) == len(b)  # type: ignore[arg-type]
+                and all(same(x, y) for x, y in zip(a, b, strict=True)))  # type: ignore[arg-type]
+    if isinstance(a, float) and isinstance(b, float):
+        return math.isclose(a, b, rel_tol=1e-7, abs_tol=1e-9) or (math.isnan(a) and math.isnan(b))
+    return type(a) is type(b) and bool(a == b)
+
+
+def _sentence(description: str) -> str:
+    text = description.strip().rstrip(".")
+    if text.lower().startswith("this is what you get"):
+        return f"{text}."
+    return f"Your result matches a known mistake: {text[0].lower()}{text[1:]}."
+
+
+class _helpers_importable:  # noqa: N801 - a context manager used like a function
+    """`import helpers` gives the problem's helpers.py while a mutant loads (as for the reference)."""
+
+    def __init__(self, problem: Problem) -> None:
+        self.problem = problem
+        self.previous: Any = None
+
+    def __enter__(self) -> None:
+        if not self.problem.helpers:
+            return
+        module = types.ModuleType("helpers")
+        exec(compile(self.problem.helpers, "helpers.py", "exec"), module.__dict__)  # noqa: S102 - trusted file
+        self.previous = sys.modules.get("helpers")
+        sys.modules["helpers"] = module
+
+    def __exit__(self, *exc: object) -> None:
+        if not self.problem.helpers:
+            return
+        if self.previous is None:
+            sys.modules.pop("helpers", None)
+        else:
+            sys.modules["helpers"] = self.previous
