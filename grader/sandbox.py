@@ -98,7 +98,12 @@ def interpreter_layout() -> InterpreterLayout:
 def bwrap_command(bwrap: str, *, tmp_size_mb: int, argv: list[str]) -> list[str]:
     """A fresh user/pid/net/ipc/uts/mount/cgroup namespace, no network but loopback, read-only system and
     interpreter, a private size-capped /tmp, an empty environment, and nothing of the project tree beyond the
-    worker's two files."""
+    worker's files.
+
+    `--as-pid-1`: `argv` itself is the sandbox's pid 1, not a bubblewrap init whose /proc/1/cmdline would name
+    every host path mounted here (checkout, virtualenv, home). pid 1 must then reap the orphans of its tree
+    (worker.zygote does); and the kernel drops every signal sent to it from inside its namespace unless it
+    installed a handler for it, a wall against the children beside the seccomp filter."""
     command = [
         bwrap,
         "--unshare-all",
@@ -106,6 +111,7 @@ def bwrap_command(bwrap: str, *, tmp_size_mb: int, argv: list[str]) -> list[str]
         "--disable-userns",
         "--die-with-parent",
         "--new-session",
+        "--as-pid-1",
         "--clearenv",
         "--uid", "65534",
         "--gid", "65534",
