@@ -6,6 +6,12 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+# A check's message names the call, expected and got: a few lines. A submission that returns 8,000 strings used
+# to make each message 656 KB and its report 22 MB, stored, replayed over SSE and embedded in the page.
+MAX_MESSAGE_CHARS = 4000
+MAX_REPORT_BYTES = 1_000_000  # the whole JSON document; outputs and messages are trimmed to fit, checks never
+MIN_TRIMMED_CHARS = 200  # what trimming leaves of a message or an output at the least
+
 CheckStatus = Literal["passed", "failed", "error", "skipped"]
 ReportStatus = Literal["passed", "failed", "error"]
 SandboxKind = Literal["bubblewrap", "none"]
@@ -64,6 +70,37 @@ class Report(BaseModel):
         return sum(check.status == "passed" for check in self.checks)
 
 
+def cap_text(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """`text` in at most `limit` characters, ending "... N more characters" when cut; capping twice changes
+    nothing."""
+    if len(text) <= limit:
+        return text
+    kept = max(0, limit - len(f"... {len(text)} more characters"))
+    return f"{text[:kept]}... {len(text) - kept} more characters"
+
+
+def _capped(checks: list[CheckResult], error: ReportError | None, limit: int
+            ) -> tuple[list[CheckResult], ReportError | None]:
+    checks = [check.model_copy(update={"message": cap_text(check.message, limit),
+                                       "output": cap_text(check.output, limit)}) for check in checks]
+    if error is not None:
+        error = error.model_copy(update={"message": cap_text(error.message, limit)})
+    return checks, error
+
+
+def fit_report(report: Report, *, max_bytes: int = MAX_REPORT_BYTES) -> Report:
+    """Every message and output capped, then trimmed harder until the JSON document fits `max_bytes` (or
+    they are down to MIN_TRIMMED_CHARS each); every check stays, with its status."""
+    original_checks, original_error = report.checks, report.error
+    limit = MAX_MESSAGE_CHARS
+    while True:
+        checks, error = _capped(original_checks, original_error, limit)
+        report = report.model_copy(update={"checks": checks, "error": error})
+        if limit <= MIN_TRIMMED_CHARS or len(report.model_dump_json().encode()) <= max_bytes:
+            return report
+        limit = max(MIN_TRIMMED_CHARS, limit // 2)
+
+
 def summarise(
     *,
     problem: str,
@@ -74,7 +111,8 @@ def summarise(
     duration_ms: float,
     error: ReportError | None = None,
 ) -> Report:
-    """Derive `solved` and `status` from the checks so no caller can get them out of step."""
+    """Derive `solved` and `status` from the checks so no caller can get them out of step; cap the document's
+    size (fit_report)."""
     required_ok = all(c.status == "passed" for c in checks if c.required)
     grader_broke = any(c.status == "error" for c in checks) or (error is not None and error.kind == "grader")
     solved = bool(checks) and required_ok and error is None and not grader_broke
@@ -84,7 +122,7 @@ def summarise(
         status = "error"
     else:
         status = "failed"
-    return Report(
+    return fit_report(Report(
         problem=problem,
         solved=solved,
         status=status,
@@ -94,4 +132,4 @@ def summarise(
         sandbox=sandbox,
         duration_ms=round(duration_ms, 3),
         error=error,
-    )
+    ))
