@@ -52,8 +52,9 @@ SUBMISSION_FRAME = re.compile(r'File "submission\.py", line (\d+)')
 ZYGOTE_PIDS = 4096  # bound on a template's whole tree; each child's own cap is Limits.max_processes
 CGROUP_SLACK_BYTES = 64 * 1024 * 1024  # allocator and kernel overhead beyond what RLIMIT_DATA lets Python have
 TEMPLATE_RSS_MB = 350  # a warm template after importing torch and warming it up (measured ~310 MB, see bench)
-# The template's own share of its tree's memory cap: its ~310 MB resident after warm-up plus what the import
-# itself touches on the way (MEASURED_PEAK below), with room to spare.
+# The template's own share of its tree's memory cap. Measured (cgroup v1, torch 2.x): its cgroup's peak charge is
+# ~220 MB and its RSS ~315 MB (library pages first read by another process are charged there). 512 MB leaves
+# room for a cold page cache, which the kernel reclaims before it would kill anything at the cap.
 TEMPLATE_MEMORY_BYTES = 512 * 1024 * 1024
 SHM_TMPFS_BYTES = 1024 * 1024  # the sandbox's /dev/shm (sandbox.bwrap_command)
 STDERR_TAIL_BYTES = 8192  # what is kept of a template's stderr, for the message when it fails to start

@@ -12,7 +12,8 @@ from collections.abc import Iterator
 import pytest
 
 from grader.judge import grade
-from grader.pool import WorkerPool
+from grader.limits import Limits
+from grader.pool import CGROUP_SLACK_BYTES, TEMPLATE_MEMORY_BYTES, WorkerPool
 from grader.problems import Problem
 from grader.report import Report
 from tests.conftest import assert_pool_idle_and_clean, assert_pool_removed, new_pool, template_host_pids
@@ -329,3 +330,61 @@ def test_signals_to_the_template_are_refused(one_template: WorkerPool, adder: Pr
     (report,) = graded_without_restart(one_template, adder, adder_correct, SIGNALS.replace("ATTACK", attack))
     assert outcome(report, "add_one.values", "OUTCOME") == REFUSED
 
+
+
+# ------------------------------------------------------------------------------ the template's own resources
+
+
+def test_the_template_tree_has_a_memory_cap(one_template: WorkerPool, adder: Problem) -> None:
+    """Whatever a child could leave charged to the template's tree (its tmpfs pages, an unknown leak) is bounded:
+    the template, one child at its limit, the sandbox's tmpfs."""
+    (zygote,) = one_template._all  # noqa: SLF001 - the test reads where the pool keeps its template
+    assert zygote.cgroup is not None
+    memory = zygote.cgroup.paths.get("memory", zygote.cgroup.paths.get("unified"))
+    assert memory is not None
+    name = "memory.max" if zygote.cgroup.version == 2 else "memory.limit_in_bytes"
+    cap = int((memory / name).read_text())
+    child_cap = (adder.limits.memory_mb << 20) + CGROUP_SLACK_BYTES
+    assert cap >= TEMPLATE_MEMORY_BYTES + child_cap
+    assert cap <= TEMPLATE_MEMORY_BYTES + (Limits().memory_mb << 20) + CGROUP_SLACK_BYTES + (256 << 20)
+
+
+ORPHANS = '''
+import os, time
+
+def leave_orphans(count):
+    """Each grandchild outlives its parent, so it is re-parented to the sandbox's pid 1, then exits."""
+    for _ in range(count):
+        pid = os.fork()
+        if pid == 0:
+            if os.fork() == 0:
+                time.sleep(0.1)
+            os._exit(0)
+        os.waitpid(pid, 0)
+
+def zombies():
+    found = []
+    for name in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{name}/stat") as stat:
+                if name.isdigit() and stat.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    found.append(int(name))
+        except OSError:
+            pass
+    return found
+
+def add_one(x):
+    leave_orphans(5)
+    time.sleep(0.5)
+    raise RuntimeError(f"ZOMBIES [{' '.join(map(str, zombies()))}]")
+
+def scaled_sum(x, factor):
+    raise RuntimeError(f"ZOMBIES [{' '.join(map(str, zombies()))}]")
+'''
+
+
+def test_orphans_are_reaped_by_pid_1(one_template: WorkerPool, adder: Problem, adder_correct: str) -> None:
+    """The template is the sandbox's pid 1, so the orphans of a child's tree are its own to reap: an unreaped
+    zombie keeps its pid charged to the job's cgroup and then to the template's tree."""
+    (report,) = graded_without_restart(one_template, adder, adder_correct, ORPHANS)
+    assert outcome(report, "add_one.values", "ZOMBIES") == ""  # the pids of any zombie left
