@@ -38,6 +38,7 @@ from grader.sandbox import (
     bwrap_command,
     create_root_cgroup,
     host_pid_of,
+    open_worker_files,
     probe,
     remove_stale_cgroups,
     worker_argv,
@@ -210,14 +211,16 @@ class Zygote:
     def start(self, timeout: float = ZYGOTE_START_TIMEOUT_S) -> None:
         host_end, worker_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         argv = worker_argv(worker_end.fileno(), sandboxed=self.sandboxed)
+        worker_files: dict[str, int] = {}
         if self.sandboxed:
             assert self.root_cgroup is not None and self.bwrap is not None
             self.cgroup = self.root_cgroup.child(self.name, leaf=False)
             self._fit_tree_memory(Limits())  # pids and memory caps of the whole tree
             self.template_cgroup = self.cgroup.child("template", leaf=True)
             join = "; ".join(f"echo $$ > {path}/cgroup.procs" for path in self.template_cgroup.paths.values())
+            worker_files = open_worker_files()
             command = ["/bin/sh", "-c", f'set -e; {join}; exec "$0" "$@"',
-                       *bwrap_command(self.bwrap, tmp_size_mb=self.tmp_size_mb, argv=argv)]
+                       *bwrap_command(self.bwrap, tmp_size_mb=self.tmp_size_mb, argv=argv, worker_files=worker_files)]
             env = {"PATH": "/usr/bin:/bin"}
         else:
             command = argv
@@ -225,13 +228,16 @@ class Zygote:
                    "THP_MEM_ALLOC_ENABLE": "1"}
         try:
             self.process = self.spawner.run(lambda: subprocess.Popen(
-                command, pass_fds=(worker_end.fileno(),), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                command, pass_fds=(worker_end.fileno(), *worker_files.values()), stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
                 stderr=self._stderr.write_end, env=env, start_new_session=True, close_fds=True,
                 cwd="/" if self.sandboxed else self._workdir.name,
             ))
         finally:
             self._stderr.close_write_end()
             worker_end.close()
+            for descriptor in worker_files.values():
+                os.close(descriptor)
         self.control = host_end
         try:
             ready = self._receive(timeout)

@@ -44,7 +44,8 @@ def seen(adder: Problem, grade_code: GradeCode) -> dict[str, Any]:
     return dict(json.loads(output.removeprefix("INIT").strip()))
 
 
-@pytest.mark.parametrize("source", ["cmdline", "environ", "stderr_target", "parent_cmdline", "parent_environ"])
+@pytest.mark.parametrize("source", ["cmdline", "environ", "stderr_target", "parent_cmdline", "parent_environ",
+                                    "own_descriptors"])
 def test_pid_1_and_the_template_show_no_host_path(seen: dict[str, Any], source: str) -> None:
     shown = [path for path in HOST_PATHS if path in seen[source]]
     assert shown == [], f"/proc shows host paths {shown} in {source}: {seen[source][:2000]}"
@@ -58,3 +59,9 @@ def test_pid_1_is_the_template_not_bubblewrap(seen: dict[str, Any]) -> None:
 def test_pid_1_stderr_cannot_be_written(seen: dict[str, Any]) -> None:
     assert seen["stderr_write"] != "written", seen["stderr_target"]
     assert seen["stderr_write"].startswith("PermissionError"), seen["stderr_write"]
+
+
+def test_mounts_do_not_name_the_grader_folder(seen: dict[str, Any]) -> None:
+    """The worker's files are copied in, not bind-mounted from the checkout. (The interpreter and the virtualenv
+    still are: mountinfo names their host paths, see docs/engine.md.)"""
+    assert str(GRADER_DIR) not in seen["mountinfo"], seen["mountinfo"][:3000]

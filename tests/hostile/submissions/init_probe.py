@@ -1,4 +1,5 @@
-# Reads what the sandbox's pid 1 shows of itself and tries to write to its stderr; prints one JSON line.
+# Reads what the sandbox's pid 1 shows of itself, tries to write to its stderr, and lists its own descriptors and
+# mounts; prints one JSON line.
 import json
 import os
 
@@ -34,6 +35,8 @@ FOUND = {
     "stderr_write": write("/proc/1/fd/2"),
     "parent_cmdline": read(f"/proc/{os.getppid()}/cmdline"),
     "parent_environ": read(f"/proc/{os.getppid()}/environ"),
+    "own_descriptors": " ".join(link(f"/proc/self/fd/{fd}") for fd in sorted(os.listdir("/proc/self/fd"), key=int)),
+    "mountinfo": read("/proc/self/mountinfo"),
 }
 print("INIT" + json.dumps(FOUND))  # noqa: T201 - the test reads what the submission printed
 
