@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 # A check's message names the call, expected and got: a few lines. A submission that returns 8,000 strings used
 # to make each message 656 KB and its report 22 MB, stored, replayed over SSE and embedded in the page.
 MAX_MESSAGE_CHARS = 4000
+MAX_OUTPUT_CHARS = 5000  # what a check printed: the judge keeps 4,000 characters and notes the cut
 MAX_REPORT_BYTES = 1_000_000  # the whole JSON document; outputs and messages are trimmed to fit, checks never
 MIN_TRIMMED_CHARS = 200  # what trimming leaves of a message or an output at the least
 
@@ -80,9 +81,11 @@ def cap_text(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
 
 
 def _capped_check(check: CheckResult, limit: int) -> CheckResult:
-    if len(check.message) <= limit and len(check.output) <= limit:
+    output_limit = MAX_OUTPUT_CHARS if limit == MAX_MESSAGE_CHARS else limit  # trimmed alike only to fit the report
+    if len(check.message) <= limit and len(check.output) <= output_limit:
         return check  # the usual case: no copy (a report is built after every grading)
-    return check.model_copy(update={"message": cap_text(check.message, limit), "output": cap_text(check.output, limit)})
+    return check.model_copy(update={"message": cap_text(check.message, limit),
+                                    "output": cap_text(check.output, output_limit)})
 
 
 def _capped(checks: list[CheckResult], error: ReportError | None, limit: int
@@ -93,8 +96,9 @@ def _capped(checks: list[CheckResult], error: ReportError | None, limit: int
 
 
 def fit_report(report: Report, *, max_bytes: int = MAX_REPORT_BYTES) -> Report:
-    """Every message and output capped, then trimmed harder until the JSON document fits `max_bytes` (or
-    they are down to MIN_TRIMMED_CHARS each); every check stays, with its status."""
+    """Every message capped at MAX_MESSAGE_CHARS and output at MAX_OUTPUT_CHARS, then both trimmed harder until
+    the JSON document fits `max_bytes` (or they are down to MIN_TRIMMED_CHARS each); every check stays, with its
+    status."""
     original_checks, original_error = report.checks, report.error
     limit = MAX_MESSAGE_CHARS
     while True:

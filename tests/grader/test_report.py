@@ -8,6 +8,7 @@ import pytest
 
 from grader.report import (
     MAX_MESSAGE_CHARS,
+    MAX_OUTPUT_CHARS,
     MAX_REPORT_BYTES,
     CheckResult,
     Experiment,
@@ -127,7 +128,8 @@ def test_every_message_output_and_error_is_capped() -> None:
     got = report([check], ReportError(kind="load", message=long))
     assert len(got.checks[0].message) <= MAX_MESSAGE_CHARS
     assert got.checks[0].message.endswith("more characters")
-    assert len(got.checks[0].output) <= MAX_MESSAGE_CHARS
+    assert len(got.checks[0].output) <= MAX_OUTPUT_CHARS
+    assert got.checks[0].output.endswith("more characters")
     assert got.error is not None and len(got.error.message) <= MAX_MESSAGE_CHARS
 
 
@@ -146,3 +148,9 @@ def test_a_small_report_is_left_as_it_is() -> None:
     check = CheckResult(id="g.c", title="t", group="g", required=True, status="failed", message="expected 1, got 2",
                         output="printed\n")
     assert report([check]).checks == [check]
+
+
+def test_an_output_the_judge_already_cut_keeps_its_note() -> None:
+    output = "x" * 4000 + "\n[... output truncated]"
+    check = CheckResult(id="g.c", title="t", group="g", required=True, status="failed", message="m", output=output)
+    assert report([check]).checks[0].output == output
