@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from grader.judge import grade
-from grader.pool import WorkerPool
+from grader.pool import StderrTail, WorkerPool
 from grader.problems import Problem
 from grader.report import Report
 from grader.sandbox import GRADER_DIR
@@ -65,3 +65,21 @@ def test_mounts_do_not_name_the_grader_folder(seen: dict[str, Any]) -> None:
     """The worker's files are copied in, not bind-mounted from the checkout. (The interpreter and the virtualenv
     still are: mountinfo names their host paths, see docs/engine.md.)"""
     assert str(GRADER_DIR) not in seen["mountinfo"], seen["mountinfo"][:3000]
+
+
+def test_template_stderr_is_a_pipe_not_a_host_file(sandbox_pool: WorkerPool,
+                                                    template_pids: Callable[[WorkerPool], list[int]]) -> None:
+    targets = [os.readlink(f"/proc/{pid}/fd/2") for pid in template_pids(sandbox_pool)]
+    assert targets and all(target.startswith("pipe:") for target in targets), targets
+
+
+def test_stderr_tail_keeps_the_end_of_what_was_written() -> None:
+    """The judge drains a template's stderr whatever it writes, and keeps a bounded tail for error messages."""
+    tail = StderrTail("test", limit=1000)
+    with open(tail.write_end, "wb", closefd=False) as pipe:
+        pipe.write(b"".join(b"line %06d\n" % i for i in range(20_000)))  # 220 KB: three times a pipe's buffer
+    tail.close_write_end()
+    text = tail.tail(chars=100, wait_s=10)
+    assert text.endswith("line 019999")
+    assert len(text) <= 100
+    assert len(tail.tail(chars=5000)) <= 1000
