@@ -59,7 +59,10 @@ def outcome(report: Report, check_id: str, label: str) -> str:
 
 # ------------------------------------------------------------------------------------------- SysV + POSIX IPC
 
-IPC_HELPERS = '''
+# The IPC calls run in a fresh interpreter the submission starts, as an attacker would: the worker's audit hook
+# refuses ctypes in-process, but nothing stops a child from exec'ing Python, and only the kernel (the seccomp
+# filter the exec'd program inherits) stands between it and the template's IPC namespace.
+IPC_PROGRAM = '''
 import ctypes, os
 
 libc = ctypes.CDLL(None, use_errno=True)
@@ -67,7 +70,7 @@ libc.shmat.restype = ctypes.c_void_p
 KEY = IPC_KEY
 NAME = b"/paperlab-%d" % KEY
 IPC_CREAT, IPC_NOWAIT, SETVAL, GETVAL = 0o1000, 0o4000, 16, 12
-SECRET = b"left-by-%d" % os.getpid()
+SECRET = b"left-by-%d" % os.getppid()
 FAILED_ADDRESS = ctypes.c_void_p(-1).value
 
 
@@ -122,10 +125,22 @@ def posix_queue(create):
     buffer = ctypes.create_string_buffer(8192)
     size = libc.mq_receive(descriptor, buffer, 8192, None)
     return refused("mq_receive") if size < 0 else "found " + buffer.raw[:size].decode()
+'''
+
+IPC_SUBMISSION = '''
+import os, subprocess, sys
+
+PROGRAM = IPC_PROGRAM_TEXT
 
 
-SEEN = IPC_KIND(create=False)  # what an earlier child of this template left
-LEFT = IPC_KIND(create=True)
+def in_fresh_interpreter(call):
+    done = subprocess.run([sys.executable, "-I", "-c", PROGRAM + f"\\nprint({call})"], capture_output=True,
+                          text=True, timeout=20)
+    return done.stdout.strip() or f"exit {done.returncode}: {done.stderr.strip()[-200:]}"
+
+
+SEEN = in_fresh_interpreter("IPC_KIND(create=False)")  # what an earlier child of this template left
+LEFT = in_fresh_interpreter("IPC_KIND(create=True)")
 REPORT = f"SEEN [{SEEN}] LEFT [{LEFT}]"
 
 
@@ -148,7 +163,8 @@ IPC_KINDS = [
 
 
 def ipc_submission(kind: str, *, restart_each_call: bool) -> str:
-    return (IPC_HELPERS.replace("IPC_KEY", str(next(_keys))).replace("IPC_KIND", kind)
+    program = IPC_PROGRAM.replace("IPC_KEY", str(next(_keys)))
+    return (IPC_SUBMISSION.replace("IPC_PROGRAM_TEXT", repr(program)).replace("IPC_KIND", kind)
             .replace("RESTART_EACH_CALL", str(restart_each_call)))
 
 
