@@ -25,7 +25,7 @@ from grader.checks import Check, _with_hint
 from grader.interleave import CallSession, GroupedCallSession, Interleaver, TaskSession
 from grader.pool import LoadResult, WorkerPool, WorkerSession
 from grader.problems import HELPERS_MODULE, Problem
-from grader.report import CheckResult, Experiment, Report, ReportError, summarise
+from grader.report import CheckResult, Experiment, Report, ReportError, cap_text, summarise
 from grader.sandbox import SandboxUnavailable
 
 log = logging.getLogger(__name__)
@@ -295,7 +295,7 @@ def run_check(check: Check, runner: CheckRunner, context: CheckContext) -> Check
         group=check.group,
         required=check.required,
         status=status,  # type: ignore[arg-type]
-        message=message,
+        message=cap_text(message),  # live events carry it as it is: cap here, not only in the report
         duration_ms=round((time.perf_counter() - started) * 1000, 3),
         output=runner.take_output(),
         limit=limit,

@@ -38,6 +38,7 @@ from grader.sandbox import (
     bwrap_command,
     create_root_cgroup,
     host_pid_of,
+    open_worker_files,
     probe,
     remove_stale_cgroups,
     worker_argv,
@@ -52,6 +53,12 @@ SUBMISSION_FRAME = re.compile(r'File "submission\.py", line (\d+)')
 ZYGOTE_PIDS = 4096  # bound on a template's whole tree; each child's own cap is Limits.max_processes
 CGROUP_SLACK_BYTES = 64 * 1024 * 1024  # allocator and kernel overhead beyond what RLIMIT_DATA lets Python have
 TEMPLATE_RSS_MB = 350  # a warm template after importing torch and warming it up (measured ~310 MB, see bench)
+# The template's own share of its tree's memory cap. Measured (cgroup v1, torch 2.x): its cgroup's peak charge is
+# ~220 MB and its RSS ~315 MB (library pages first read by another process are charged there). 512 MB leaves
+# room for a cold page cache, which the kernel reclaims before it would kill anything at the cap.
+TEMPLATE_MEMORY_BYTES = 512 * 1024 * 1024
+SHM_TMPFS_BYTES = 1024 * 1024  # the sandbox's /dev/shm (sandbox.bwrap_command)
+STDERR_TAIL_BYTES = 8192  # what is kept of a template's stderr, for the message when it fails to start
 MEMORY_BUDGET_SHARE = 0.8  # of the memory available when the pool starts
 
 
@@ -133,6 +140,49 @@ def _cgroup_memory(limits: Limits) -> int:
     return limits.memory_mb * 1024 * 1024 + CGROUP_SLACK_BYTES
 
 
+def template_tree_memory(limits: Limits, *, tmp_size_mb: int) -> int:
+    """The memory cap of a template's whole tree: the template, one child at its own cap, and the sandbox's tmpfs
+    (/tmp, /dev/shm), whose pages a child leaves charged to the tree until the template wipes them before the
+    next fork. Nothing else may be left by a child (IPC is refused by seccomp), so a tree never needs more; the
+    cap bounds what an unknown leak could pin."""
+    return TEMPLATE_MEMORY_BYTES + _cgroup_memory(limits) + tmp_size_mb * 1024 * 1024 + SHM_TMPFS_BYTES
+
+
+class StderrTail:
+    """A template's stderr: a pipe that a daemon thread of the judge drains, keeping the last `limit` bytes.
+
+    Not a file: the template is the sandbox's pid 1, and its stderr was a host temporary file that any child
+    could append to through /proc/1/fd/2; a pipe has no path, and a full pipe never blocks the template."""
+
+    def __init__(self, name: str, limit: int = STDERR_TAIL_BYTES) -> None:
+        read_end, self.write_end = os.pipe()
+        self.limit = limit
+        self._kept = bytearray()
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._drain, args=(read_end,), name=f"paperlab-stderr-{name}",
+                                        daemon=True)
+        self._thread.start()
+
+    def _drain(self, read_end: int) -> None:
+        with open(read_end, "rb", buffering=0) as pipe:
+            while chunk := pipe.read(65536):
+                with self._lock:
+                    self._kept += chunk
+                    del self._kept[:-self.limit]
+
+    def close_write_end(self) -> None:
+        """Once the template holds its copy: the drain then ends when the template's tree has exited."""
+        with contextlib.suppress(OSError):
+            os.close(self.write_end)
+
+    def tail(self, chars: int = 2000, *, wait_s: float = 0.0) -> str:
+        """The last `chars` characters; `wait_s`: let the drain catch up first (the template has just exited)."""
+        self._thread.join(wait_s)
+        with self._lock:
+            text = self._kept.decode(errors="replace")
+        return text[-chars:].strip() or "(no output)"
+
+
 class Zygote:
     """One sandboxed template process and the single child it may have at a time."""
 
@@ -150,7 +200,8 @@ class Zygote:
         self.pid_in_sandbox: int | None = None
         self.jobs = 0
         self.ready: Child | None = None  # a child forked ahead of demand, waiting for its submission
-        self._log = tempfile.TemporaryFile()
+        self.tree_memory_bytes = 0  # the memory cap of this template's cgroup tree, raised to fit each child
+        self._stderr = StderrTail(name)
         self._workdir = tempfile.TemporaryDirectory(prefix="paperlab-worker-")  # cwd of unsandboxed workers
 
     @property
@@ -160,41 +211,52 @@ class Zygote:
     def start(self, timeout: float = ZYGOTE_START_TIMEOUT_S) -> None:
         host_end, worker_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         argv = worker_argv(worker_end.fileno(), sandboxed=self.sandboxed)
+        worker_files: dict[str, int] = {}
         if self.sandboxed:
             assert self.root_cgroup is not None and self.bwrap is not None
             self.cgroup = self.root_cgroup.child(self.name, leaf=False)
-            self.cgroup.limit(max_pids=ZYGOTE_PIDS, memory_bytes=None)
+            self._fit_tree_memory(Limits())  # pids and memory caps of the whole tree
             self.template_cgroup = self.cgroup.child("template", leaf=True)
             join = "; ".join(f"echo $$ > {path}/cgroup.procs" for path in self.template_cgroup.paths.values())
+            worker_files = open_worker_files()
             command = ["/bin/sh", "-c", f'set -e; {join}; exec "$0" "$@"',
-                       *bwrap_command(self.bwrap, tmp_size_mb=self.tmp_size_mb, argv=argv)]
+                       *bwrap_command(self.bwrap, tmp_size_mb=self.tmp_size_mb, argv=argv, worker_files=worker_files)]
             env = {"PATH": "/usr/bin:/bin"}
         else:
             command = argv
             env = {"PATH": "/usr/bin:/bin", "HOME": tempfile.gettempdir(), "OMP_NUM_THREADS": "1",
                    "THP_MEM_ALLOC_ENABLE": "1"}
-        self.process = self.spawner.run(lambda: subprocess.Popen(
-            command, pass_fds=(worker_end.fileno(),), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=self._log, env=env, start_new_session=True, close_fds=True,
-            cwd=None if self.sandboxed else self._workdir.name,
-        ))
-        worker_end.close()
+        try:
+            self.process = self.spawner.run(lambda: subprocess.Popen(
+                command, pass_fds=(worker_end.fileno(), *worker_files.values()), stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=self._stderr.write_end, env=env, start_new_session=True, close_fds=True,
+                cwd="/" if self.sandboxed else self._workdir.name,
+            ))
+        finally:
+            self._stderr.close_write_end()
+            worker_end.close()
+            for descriptor in worker_files.values():
+                os.close(descriptor)
         self.control = host_end
         try:
             ready = self._receive(timeout)
         except WorkerLost as exc:
-            tail = self.stderr_tail()
+            tail = self._stderr.tail(wait_s=1.0)
             self.close()
             raise SandboxUnavailable(f"the worker template did not start: {exc.reason}; {tail}") from None
         self.pid_in_sandbox = ready.get("pid")
 
     def stderr_tail(self) -> str:
-        if self._log.closed:
-            return "(log closed)"
-        self._log.seek(0, os.SEEK_END)
-        size = self._log.tell()
-        self._log.seek(max(0, size - 2000))
-        return self._log.read().decode(errors="replace").strip() or "(no output)"
+        """The end of what the template wrote on stderr (it writes only when something went wrong)."""
+        return self._stderr.tail()
+
+    def _fit_tree_memory(self, limits: Limits) -> None:
+        """Raise the tree's memory cap to fit a child under `limits` (never lower it under a running tree)."""
+        needed = template_tree_memory(limits, tmp_size_mb=self.tmp_size_mb)
+        if self.cgroup is not None and needed > self.tree_memory_bytes:
+            self.cgroup.limit(max_pids=ZYGOTE_PIDS, memory_bytes=needed)
+            self.tree_memory_bytes = needed
 
     def alive(self) -> bool:
         return self.process is not None and self.process.poll() is None
@@ -219,6 +281,7 @@ class Zygote:
             return self.fork(limits)
         child.limits = limits
         if child.cgroup is not None:
+            self._fit_tree_memory(limits)
             child.cgroup.limit(max_pids=limits.max_processes, memory_bytes=_cgroup_memory(limits))
         return child
 
@@ -236,6 +299,7 @@ class Zygote:
         self.jobs += 1
         job_cgroup = None
         if self.cgroup is not None:
+            self._fit_tree_memory(limits)
             job_cgroup = self.cgroup.child(f"job{self.jobs}", leaf=True)
             job_cgroup.limit(max_pids=limits.max_processes, memory_bytes=_cgroup_memory(limits))
         host_end, worker_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -314,7 +378,6 @@ class Zygote:
         if self.cgroup is not None:
             self.cgroup.kill_all()
             self.cgroup.remove()
-        self._log.close()
         self._workdir.cleanup()
 
 

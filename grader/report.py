@@ -6,6 +6,13 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+# A check's message names the call, expected and got: a few lines. A submission that returns 8,000 strings used
+# to make each message 656 KB and its report 22 MB, stored, replayed over SSE and embedded in the page.
+MAX_MESSAGE_CHARS = 4000
+MAX_OUTPUT_CHARS = 5000  # what a check printed: the judge keeps 4,000 characters and notes the cut
+MAX_REPORT_BYTES = 1_000_000  # the whole JSON document; outputs and messages are trimmed to fit, checks never
+MIN_TRIMMED_CHARS = 200  # what trimming leaves of a message or an output at the least
+
 CheckStatus = Literal["passed", "failed", "error", "skipped"]
 ReportStatus = Literal["passed", "failed", "error"]
 SandboxKind = Literal["bubblewrap", "none"]
@@ -64,6 +71,59 @@ class Report(BaseModel):
         return sum(check.status == "passed" for check in self.checks)
 
 
+def cap_text(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """`text` in at most `limit` characters, ending "... N more characters" when cut; capping twice changes
+    nothing."""
+    if len(text) <= limit:
+        return text
+    kept = max(0, limit - len(f"... {len(text)} more characters"))
+    return f"{text[:kept]}... {len(text) - kept} more characters"
+
+
+def _capped_check(check: CheckResult, limit: int) -> CheckResult:
+    output_limit = MAX_OUTPUT_CHARS if limit == MAX_MESSAGE_CHARS else limit  # trimmed alike only to fit the report
+    if len(check.message) <= limit and len(check.output) <= output_limit:
+        return check  # the usual case: no copy (a report is built after every grading)
+    return check.model_copy(update={"message": cap_text(check.message, limit),
+                                    "output": cap_text(check.output, output_limit)})
+
+
+def _capped(checks: list[CheckResult], error: ReportError | None, limit: int
+            ) -> tuple[list[CheckResult], ReportError | None]:
+    if error is not None and len(error.message) > limit:
+        error = error.model_copy(update={"message": cap_text(error.message, limit)})
+    return [_capped_check(check, limit) for check in checks], error
+
+
+def fit_report(report: Report, *, max_bytes: int = MAX_REPORT_BYTES) -> Report:
+    """Every message capped at MAX_MESSAGE_CHARS and output at MAX_OUTPUT_CHARS, then both trimmed harder until
+    the JSON document fits `max_bytes` (or they are down to MIN_TRIMMED_CHARS each); every check stays, with its
+    status."""
+    original_checks, original_error = report.checks, report.error
+    limit = MAX_MESSAGE_CHARS
+    while True:
+        checks, error = _capped(original_checks, original_error, limit)
+        if error is not report.error or any(new is not old for new, old in zip(checks, report.checks, strict=True)):
+            report = report.model_copy(update={"checks": checks, "error": error})
+        if limit <= MIN_TRIMMED_CHARS or _size_bound(report) <= max_bytes:
+            return report
+        if len(report.model_dump_json().encode()) <= max_bytes:
+            return report
+        limit = max(MIN_TRIMMED_CHARS, limit // 2)
+
+
+def _size_bound(report: Report) -> int:
+    """An upper bound on the report's JSON size in bytes, without serialising it (that takes ~0.4 ms for a
+    MoCo report): a character takes at most 6 bytes (an escape), a number at most 32."""
+    text = len(report.problem) + (len(report.error.message) if report.error else 0)
+    text += sum(len(c.id) + len(c.title) + len(c.group) + len(c.message) + len(c.output) for c in report.checks)
+    numbers = len(report.limits) + len(report.checks)
+    if report.experiment is not None:
+        text += sum(len(name) for name in report.experiment.series)
+        numbers += len(report.experiment.steps) + sum(len(v) for v in report.experiment.series.values())
+    return 6 * text + 32 * numbers + 200 * len(report.checks) + 1000
+
+
 def summarise(
     *,
     problem: str,
@@ -74,7 +134,8 @@ def summarise(
     duration_ms: float,
     error: ReportError | None = None,
 ) -> Report:
-    """Derive `solved` and `status` from the checks so no caller can get them out of step."""
+    """Derive `solved` and `status` from the checks so no caller can get them out of step; cap the document's
+    size (fit_report)."""
     required_ok = all(c.status == "passed" for c in checks if c.required)
     grader_broke = any(c.status == "error" for c in checks) or (error is not None and error.kind == "grader")
     solved = bool(checks) and required_ok and error is None and not grader_broke
@@ -84,7 +145,7 @@ def summarise(
         status = "error"
     else:
         status = "failed"
-    return Report(
+    return fit_report(Report(
         problem=problem,
         solved=solved,
         status=status,
@@ -94,4 +155,4 @@ def summarise(
         sandbox=sandbox,
         duration_ms=round(duration_ms, 3),
         error=error,
-    )
+    ))

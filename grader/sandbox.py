@@ -95,10 +95,24 @@ def interpreter_layout() -> InterpreterLayout:
     return InterpreterLayout(mounts=mounts, python=python, site_dirs=site_dirs, library_path=library)
 
 
-def bwrap_command(bwrap: str, *, tmp_size_mb: int, argv: list[str]) -> list[str]:
+def open_worker_files() -> dict[str, int]:
+    """Read-only descriptors of the worker's files, for bwrap_command (the caller passes and then closes them)."""
+    return {name: os.open(GRADER_DIR / name, os.O_RDONLY | os.O_CLOEXEC) for name in WORKER_FILES}
+
+
+def bwrap_command(bwrap: str, *, tmp_size_mb: int, argv: list[str],
+                  worker_files: dict[str, int] | None = None) -> list[str]:
     """A fresh user/pid/net/ipc/uts/mount/cgroup namespace, no network but loopback, read-only system and
     interpreter, a private size-capped /tmp, an empty environment, and nothing of the project tree beyond the
-    worker's two files."""
+    worker's files.
+
+    `--as-pid-1`: `argv` itself is the sandbox's pid 1, not a bubblewrap init whose /proc/1/cmdline would name
+    every host path mounted here (checkout, virtualenv, home). pid 1 must then reap the orphans of its tree
+    (worker.zygote does); and the kernel drops every signal sent to it from inside its namespace unless it
+    installed a handler for it, a wall against the children beside the seccomp filter.
+
+    `worker_files` (name -> descriptor, open_worker_files): the worker's files are copied in (`--ro-bind-data`)
+    rather than bind-mounted, so /proc/self/mountinfo does not name the checkout they come from."""
     command = [
         bwrap,
         "--unshare-all",
@@ -106,6 +120,7 @@ def bwrap_command(bwrap: str, *, tmp_size_mb: int, argv: list[str]) -> list[str]
         "--disable-userns",
         "--die-with-parent",
         "--new-session",
+        "--as-pid-1",
         "--clearenv",
         "--uid", "65534",
         "--gid", "65534",
@@ -129,7 +144,10 @@ def bwrap_command(bwrap: str, *, tmp_size_mb: int, argv: list[str]) -> list[str]
     if layout.library_path:
         command += ["--setenv", "LD_LIBRARY_PATH", layout.library_path]
     for name in WORKER_FILES:
-        command += ["--ro-bind", str(GRADER_DIR / name), f"{SANDBOX_WORKER_DIR}/{name}"]
+        if worker_files is None:
+            command += ["--ro-bind", str(GRADER_DIR / name), f"{SANDBOX_WORKER_DIR}/{name}"]
+        else:
+            command += ["--perms", "0444", "--ro-bind-data", str(worker_files[name]), f"{SANDBOX_WORKER_DIR}/{name}"]
     command += [
         "--remount-ro", "/dev",
         "--remount-ro", "/",

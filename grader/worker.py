@@ -152,7 +152,13 @@ def _exercise_torch() -> None:
 
 def zygote(control_fd: int, *, sandboxed: bool) -> None:
     """Control messages are single JSON datagrams on a SOCK_SEQPACKET socket; a fork request carries the
-    job's stream socket as SCM_RIGHTS."""
+    job's stream socket as SCM_RIGHTS.
+
+    Inside the sandbox this process is pid 1 (bwrap --as-pid-1): every orphan of a child's tree becomes ours to
+    reap, and the kernel drops any signal from inside the sandbox that we have no handler for."""
+    _PRISTINE_LIMITS.update(_current_limits())  # before anything else runs: what every child starts from
+    if sandboxed:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Python's KeyboardInterrupt handler would let SIGINT in
     control = socket.socket(fileno=control_fd)
     _warm_up()
     gc.freeze()  # children's collections then leave the template's objects (and their shared pages) alone
@@ -167,6 +173,9 @@ def zygote(control_fd: int, *, sandboxed: bool) -> None:
         request = json.loads(data)
         if request.get("op") != "fork" or len(fds) != 1:
             return
+        _reap_orphans()
+        if _current_limits() != _PRISTINE_LIMITS:
+            os._exit(4)  # a template whose limits were changed must not serve again; the pool replaces it
         if sandboxed:
             _wipe_tmp()  # the sandbox's private /tmp; outside a sandbox there is nothing of ours to wipe
         pid = os.fork()
@@ -178,7 +187,7 @@ def zygote(control_fd: int, *, sandboxed: bool) -> None:
                 os._exit(0)
         os.close(fds[0])
         _send_control(control, {"op": "forked", "pid": pid})
-        _, status, usage = os.wait4(pid, 0)
+        status, usage = _wait_for(pid)
         _send_control(
             control,
             {
@@ -191,14 +200,42 @@ def zygote(control_fd: int, *, sandboxed: bool) -> None:
         )
 
 
+def _wait_for(child: int) -> tuple[int, Any]:
+    """(status, rusage) of `child`, reaping on the way the orphans re-parented to us: an unreaped zombie keeps
+    its pid charged to the job's cgroup, and, once that is gone, to the template's whole tree."""
+    while True:
+        pid, status, usage = os.wait4(-1, 0)
+        if pid == child:
+            return status, usage
+
+
+def _reap_orphans() -> None:
+    """Zombies of a finished child's tree that died after it (the host kills the whole job cgroup at once)."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
 def _send_control(control: socket.socket, message: dict[str, Any]) -> None:
     control.send(json.dumps(message).encode())
 
 
 def _wipe_tmp() -> None:
-    """Nothing a previous child wrote may reach the next one (the host killed that child's whole tree first)."""
+    """Nothing a previous child wrote may reach the next one (the host killed that child's whole tree first).
+    The seccomp filter refuses SysV IPC, so none can exist; a template that finds any all the same retires."""
     for directory in ("/tmp", "/dev/shm"):
         _empty_directory(directory)
+    for kind in ("shm", "msg", "sem"):
+        try:
+            with open(f"/proc/sysvipc/{kind}") as table:
+                if len(table.read().splitlines()) > 1:  # a header line, then one line per object
+                    os._exit(3)
+        except FileNotFoundError:
+            pass  # a kernel without System V IPC
 
 
 def _empty_directory(directory: str) -> None:
@@ -416,27 +453,41 @@ def _seal(main_thread: int) -> Guard:
 # ----------------------------------------------------------------------------------------------- serving
 
 
-def _apply_limits(limits: dict[str, Any]) -> None:
-    def cap(which: int, value: int) -> None:
-        soft, hard = resource.getrlimit(which)
-        if hard != resource.RLIM_INFINITY:
-            value = min(value, hard)
-        resource.setrlimit(which, (value, value if which != resource.RLIMIT_CPU else value + 1))
+_PRISTINE_LIMITS: dict[int, tuple[int, int]] = {}  # every resource limit of the template as it started
 
+
+def _current_limits() -> dict[int, tuple[int, int]]:
+    return {getattr(resource, name): resource.getrlimit(getattr(resource, name))
+            for name in dir(resource) if name.startswith("RLIMIT_")}
+
+
+def _apply_limits(limits: dict[str, Any]) -> None:
+    """Set every resource limit of this child from the template's pristine limits, never from what it inherited
+    (a submission once lowered the template's limits and every later child failed while loading)."""
     vm_data_kb = 0
     with open("/proc/self/status") as status:
         for line in status:
             if line.startswith("VmData:"):
                 vm_data_kb = int(line.split()[1])
-    cap(resource.RLIMIT_DATA, vm_data_kb * 1024 + int(limits["memory_mb"]) * 1024 * 1024)
-    cap(resource.RLIMIT_CPU, int(limits["cpu_time_s"]))
-    cap(resource.RLIMIT_FSIZE, int(limits["file_size_mb"]) * 1024 * 1024)
-    cap(resource.RLIMIT_NOFILE, int(limits["open_files"]))
-    cap(resource.RLIMIT_CORE, 0)
-    try:
-        cap(resource.RLIMIT_NPROC, int(limits["max_processes"]))  # effective only when not mapped to root
-    except (ValueError, OSError):
-        pass
+    wanted = {
+        resource.RLIMIT_DATA: vm_data_kb * 1024 + int(limits["memory_mb"]) * 1024 * 1024,
+        resource.RLIMIT_CPU: int(limits["cpu_time_s"]),
+        resource.RLIMIT_FSIZE: int(limits["file_size_mb"]) * 1024 * 1024,
+        resource.RLIMIT_NOFILE: int(limits["open_files"]),
+        resource.RLIMIT_CORE: 0,
+        resource.RLIMIT_MSGQUEUE: 0,  # no POSIX message queue bytes (seccomp refuses mq_open too)
+        resource.RLIMIT_NPROC: int(limits["max_processes"]),  # effective only when not mapped to root
+    }
+    for which, (soft, hard) in (_PRISTINE_LIMITS or _current_limits()).items():
+        if which in wanted:
+            # CPU: SIGXCPU at the soft limit (reported as the limit), SIGKILL one second later
+            ceiling = wanted[which] + 1 if which == resource.RLIMIT_CPU else wanted[which]
+            soft, hard = _at_most(wanted[which], hard), _at_most(ceiling, hard)
+        resource.setrlimit(which, (soft, hard))
+
+
+def _at_most(value: int, hard: int) -> int:
+    return value if hard == resource.RLIM_INFINITY else min(value, hard)
 
 
 class Output:

@@ -6,7 +6,17 @@ import json
 
 import pytest
 
-from grader.report import CheckResult, Experiment, Report, ReportError, summarise
+from grader.report import (
+    MAX_MESSAGE_CHARS,
+    MAX_OUTPUT_CHARS,
+    MAX_REPORT_BYTES,
+    CheckResult,
+    Experiment,
+    Report,
+    ReportError,
+    cap_text,
+    summarise,
+)
 
 
 def result(status: str, *, required: bool = True, id: str = "g.c") -> CheckResult:
@@ -88,3 +98,59 @@ def test_an_experiment_with_non_finite_values_survives_a_round_trip_through_json
 
     again = Experiment.model_validate_json(context.experiment.model_dump_json())
     assert again.series["loss"] == [1.0, None, None]
+
+
+@pytest.mark.parametrize(
+    ("length", "kept"),
+    [
+        pytest.param(0, 0, id="empty"),
+        pytest.param(MAX_MESSAGE_CHARS, MAX_MESSAGE_CHARS, id="exactly-the-cap"),
+        pytest.param(MAX_MESSAGE_CHARS + 1, None, id="one-over"),
+        pytest.param(656_000, None, id="656-KB"),
+    ],
+)
+def test_cap_text_keeps_a_prefix_and_counts_the_rest(length: int, kept: int | None) -> None:
+    text = "".join(chr(ord("a") + i % 26) for i in range(length))
+    capped = cap_text(text)
+    assert len(capped) <= MAX_MESSAGE_CHARS
+    if kept is not None:
+        assert capped == text
+        return
+    prefix, _, rest = capped.partition("... ")
+    assert text.startswith(prefix)
+    assert rest == f"{length - len(prefix)} more characters"
+    assert cap_text(capped) == capped  # capping again changes nothing
+
+
+def test_every_message_output_and_error_is_capped() -> None:
+    long = "x" * 50_000
+    check = CheckResult(id="g.c", title="t", group="g", required=True, status="failed", message=long, output=long)
+    got = report([check], ReportError(kind="load", message=long))
+    assert len(got.checks[0].message) <= MAX_MESSAGE_CHARS
+    assert got.checks[0].message.endswith("more characters")
+    assert len(got.checks[0].output) <= MAX_OUTPUT_CHARS
+    assert got.checks[0].output.endswith("more characters")
+    assert got.error is not None and len(got.error.message) <= MAX_MESSAGE_CHARS
+
+
+def test_a_report_is_trimmed_to_its_cap_and_keeps_every_check() -> None:
+    """400 checks with capped 4,000-character messages and outputs would be 3.2 MB."""
+    checks = [CheckResult(id=f"g.c{i}", title="t", group="g", required=i % 2 == 0, status="failed" if i else "passed",
+                          message="m" * 9000, output="o" * 9000) for i in range(400)]
+    got = report(checks)
+    assert len(got.model_dump_json().encode()) <= MAX_REPORT_BYTES
+    assert [(c.id, c.status, c.required) for c in got.checks] == [(c.id, c.status, c.required) for c in checks]
+    assert all(c.message.endswith("more characters") and c.output.endswith("more characters") for c in got.checks)
+    assert (got.solved, got.status) == (False, "failed")
+
+
+def test_a_small_report_is_left_as_it_is() -> None:
+    check = CheckResult(id="g.c", title="t", group="g", required=True, status="failed", message="expected 1, got 2",
+                        output="printed\n")
+    assert report([check]).checks == [check]
+
+
+def test_an_output_the_judge_already_cut_keeps_its_note() -> None:
+    output = "x" * 4000 + "\n[... output truncated]"
+    check = CheckResult(id="g.c", title="t", group="g", required=True, status="failed", message="m", output=output)
+    assert report([check]).checks[0].output == output
