@@ -21,7 +21,10 @@ def test_infinite_loop_at_import(grade_code: GradeCode) -> None:
     report = grade_code(submission("loop_at_import"))
     assert_unsolved_within(report, 5 + 10)
     assert report.error is not None and report.error.kind == "limit"
-    assert report.error.message == "time limit 5 s exceeded in loading your code"
+    assert report.error.message in (  # a tight `while True: pass` is caught on either of its two lines
+        "time limit 5 s exceeded in loading your code (it was running line 2 of your code: `while True:`)",
+        "time limit 5 s exceeded in loading your code (it was running line 3 of your code: `pass`)",
+    ), report.error.message
     assert {check.status for check in report.checks} == {"skipped"}
     assert all("time limit 5 s exceeded" in check.message for check in report.checks)
 
@@ -30,9 +33,10 @@ def test_infinite_loop_in_a_function(grade_code: GradeCode) -> None:
     report = grade_code(submission("loop_in_call"))
     assert_unsolved_within(report, WHOLE_SUBMISSION_BOUND_S)
     found = messages(report)
-    assert found["add_one.values"] == "time limit 3 s exceeded in add_one(x=float32[2, 3])"
-    assert found["add_one.fresh_storage"] == "time limit 3 s exceeded in add_one(x=float32[3] [1, 1, 1])"
-    # each timed-out check ran on a fresh worker; the next checks were graded normally
+    assert found["add_one.values"].startswith("time limit 3 s exceeded in add_one(x=float32[2, 3]) (it was running line")
+    # add_one is not called again; the next checks were graded normally on a fresh worker
+    assert found["add_one.fresh_storage"] == (
+        "not run: add_one did not return within 3 s in check ‘add_one adds one to every element’ (an endless loop?)")
     assert [c.status for c in report.checks if c.group == "scaled_sum"] == ["passed", "passed", "passed"]
     for check in report.checks:
         assert check.duration_ms < 3000 + 5000
@@ -41,17 +45,17 @@ def test_infinite_loop_in_a_function(grade_code: GradeCode) -> None:
 def test_the_total_time_limit_bounds_a_submission_whose_every_call_hangs(
     grade_code: GradeCode, adder: Problem
 ) -> None:
-    """Five checks whose calls each take the 3 s call limit would need 15 s; the total limit of 7 s ends it."""
-    spec = adder.spec.model_copy(update={"limits": adder.limits.model_copy(update={"total_timeout_s": 7.0})})
+    """Each looping function costs one call limit (3 s); the total limit of 4 s ends the second one early."""
+    spec = adder.spec.model_copy(update={"limits": adder.limits.model_copy(update={"total_timeout_s": 4.0})})
     report = grade_code(submission("loop_everywhere"), problem=dataclasses.replace(adder, spec=spec))
-    assert_unsolved_within(report, 7 + 8)
+    assert_unsolved_within(report, 4 + 8)
     found = list(messages(report).values())
-    assert found[0] == "time limit 3 s exceeded in add_one(x=float32[2, 3])"
-    assert found[1] == "time limit 3 s exceeded in add_one(x=float32[3] [1, 1, 1])"
-    assert found[2].startswith("total time limit 7 s for the whole submission used up in scaled_sum(")
+    assert found[0].startswith("time limit 3 s exceeded in add_one(x=float32[2, 3])")
+    assert found[1].startswith("not run: add_one did not return within 3 s")
+    assert found[2].startswith("total time limit 4 s for the whole submission used up in scaled_sum("), found
     # (a restart late in the budget says so too, never "time limit 0.001 s exceeded in loading your code")
     assert len(found) == 5
-    assert all(m.startswith("total time limit 7 s for the whole submission used up") for m in found[3:]), found
+    assert all("total time limit 4 s" in m for m in found[3:]), found
 
 
 def test_memory_bomb_hits_the_memory_limit(grade_code: GradeCode) -> None:
@@ -73,10 +77,10 @@ def test_memory_bomb_across_processes_hits_the_cgroup_limit(grade_code: GradeCod
 def test_fork_bomb_is_capped_by_the_process_limit(grade_code: GradeCode) -> None:
     report = grade_code(submission("fork_bomb"))
     assert_unsolved_within(report, WHOLE_SUBMISSION_BOUND_S)
-    for check_id in ("add_one.values", "add_one.fresh_storage"):
-        message = messages(report)[check_id]
-        assert message.startswith("time limit 3 s exceeded in add_one(")
-        assert message.endswith("(your code also hit the limit of 8 processes/threads)")
+    message = messages(report)["add_one.values"]
+    assert message.startswith("time limit 3 s exceeded in add_one(")
+    assert "(your code also hit the limit of 8 processes/threads)" in message
+    assert messages(report)["add_one.fresh_storage"].startswith("not run: add_one did not return within 3 s")
     assert [c.status for c in report.checks if c.group == "scaled_sum"] == ["passed", "passed", "passed"]
 
 
