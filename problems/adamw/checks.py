@@ -332,25 +332,29 @@ def _plain_adamw(weights, moments, step, grads, *, lr, betas, eps, weight_decay)
     return out_weights, out_moments
 
 
-@check("update.trajectory", "Eight steps on your own outputs follow an independent AdamW",
+@check("update.trajectory", "Twelve steps along an independent AdamW trajectory, one step at a time",
        clauses=["update.param", "update.bias_correction"])
 def trajectory(sub, ref):
-    # The learner's function is fed its own outputs on a quadratic with curvatures 10, 1 and 0.1; alongside,
-    # a plain-Python AdamW (torch.optim.AdamW's order of operations) runs on the same problem.
+    # A plain-Python AdamW (torch.optim.AdamW's order of operations) runs 12 steps on a quadratic with curvatures
+    # 10, 1 and 0.1. The learner's function is called once per step from that trajectory's state (all in one
+    # round trip) and must land on the trajectory's next state, moments included.
     settings = {"betas": (0.8, 0.99), "eps": 1e-8, "weight_decay": 0.2}
-    curvature = torch.tensor([10.0, 10.0, 1.0, 1.0, 0.1, 0.1], dtype=torch.float64)
-    start = torch.tensor([1.0, -1.0, 2.0, 0.5, -3.0, 1.5], dtype=torch.float64)
-    param, exp_avg, exp_avg_sq = start.clone(), torch.zeros(6, dtype=torch.float64), torch.zeros(6, dtype=torch.float64)
-    weights, moments = start.tolist(), [(0.0, 0.0)] * 6
-    for step in range(1, 9):
-        grad = curvature * param  # gradient of 0.5 * sum(curvature * param^2) at the learner's parameters
-        result = sub.adamw_step.call(param, grad, exp_avg, exp_avg_sq, step, 0.05, **settings)
-        param, exp_avg, exp_avg_sq = _unpack(result, (start,))
-        grads = [c * w for c, w in zip(curvature.tolist(), weights, strict=True)]
+    curvature = [10.0, 10.0, 1.0, 1.0, 0.1, 0.1]
+    weights, moments = [1.0, -1.0, 2.0, 0.5, -3.0, 1.5], [(0.0, 0.0)] * 6
+    calls, following = [], []
+    for step in range(1, 13):
+        grads = [c * w for c, w in zip(curvature, weights, strict=True)]
+        state = tuple(torch.tensor(values, dtype=torch.float64) for values in
+                      (weights, grads, [m for m, _ in moments], [v for _, v in moments]))
+        calls.append(((*state, step, 0.05), settings))
         weights, moments = _plain_adamw(weights, moments, step, grads, lr=0.05, **settings)
-        expect_close(param, torch.tensor(weights, dtype=torch.float64), what=f"new_param after step {step}",
-                     call=result, hint="(an independent AdamW, run alongside on the same problem, is elsewhere "
-                     "by now)")
+        following.append(tuple(torch.tensor(values, dtype=torch.float64) for values in
+                               (weights, [m for m, _ in moments], [v for _, v in moments])))
+    for step, (result, expected) in enumerate(zip(sub.adamw_step.map(calls), following, strict=True), start=1):
+        got = _unpack(result, (expected[0],))
+        for name, value, wanted in zip(NAMES, got, expected, strict=True):
+            expect_close(value, wanted, what=f"{name} at step {step}", call=result,
+                         hint="(an independent AdamW, run on the same problem, takes a different step here)")
 
 
 @check("update.lr_zero", "lr = 0 leaves the parameter's values unchanged and still updates the moments",
@@ -537,23 +541,23 @@ def hyper_ranges(sub, ref):
 # -------------------------------------------------------------------------------------------- experiment
 
 EXPERIMENT_CURVATURE = (1000.0, 1.0)  # condition number 1000: one steep direction, one flat
-EXPERIMENT_STEPS = 30
+EXPERIMENT_STEPS = 20
 
 
 @check("experiment.ill_conditioned", "Experiment: your AdamW against gradient descent, curvatures 1000 and 1",
        clauses=["update.param"])
 def ill_conditioned(sub, ref, ctx):
-    # f(x) = 0.5 * (1000 x1^2 + x2^2) from x = (1, 1). Gradient descent is stable only for lr < 2 / 1000; at
-    # lr = 1 / 1000 it solves the steep coordinate in one step and then crawls along the flat one (x2 shrinks by
-    # 0.999 per step). Adam divides each coordinate's step by that coordinate's own gradient size, so both
-    # coordinates move at about lr per step, whatever their curvature.
+    # f(x) = 0.5 * (1000 x1^2 + x2^2) from x = (1, 1), Adam at lr = 0.08. Gradient descent is stable only for
+    # lr < 2 / 1000; at lr = 1 / 1000 it solves the steep coordinate in one step and then crawls along the flat
+    # one (x2 shrinks by 0.999 per step). Adam divides each coordinate's step by that coordinate's own gradient
+    # size, so both coordinates move at about lr per step, whatever their curvature.
     curvature = torch.tensor(EXPERIMENT_CURVATURE, dtype=torch.float64)
     x_adam = torch.ones(2, dtype=torch.float64)
     exp_avg, exp_avg_sq = torch.zeros(2, dtype=torch.float64), torch.zeros(2, dtype=torch.float64)
     x_sgd = torch.ones(2, dtype=torch.float64)
     adam_path, sgd_path = [x_adam.tolist()], [x_sgd.tolist()]
     for step in range(1, EXPERIMENT_STEPS + 1):
-        result = sub.adamw_step.call(x_adam, curvature * x_adam, exp_avg, exp_avg_sq, step, 0.05, weight_decay=0.0)
+        result = sub.adamw_step.call(x_adam, curvature * x_adam, exp_avg, exp_avg_sq, step, 0.08, weight_decay=0.0)
         x_adam, exp_avg, exp_avg_sq = _unpack(result, (x_adam,))
         x_sgd = x_sgd - 1e-3 * curvature * x_sgd
         adam_path.append(x_adam.tolist())
