@@ -304,7 +304,6 @@ def _tensor_mismatch(got: torch.Tensor, expected: torch.Tensor, *, rtol: float, 
     bad = ~(((diff <= allowed) & finite) | same_inf | both_nan)
     if not bool(bad.any()):
         return ""
-    finite_diff = torch.where(bad & torch.isfinite(diff), diff, torch.zeros_like(diff))
     worst_flat = int(torch.argmax(torch.where(bad, torch.nan_to_num(diff, nan=math.inf, posinf=math.inf), -1.0)))
     first_flat = int(torch.nonzero(bad.flatten())[0])
     count = int(bad.sum())
@@ -320,27 +319,36 @@ def _tensor_mismatch(got: torch.Tensor, expected: torch.Tensor, *, rtol: float, 
         wanted, came = _distinct(e.item(), g.item())
         parts = [f"expected {wanted}, got {came} (rtol={rtol:g}, atol={atol:g})"]
     else:
-        parts.append(_error_sizes(finite_diff, e, bad))
+        parts.append(_error_sizes(diff, e, bad))
         parts.append(f"first{at(first_flat)}")
         if worst_flat != first_flat:
             parts.append(f"worst{at(worst_flat)}")
     return "; ".join(parts)
 
 
-def _error_sizes(finite_diff: torch.Tensor, expected: torch.Tensor, bad: torch.Tensor) -> str:
-    """'max abs error A, max rel error R', where a relative error exists: it does not where 0 was expected
-    (dividing by a floor there printed errors like 1e+30, which read as a numerical blow-up)."""
-    text = f"max abs error {float(finite_diff.max()):.3g}"
-    at_zero = bad & (expected == 0)
-    elsewhere = bad & (expected != 0)
-    if bool(elsewhere.any()):
-        relative = torch.where(elsewhere, finite_diff / expected.abs().clamp_min(1e-300), torch.zeros_like(finite_diff))
-        text += f", max rel error {float(relative.max()):.3g}"
-        if bool(at_zero.any()):
-            text += f" ({int(at_zero.sum())} more where 0 is expected)"
-    elif bool(at_zero.any()):
-        text += " (expected 0 at every differing value, so no relative error)"
-    return text
+def _error_sizes(diff: torch.Tensor, expected: torch.Tensor, bad: torch.Tensor) -> str:
+    """'max abs error A, max rel error R' over the differing values where both are finite. No relative error
+    where 0 was expected (dividing by a floor there printed errors like 1e+30, which read as a blow-up), and
+    nan or infinite values are counted apart (their error is not a number)."""
+    finite = bad & torch.isfinite(diff)
+    parts = []
+    if bool(finite.any()):
+        zero = torch.zeros_like(diff)
+        text = f"max abs error {float(torch.where(finite, diff, zero).max()):.3g}"
+        at_zero = finite & (expected == 0)
+        elsewhere = finite & (expected != 0)
+        if bool(elsewhere.any()):
+            relative = torch.where(elsewhere, diff / expected.abs().clamp_min(1e-300), zero)
+            text += f", max rel error {float(relative.max()):.3g}"
+            if bool(at_zero.any()):
+                text += f" ({int(at_zero.sum())} more where 0 is expected)"
+        else:
+            text += " (expected 0 at every such value, so no relative error)"
+        parts.append(text)
+    not_finite = int((bad & ~torch.isfinite(diff)).sum())
+    if not_finite:
+        parts.append(f"{not_finite} {'is' if not_finite == 1 else 'are'} nan or infinite")
+    return ", ".join(parts)
 
 
 def _unravel(flat: int, shape: tuple[int, ...]) -> tuple[int, ...]:

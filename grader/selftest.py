@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import importlib.util
+import io
 import re
 import subprocess
 import sys
@@ -186,9 +187,9 @@ def _examine_clauses(problem: Problem, verdict: ProblemVerdict, out: _Printer) -
         if not required:
             untested.append(clause.id)
         rows.append((clause.id, ", ".join(required) or "NONE", ", ".join(advisory) or "-"))
-    silent = [c.id for c in problem.checks if not c.clauses]
+    silent = [c.id for c in problem.checks if c.required and not c.clauses]  # an advisory one may test none
     if silent:
-        verdict.warnings.append(f"checks that name no clause (so the table cannot show what they test): "
+        verdict.warnings.append(f"required checks that name no clause (so the table cannot show what they test): "
                                 f"{', '.join(silent)}")
     if untested:
         verdict.failures.append(
@@ -401,6 +402,7 @@ def _examine_mutants(
         if report is not None:
             verdict.mutants.append(_judge_mutant(path.name, report))
     _explain_uncaught(problem, verdict, parsed, recorder)
+    _examine_corpus(problem, parsed, verdict)
     uncaught = [m for m in verdict.mutants if not m.caught]
     for mutant in uncaught:
         verdict.failures.append(f"mutant {mutant.name}: {mutant.trouble or 'no required check caught it'}")
@@ -418,6 +420,27 @@ def _examine_mutants(
     _examine_coverage(problem, verdict, out)
 
 
+# The catalogue's bar for a finished problem (docs/authoring.md): below it is a warning, not a failure.
+CATALOGUE_MUTANTS, CATALOGUE_CITED, CATALOGUE_VARIANTS = 12, 4, 3
+
+
+def _examine_corpus(problem: Problem, parsed: dict[str, Mutant], verdict: ProblemVerdict) -> None:
+    silent = sorted(name for name, mutant in parsed.items() if not mutant.description)
+    if silent:
+        verdict.warnings.append(f"mutants with no description (the first docstring line is what a learner whose "
+                                f"code behaves like it will be told): {', '.join(silent)}")
+    cited = sum(bool(m.citation) for m in parsed.values())
+    short = []
+    if len(parsed) < CATALOGUE_MUTANTS:
+        short.append(f"{len(parsed)} mutants (the catalogue asks {CATALOGUE_MUTANTS})")
+    if cited < CATALOGUE_CITED:
+        short.append(f"{cited} mutants with a Source: line ({CATALOGUE_CITED})")
+    if len(problem.variants()) < CATALOGUE_VARIANTS:
+        short.append(f"{len(problem.variants())} variants ({CATALOGUE_VARIANTS})")
+    if short:
+        verdict.warnings.append("below the catalogue's bar for a finished problem: " + ", ".join(short))
+
+
 def _explain_uncaught(problem: Problem, verdict: ProblemVerdict, parsed: dict[str, Mutant],
                       recorder: CallRecorder | None) -> None:
     """For each mutant no required check caught (and that loaded and crashed nothing): why not."""
@@ -430,7 +453,9 @@ def _explain_uncaught(problem: Problem, verdict: ProblemVerdict, parsed: dict[st
             mutant.trouble += f"; cannot say why: {recorder.unavailable}"
             continue
         comparison = compare_mutant(problem, parsed[mutant.name].code, mutant.name, recorded, cache)
-        mutant.trouble += f"; {comparison.explain()}"
+        skipped = recorder.skipped if recorder is not None else 0
+        left_out = f" ({skipped} larger calls of the checks were left out)" if skipped else ""
+        mutant.trouble += f"; {comparison.explain()}{left_out}"
 
 
 CELL = {"passed": ".", "failed": "x", "error": "E", "skipped": "-"}
@@ -499,6 +524,55 @@ def _examine_variants(problem: Problem, grade: Grade, verdict: ProblemVerdict, o
         verdict.failures.append("every variant must pass every check:\n" + "\n".join(problems))
     failing = {line.split(":", 1)[0] for line in problems}
     out.stage("variants", not problems, f"{len(paths) - len(failing)}/{len(paths)} pass every check", problems)
+
+
+# ----------------------------------------------------------------------------------- `grader messages`
+
+
+@dataclass(frozen=True)
+class MutantMessage:
+    """The first thing a learner who wrote this mutant would read."""
+
+    name: str
+    description: str  # the bug, as the mutant's docstring says it
+    check: str  # id of the first failing check ("" when the submission as a whole failed, or nothing failed)
+    title: str
+    message: str
+
+
+def first_failure(report: Report) -> tuple[str, str, str]:
+    """(check id, title, message) of the first failure in battery order, as the learner's page lists them."""
+    if report.error is not None:
+        return "", f"{report.error.kind} error", report.error.message
+    failing = next((c for c in report.checks if c.status in ("failed", "error")), None)
+    if failing is None:
+        return "", "", "no check fails: a learner with this code would be told nothing is wrong"
+    return failing.id, failing.title, failing.message
+
+
+def mutant_messages(problem: Problem, grade: Grade) -> list[MutantMessage]:
+    """Grade every mutant (materialised) and keep the first failure each shows. Raises MutantError on a
+    malformed mutant, naming its file and line."""
+    messages = []
+    for name, description, code in problem.mutant_sources():
+        check_id, title, message = first_failure(grade(problem, code))
+        messages.append(MutantMessage(name, description, check_id, title, message))
+    return messages
+
+
+def render_messages(messages: list[MutantMessage], *, color: bool = False) -> str:
+    stream = io.StringIO()
+    out = _Printer(stream, color)
+    for item in messages:
+        out.line(out.bold(item.name) + (f"  ({item.description})" if item.description else ""))
+        if item.check:
+            out.line(f"  {item.check}: {item.title}")
+        elif item.title:
+            out.line(f"  {item.title}")
+        for line in (item.message or "(no message)").splitlines():
+            out.line(f"    | {line}")
+        out.line("")
+    return stream.getvalue()
 
 
 # --------------------------------------------------------------------------------------------- printing
