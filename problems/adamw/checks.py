@@ -1,0 +1,573 @@
+"""Check battery for adamw_step (one AdamW update as a pure function).
+
+Groups: `update` (the equations, defaults, edge cases, a trajectory against torch.optim.AdamW), `result`
+(types, precision, autograd, no mutation, no aliasing) and `contract` (errors) are required; `experiment` is
+advisory (the learner's optimiser against plain gradient descent, for the notes). Every random input comes from
+a seeded generator, so two runs give identical verdicts.
+"""
+
+import math
+
+import torch
+
+from grader.checks import (
+    check,
+    expect,
+    expect_close,
+    expect_no_alias,
+    expect_rejected,
+    expect_tensor,
+    expect_unchanged,
+    fail,
+    tolerance,
+)
+
+NAMES = ("new_param", "new_exp_avg", "new_exp_avg_sq")
+DEFAULTS = {"betas": (0.9, 0.999), "eps": 1e-8, "weight_decay": 0.01}
+
+
+# ------------------------------------------------------------------------------------------------ inputs
+
+
+def _state(seed, shape, dtype=torch.float64, *, scale=1.0, fresh=False):
+    """param, grad, exp_avg, exp_avg_sq: a state in the middle of training (zero moments when fresh)."""
+    generator = torch.Generator().manual_seed(seed)
+    param = torch.randn(shape, generator=generator, dtype=torch.float64)
+    grad = scale * torch.randn(shape, generator=generator, dtype=torch.float64)
+    exp_avg = 0.3 * scale * torch.randn(shape, generator=generator, dtype=torch.float64)
+    exp_avg_sq = (scale * torch.randn(shape, generator=generator, dtype=torch.float64)) ** 2 * 0.2
+    if fresh:
+        exp_avg, exp_avg_sq = torch.zeros(shape, dtype=torch.float64), torch.zeros(shape, dtype=torch.float64)
+    return tuple(t.to(dtype) for t in (param, grad, exp_avg, exp_avg_sq))
+
+
+def _settings(kwargs):
+    return {**DEFAULTS, **kwargs}
+
+
+def _exact(ref, state, step, lr, **kwargs):
+    """The reference step in float64 from the same inputs, rounded to the inputs' dtype."""
+    dtype = state[0].dtype
+    out = ref.adamw_step(*(t.detach().double() for t in state), step, lr, **kwargs)
+    return tuple(t.to(dtype) for t in out)
+
+
+# ------------------------------------------------------------------------------------- naming the mistake
+
+
+def _mistakes(state, step, lr, betas, eps, weight_decay):
+    """new_param as each well-known mistake computes it, so a message can name the likely cause."""
+    param, grad, exp_avg, exp_avg_sq = (t.detach().double() for t in state)
+    beta1, beta2 = betas
+
+    def run(*, g=grad, decay=1 - lr * weight_decay, t1=step, t2=step, power=True, root=True, eps_inside=False,
+            eps_scale=1.0, decay_after=False, b1=beta1, b2=beta2):
+        m = b1 * exp_avg + (1 - b1) * g
+        v = b2 * exp_avg_sq + (1 - b2) * g * g
+        m_hat = m / ((1 - b1**t1) if power else (1 - b1)) if t1 else m
+        v_hat = v / ((1 - b2**t2) if power else (1 - b2)) if t2 else v
+        if eps_inside:
+            denominator = (v_hat + eps).sqrt()
+        else:
+            denominator = (v_hat.sqrt() if root else v_hat) + eps * eps_scale
+        update = lr * m_hat / denominator
+        return (param - update) * decay if decay_after else param * decay - update
+
+    bias2 = 1 - beta2**step
+    return {
+        "the moments are not bias-corrected (divide m by 1 - beta1^step and v by 1 - beta2^step)":
+            run(t1=0, t2=0),
+        "eps is inside the square root (use sqrt(v_hat) + eps)": run(eps_inside=True),
+        "eps is added before the bias correction, as sqrt(v) + eps (add it after: sqrt(v_hat) + eps)":
+            run(eps_scale=1 / math.sqrt(bias2)) if bias2 > 0 else None,
+        "the decay is added to the gradient (Adam with L2, not AdamW: shrink the weights by 1 - lr * "
+        "weight_decay and keep the moments free of it)": run(g=grad + weight_decay * param, decay=1.0),
+        "the decay is not scaled by the learning rate (multiply the weights by 1 - lr * weight_decay)":
+            run(decay=1 - weight_decay),
+        "step is used as a 0-based count (it already counts this update: the first call has step = 1)":
+            run(t1=step + 1, t2=step + 1),
+        "the decay is applied after the update (shrink the weights from before this step)": run(decay_after=True),
+        "beta1 and beta2 are swapped (beta1 averages the gradient, beta2 its square)": run(b1=beta2, b2=beta1),
+        "the bias correction uses 1 - beta instead of 1 - beta^step": run(power=False),
+        "the square root of v_hat is missing": run(root=False),
+        "there is no weight decay at all (weight_decay defaults to 0.01; shrink the weights by 1 - lr * "
+        "weight_decay)": run(decay=1.0),
+    }
+
+
+# A mistake is named when the learner's value matches it to within rounding: tight in float64, where the mistakes
+# differ from each other by as little as 1e-7 relative (eps inside or outside the root), looser in float32.
+DIAGNOSIS_TOLERANCE = {torch.float64: (1e-10, 1e-13), torch.float32: (1e-5, 1e-6)}
+
+
+def _matches(got, value):
+    rtol, atol = DIAGNOSIS_TOLERANCE[got.dtype]
+    return bool(torch.allclose(got.detach().double(), value, rtol=rtol, atol=atol))
+
+
+def _usable(got, state):
+    return isinstance(got, torch.Tensor) and got.shape == state[0].shape and got.dtype in DIAGNOSIS_TOLERANCE \
+        and bool(torch.isfinite(got).all())
+
+
+def _diagnosis(got, state, step, lr, settings):
+    if not _usable(got, state):
+        return ""
+    causes = [cause for cause, value in _mistakes(state, step, lr, **settings).items()
+              if value is not None and _matches(got, value)]
+    return f"(this is the new_param you get when {' or when '.join(causes)})" if causes else ""
+
+
+def _moment_mistakes(state, step, lr, betas, eps, weight_decay):
+    """(new_exp_avg, new_exp_avg_sq) as each well-known mistake returns them."""
+    param, grad, exp_avg, exp_avg_sq = (t.detach().double() for t in state)
+    beta1, beta2 = betas
+
+    def averages(g=grad, b1=beta1, b2=beta2, square=True, corrected=False):
+        m = b1 * exp_avg + (1 - b1) * g
+        v = b2 * exp_avg_sq + (1 - b2) * (g * g if square else g.abs())
+        return (m / (1 - b1**step), v / (1 - b2**step)) if corrected else (m, v)
+
+    return {
+        "the returned averages are bias-corrected (return the plain moving averages: they are the state the "
+        "next step continues from; correct only the copies used for the step)": averages(corrected=True),
+        "beta1 and beta2 are swapped (beta1 averages the gradient, beta2 its square)": averages(b1=beta2, b2=beta1),
+        "the decay is added to the gradient (Adam with L2, not AdamW: the averages see the raw gradient only)":
+            averages(g=grad + weight_decay * param),
+        "the second average tracks |grad| instead of grad squared": averages(square=False),
+    }
+
+
+def _moment_diagnosis(got, state, step, lr, settings):
+    if not all(_usable(value, state) for value in got[1:]):
+        return ""
+    causes = [cause for cause, (m, v) in _moment_mistakes(state, step, lr, **settings).items()
+              if _matches(got[1], m) and _matches(got[2], v)]
+    return f"(these are the averages you get when {' or when '.join(causes)})" if causes else ""
+
+
+# ------------------------------------------------------------------------------------------- comparisons
+
+
+def _unpack(result, state):
+    got = result.unwrap()
+    if not isinstance(got, tuple | list) or len(got) != 3:
+        fail(f"{result.call} returned {type(got).__name__}; return a tuple of three tensors "
+             "(new_param, new_exp_avg, new_exp_avg_sq)")
+    for name, value in zip(NAMES, got, strict=True):
+        expect_tensor(value, shape=tuple(state[0].shape), dtype=state[0].dtype, what=name, call=result)
+    return got
+
+
+def _expect_step(result, ref, state, step, lr, *, rtol=None, atol=None, hint="", **kwargs):
+    """Moments first (they are simpler and new_param depends on them), then new_param with a named mistake."""
+    got = _unpack(result, state)
+    expected = _exact(ref, state, step, lr, **kwargs)
+    moment_hint = _moment_diagnosis(got, state, step, lr, _settings(kwargs)) or hint
+    for index in (1, 2):
+        expect_close(got[index], expected[index], what=NAMES[index], call=result, rtol=rtol, atol=atol,
+                     hint=moment_hint)
+    default_rtol, default_atol = tolerance(state[0].dtype)
+    close = torch.isclose(got[0].detach().double(), expected[0].double(), rtol=default_rtol if rtol is None else rtol,
+                          atol=default_atol if atol is None else atol).all()
+    if not close:  # name the mistake only when there is one: the diagnosis costs eleven reference-sized steps
+        hint = _diagnosis(got[0], state, step, lr, _settings(kwargs)) or hint
+    expect_close(got[0], expected[0], what="new_param", call=result, rtol=rtol, atol=atol, hint=hint)
+
+
+# ------------------------------------------------------------------------------------------------ update
+
+
+@check("update.hand_example", "Hand example, first step: every coordinate moves by about lr",
+       clauses=["update.decay", "update.moments", "update.bias_correction", "update.eps", "update.param"])
+def hand_example(sub, ref):
+    # Decay [1, -2] * 0.999; m = 0.1 g, v = 0.001 g^2; at step 1 the corrections give m_hat = g, v_hat = g^2,
+    # so the step is lr * g / (|g| + eps): [0.999 - 0.1 * 0.5 / (0.5 + 1e-8), -1.998 + 0.1 * 0.1 / (0.1 + 1e-8)].
+    param = torch.tensor([1.0, -2.0], dtype=torch.float64)
+    grad = torch.tensor([0.5, -0.1], dtype=torch.float64)
+    zeros = torch.zeros(2, dtype=torch.float64)
+    state = (param, grad, zeros, zeros.clone())
+    result = sub.adamw_step.call(*state, 1, 0.1)
+    got = _unpack(result, state)
+    moment_hint = _moment_diagnosis(got, state, 1, 0.1, DEFAULTS)
+    expect_close(got[1], torch.tensor([0.05, -0.01], dtype=torch.float64), what="new_exp_avg", call=result,
+                 hint=moment_hint or "(0.1 * grad: from zero, the average is (1 - beta1) * grad)")
+    expect_close(got[2], torch.tensor([0.00025, 0.00001], dtype=torch.float64), what="new_exp_avg_sq",
+                 call=result, hint=moment_hint or "(0.001 * grad^2: from zero, (1 - beta2) * grad^2)")
+    expected = torch.tensor([0.999 - 0.1 * 0.5 / (0.5 + 1e-8), -1.998 + 0.1 * 0.1 / (0.1 + 1e-8)],
+                            dtype=torch.float64)
+    hint = _diagnosis(got[0], state, 1, 0.1, DEFAULTS) or "(about [0.899, -1.898]: decay by 1 - lr * " \
+        "weight_decay, then at step 1 the bias-corrected step is lr * grad / (|grad| + eps))"
+    expect_close(got[0], expected, what="new_param", call=result, hint=hint)
+
+
+@check("update.second_step", "Hand example, second step: a gradient that changed sign moves its coordinate less",
+       clauses=["update.bias_correction", "update.param"])
+def second_step(sub, ref):
+    # From the hand example's state, grad [0.5, 0.1] at step 2: m = [0.095, 0.001], m_hat = m / 0.19,
+    # v = [0.00049975, 0.00001999], v_hat = v / 0.001999 = [0.25, 0.01].
+    param = torch.tensor([0.999 - 0.1 * 0.5 / (0.5 + 1e-8), -1.998 + 0.1 * 0.1 / (0.1 + 1e-8)],
+                         dtype=torch.float64)
+    state = (param, torch.tensor([0.5, 0.1], dtype=torch.float64), torch.tensor([0.05, -0.01], dtype=torch.float64),
+             torch.tensor([0.00025, 0.00001], dtype=torch.float64))
+    result = sub.adamw_step.call(*state, 2, 0.1)
+    got = _unpack(result, state)
+    m_hat = torch.tensor([0.095, 0.001], dtype=torch.float64) / 0.19
+    expected = param * 0.999 - 0.1 * m_hat / (torch.tensor([0.5, 0.1], dtype=torch.float64) + 1e-8)
+    hint = _diagnosis(got[0], state, 2, 0.1, DEFAULTS) or "(at step 2 divide m by 1 - 0.9^2 = 0.19 and v by " \
+        "1 - 0.999^2 = 0.001999)"
+    expect_close(got[0], expected, what="new_param", call=result, hint=hint)
+
+
+@check("update.first_step_scale_free", "From zero moments, step 1 moves each coordinate by lr |g| / (|g| + eps)",
+       clauses=["update.bias_correction", "update.eps"])
+def first_step_scale_free(sub, ref):
+    # Gradients from 1e-6 to 1e3: the first step is about lr for each, and exactly lr |g| / (|g| + eps).
+    grad = torch.tensor([1e-6, -3e-3, 0.2, -7.0, 1e3], dtype=torch.float64)
+    param = torch.linspace(-1, 1, 5, dtype=torch.float64)
+    zeros = torch.zeros(5, dtype=torch.float64)
+    state = (param, grad, zeros, zeros.clone())
+    result = sub.adamw_step.call(*state, 1, 0.01, weight_decay=0.0)
+    _expect_step(result, ref, state, 1, 0.01, weight_decay=0.0,
+                 hint="(with zero moments the bias-corrected step 1 is lr * g / (|g| + eps), about lr for every "
+                 "coordinate)")
+
+
+@check("update.moments", "The returned moments are the plain moving averages, not bias-corrected",
+       clauses=["update.moments", "update.bias_correction"])
+def moments(sub, ref):
+    cases = [((4, 3), 3, 0.01, {"betas": (0.8, 0.99)}), ((6,), 1, 0.1, {}), ((2, 2), 50, 1e-3, {"betas": (0.0, 0.5)})]
+    calls, states = [], []
+    for seed, (shape, step, lr, kwargs) in enumerate(cases):
+        states.append(_state(30 + seed, shape))
+        calls.append(((*states[-1], step, lr), kwargs))
+    for result, state, (_, step, lr, kwargs) in zip(sub.adamw_step.map(calls), states, cases, strict=True):
+        _expect_step(result, ref, state, step, lr, hint="(m = beta1 m + (1 - beta1) g, v = beta2 v + (1 - beta2) "
+                     "g^2; return them before bias correction)", **kwargs)
+
+
+@check("update.decoupled_decay", "Weight decay shrinks the weights and never enters the moments",
+       clauses=["update.decay", "update.moments"])
+def decoupled_decay(sub, ref):
+    # Zero gradient and zero moments: the step is 0 / (0 + eps) = 0, so only the decay moves the weights.
+    param = torch.tensor([[2.0, -1.0], [0.5, 4.0]], dtype=torch.float64)
+    zeros = torch.zeros(2, 2, dtype=torch.float64)
+    result = sub.adamw_step.call(param, zeros, zeros.clone(), zeros.clone(), 5, 0.1, weight_decay=0.5)
+    got = _unpack(result, (param,))
+    expect_close(got[0], param * (1 - 0.1 * 0.5), what="new_param", call=result,
+                 hint="(with a zero gradient only the decay acts: param * (1 - lr * weight_decay) = param * 0.95)")
+    expect_close(got[1], zeros, what="new_exp_avg", call=result,
+                 hint="(the decay must not be added to the gradient: that is Adam with L2, not AdamW)")
+    state = _state(31, (5,))
+    light, heavy = sub.adamw_step.map([((*state, 4, 0.05), {"weight_decay": 0.0}),
+                                       ((*state, 4, 0.05), {"weight_decay": 0.3})])
+    _expect_step(light, ref, state, 4, 0.05, weight_decay=0.0)
+    _expect_step(heavy, ref, state, 4, 0.05, weight_decay=0.3)
+
+
+@check("update.eps_after_sqrt", "eps is added after the square root of the bias-corrected second moment",
+       clauses=["update.eps"])
+def eps_after_sqrt(sub, ref):
+    # Gradients of the size of eps make its placement visible: at step 1 with g = 1e-8 the step is
+    # lr * 1e-8 / (1e-8 + 1e-8) = lr / 2; inside the root it would be lr * 1e-8 / sqrt(1e-16 + 1e-8) ~ lr * 1e-4.
+    grad = torch.tensor([1e-8, -2e-8, 5e-9], dtype=torch.float64)
+    param = torch.ones(3, dtype=torch.float64)
+    zeros = torch.zeros(3, dtype=torch.float64)
+    state = (param, grad, zeros, zeros.clone())
+    for step, prior in ((1, None), (3, _state(32, (3,), scale=1e-8))):
+        current = state if prior is None else prior
+        result = sub.adamw_step.call(*current, step, 0.1, weight_decay=0.0)
+        _expect_step(result, ref, current, step, 0.1, weight_decay=0.0,
+                     hint="(divide by sqrt(v_hat) + eps, with v_hat already bias-corrected)")
+
+
+@check("update.defaults", "betas, eps and weight_decay default to (0.9, 0.999), 1e-8 and 0.01",
+       clauses=["update.defaults"])
+def defaults(sub, ref):
+    state = _state(33, (3, 2), scale=1e-7)  # gradients near eps, so the default eps matters
+    result = sub.adamw_step.call(*state, 2, 0.5)
+    _expect_step(result, ref, state, 2, 0.5, hint="(called without betas, eps and weight_decay: the defaults are "
+                 "betas=(0.9, 0.999), eps=1e-8, weight_decay=0.01)")
+
+
+@check("update.random_float64", "Random states and settings match the reference (float64)",
+       clauses=["update.param", "update.moments", "update.bias_correction"])
+def random_float64(sub, ref):
+    cases = [((5,), 1, 1e-3, {}), ((3, 4), 2, 0.01, {"betas": (0.9, 0.95), "weight_decay": 0.1}),
+             ((2, 3, 4), 10, 3e-4, {"eps": 1e-6}), ((), 7, 0.1, {"betas": (0.5, 0.9)}),
+             ((8,), 1000, 0.02, {"weight_decay": 0.0}), ((4, 4), 10**6, 1.0, {"betas": (0.99, 0.9999), "eps": 1e-3}),
+             ((6,), 3, 2, {"betas": (0, 0), "weight_decay": 1})]
+    states = [_state(40 + i, shape) for i, (shape, *_) in enumerate(cases)]
+    results = sub.adamw_step.map([((*state, step, lr), kwargs)
+                                  for state, (_, step, lr, kwargs) in zip(states, cases, strict=True)])
+    for result, state, (_, step, lr, kwargs) in zip(results, states, cases, strict=True):
+        _expect_step(result, ref, state, step, lr, **kwargs)
+
+
+@check("update.random_float32", "Random states in float32 match the exact step to float32 precision",
+       clauses=["update.param", "result.precision"])
+def random_float32(sub, ref):
+    # The reference in float64 from the same float32 inputs, rounded to float32; the default float32
+    # tolerances (rtol 1e-5, atol 1e-6) leave room for any order of the elementwise operations.
+    cases = [((7,), 1, 1e-3, {}), ((4, 5), 5, 0.01, {"weight_decay": 0.1}), ((3, 3), 200, 0.1, {"eps": 1e-6})]
+    states = [_state(50 + i, shape, torch.float32) for i, (shape, *_) in enumerate(cases)]
+    results = sub.adamw_step.map([((*state, step, lr), kwargs)
+                                  for state, (_, step, lr, kwargs) in zip(states, cases, strict=True)])
+    for result, state, (_, step, lr, kwargs) in zip(results, states, cases, strict=True):
+        _expect_step(result, ref, state, step, lr, **kwargs)
+
+
+def _plain_adamw(weights, moments, step, grads, *, lr, betas, eps, weight_decay):
+    """AdamW for a list of Python floats, one coordinate at a time: an implementation independent of the
+    reference (and of torch), following torch.optim.AdamW's order of operations."""
+    beta1, beta2 = betas
+    out_weights, out_moments = [], []
+    for w, (m, v), g in zip(weights, moments, grads, strict=True):
+        w = w * (1 - lr * weight_decay)
+        m = beta1 * m + (1 - beta1) * g
+        v = beta2 * v + (1 - beta2) * g * g
+        denominator = math.sqrt(v) / math.sqrt(1 - beta2**step) + eps
+        out_weights.append(w - lr / (1 - beta1**step) * m / denominator)
+        out_moments.append((m, v))
+    return out_weights, out_moments
+
+
+@check("update.trajectory", "Twelve steps along an independent AdamW trajectory, one step at a time",
+       clauses=["update.param", "update.bias_correction"])
+def trajectory(sub, ref):
+    # A plain-Python AdamW (torch.optim.AdamW's order of operations) runs 12 steps on a quadratic with curvatures
+    # 10, 1 and 0.1. The learner's function is called once per step from that trajectory's state (all in one
+    # round trip) and must land on the trajectory's next state, moments included.
+    settings = {"betas": (0.8, 0.99), "eps": 1e-8, "weight_decay": 0.2}
+    curvature = [10.0, 10.0, 1.0, 1.0, 0.1, 0.1]
+    weights, moments = [1.0, -1.0, 2.0, 0.5, -3.0, 1.5], [(0.0, 0.0)] * 6
+    calls, following = [], []
+    for step in range(1, 13):
+        grads = [c * w for c, w in zip(curvature, weights, strict=True)]
+        state = tuple(torch.tensor(values, dtype=torch.float64) for values in
+                      (weights, grads, [m for m, _ in moments], [v for _, v in moments]))
+        calls.append(((*state, step, 0.05), settings))
+        weights, moments = _plain_adamw(weights, moments, step, grads, lr=0.05, **settings)
+        following.append(tuple(torch.tensor(values, dtype=torch.float64) for values in
+                               (weights, [m for m, _ in moments], [v for _, v in moments])))
+    for step, (result, expected) in enumerate(zip(sub.adamw_step.map(calls), following, strict=True), start=1):
+        got = _unpack(result, (expected[0],))
+        for name, value, wanted in zip(NAMES, got, expected, strict=True):
+            expect_close(value, wanted, what=f"{name} at step {step}", call=result,
+                         hint="(an independent AdamW, run on the same problem, takes a different step here)")
+
+
+@check("update.lr_zero", "lr = 0 leaves the parameter's values unchanged and still updates the moments",
+       clauses=["edge.lr_zero"])
+def lr_zero(sub, ref):
+    state = _state(60, (3, 3))
+    result = sub.adamw_step.call(*state, 4, 0.0)
+    got = _unpack(result, state)
+    expect_close(got[0], state[0], what="new_param", call=result,
+                 hint="(lr = 0: no step and no decay, since the decay is param * (1 - lr * weight_decay))")
+    _expect_step(result, ref, state, 4, 0.0)
+
+
+@check("update.zero_grad", "A zero gradient with zero moments gives finite results, not 0 / 0",
+       clauses=["edge.zero_grad"])
+def zero_grad(sub, ref):
+    for dtype in (torch.float32, torch.float64):
+        zeros = torch.zeros(4, dtype=dtype)
+        state = (torch.tensor([1.0, -1.0, 0.0, 3.0], dtype=dtype), zeros, zeros.clone(), zeros.clone())
+        result = sub.adamw_step.call(*state, 1, 0.1)
+        got = _unpack(result, state)
+        expect(bool(torch.isfinite(got[0]).all()), f"{result.call} returned new_param {got[0].tolist()}: with a "
+               "zero gradient the step is 0 / (sqrt(0) + eps) = 0; keep eps outside the square root, never 0 / 0")
+        _expect_step(result, ref, state, 1, 0.1)
+
+
+# ------------------------------------------------------------------------------------------------ result
+
+
+@check("result.shapes", "Any shape works: 0-d, empty, 3-D and non-contiguous tensors",
+       clauses=["result.tensors"])
+def shapes(sub, ref):
+    base = _state(70, (4, 6))
+    cases = [
+        _state(71, ()),
+        _state(72, (0,)),
+        _state(73, (2, 0, 3)),
+        _state(74, (2, 3, 4)),
+        tuple(t.T for t in base),  # transposed: column-major [6, 4]
+        (base[0][:, ::2], base[1][:, 1::2], base[2][:, :3], base[3][:, 3:]),  # strided slices
+        (base[0][0].expand(3, 6), base[1][:3], base[2][1:4], base[3][:3]),  # param with stride 0
+    ]
+    results = sub.adamw_step.map([((*state, 3, 0.01), {}) for state in cases])
+    for result, state in zip(results, cases, strict=True):
+        _expect_step(result, ref, state, 3, 0.01, hint="(use operations that accept any shape and strides)")
+
+
+@check("result.tensors", "The result is a tuple of three tensors with param's dtype, shape and device",
+       clauses=["result.tensors"])
+def tensors(sub, ref):
+    for dtype in (torch.float32, torch.float64):
+        state = _state(75, (2, 5), dtype)
+        result = sub.adamw_step.call(*state, 2, 0.01)
+        for name, value in zip(NAMES, _unpack(result, state), strict=True):
+            expect_tensor(value, shape=(2, 5), dtype=dtype, device="cpu", what=name, call=result)
+
+
+@check("result.gradient_scales", "Gradients from 1e-100 to 1e100 (float64) and 1e-15 to 1e15 (float32)",
+       clauses=["result.precision"])
+def gradient_scales(sub, ref):
+    # Adam's step does not depend on the gradient's scale while |g| >> eps; below eps it fades out smoothly.
+    # Moments of order 1e-100 must be compared relatively: the default atol would accept anything.
+    cases = [(torch.float64, 1e100), (torch.float64, 1e-100), (torch.float32, 1e15), (torch.float32, 1e-15)]
+    states = [_state(80 + i, (3, 4), dtype, scale=scale) for i, (dtype, scale) in enumerate(cases)]
+    results = sub.adamw_step.map([((*state, 5, 0.01), {}) for state in states])
+    for result, state, (dtype, scale) in zip(results, states, cases, strict=True):
+        got = _unpack(result, state)
+        expected = _exact(ref, state, 5, 0.01)
+        rtol = 1e-7 if dtype == torch.float64 else 1e-5
+        hint = f"(gradients of order {scale:g}: square them in the input dtype, and keep eps after the root)"
+        for index in (1, 2):
+            expect_close(got[index], expected[index], what=NAMES[index], call=result, rtol=rtol, atol=0.0,
+                         hint=hint)
+        expect_close(got[0], expected[0], what="new_param", call=result, hint=hint)
+
+
+@check("result.step_counts", "Large step counts: the bias corrections tend to 1 without overflow",
+       clauses=["result.precision", "update.bias_correction"])
+def step_counts(sub, ref):
+    state = _state(85, (5,))
+    steps = [10**4, 10**9, 10**12]
+    results = sub.adamw_step.map([((*state, step, 0.01), {}) for step in steps])
+    for result, step in zip(results, steps, strict=True):
+        _expect_step(result, ref, state, step, 0.01, hint="(beta ** step underflows to 0 for large steps, so the "
+                     "corrections are 1: compute them with Python floats)")
+
+
+@check("result.detached", "The results do not require grad, even when param and grad do",
+       clauses=["result.detached"])
+def detached(sub, ref):
+    param, grad, exp_avg, exp_avg_sq = _state(86, (3,))
+    result = sub.adamw_step.call(param.requires_grad_(), grad.requires_grad_(), exp_avg, exp_avg_sq, 1, 0.1)
+    for name, value in zip(NAMES, result.unwrap(), strict=True):
+        expect_tensor(value, requires_grad=False, what=name, call=result)
+
+
+@check("result.inputs_unchanged", "The four input tensors are left unchanged", clauses=["result.inputs_unchanged"])
+def inputs_unchanged(sub, ref):
+    state = _state(87, (4, 2))
+    result = sub.adamw_step.call(*state, 3, 0.01)
+    expect_unchanged(result, hint="(return new tensors; torch.optim.AdamW updates in place, this function must not)")
+
+
+@check("result.no_alias", "No result shares storage with an input, even when nothing changes",
+       clauses=["result.no_alias"])
+def no_alias(sub, ref):
+    state = _state(88, (3, 2))
+    zeros = torch.zeros(3, 2, dtype=torch.float64)
+    calls = [((*state, 2, 0.01), {}), ((*state, 2, 0.0), {"weight_decay": 0.0}),
+             ((state[0], zeros, zeros.clone(), zeros.clone(), 1, 0.0), {"betas": (0.0, 0.0), "weight_decay": 0.0})]
+    for result in sub.adamw_step.map(calls):
+        expect_no_alias(result, hint="(even when lr = 0 or the averages do not move, return copies)")
+
+
+# ---------------------------------------------------------------------------------------------- contract
+
+
+@check("contract.state_types", "Non-tensors and dtypes other than float32 / float64 raise TypeError",
+       clauses=["contract.state_types"])
+def state_types(sub, ref):
+    param, grad, exp_avg, exp_avg_sq = _state(90, (3,))
+    calls = [
+        (([1.0, 2.0, 3.0], grad, exp_avg, exp_avg_sq, 1, 0.1), {}, "param is a list"),
+        ((param, 0.5, exp_avg, exp_avg_sq, 1, 0.1), {}, "grad is a float"),
+        ((param, grad, None, exp_avg_sq, 1, 0.1), {}, "exp_avg is None"),
+        ((param.long(), grad.long(), exp_avg.long(), exp_avg_sq.long(), 1, 0.1), {}, "the tensors are int64"),
+        ((param.half(), grad.half(), exp_avg.half(), exp_avg_sq.half(), 1, 0.1), {}, "float16 is not supported"),
+        ((param, grad.float(), exp_avg, exp_avg_sq, 1, 0.1), {}, "grad is float32 and param float64"),
+        ((param, grad, exp_avg, exp_avg_sq.float(), 1, 0.1), {}, "exp_avg_sq is float32 and param float64"),
+    ]
+    expect_rejected("TypeError", sub.adamw_step, calls)
+
+
+@check("contract.state_values", "Mismatched shapes, non-finite values and a negative exp_avg_sq raise ValueError",
+       clauses=["contract.state_values"])
+def state_values(sub, ref):
+    param, grad, exp_avg, exp_avg_sq = _state(91, (3,))
+    nan = torch.tensor([float("nan"), 0.0, 0.0], dtype=torch.float64)
+    calls = [
+        ((param, grad[:2], exp_avg, exp_avg_sq, 1, 0.1), {}, "grad has another shape"),
+        ((param, grad, exp_avg[None], exp_avg_sq, 1, 0.1), {}, "exp_avg has another shape"),
+        ((param, grad + nan, exp_avg, exp_avg_sq, 1, 0.1), {}, "grad contains nan"),
+        ((param * float("inf"), grad, exp_avg, exp_avg_sq, 1, 0.1), {}, "param contains inf"),
+        ((param, grad, exp_avg + nan, exp_avg_sq, 1, 0.1), {}, "exp_avg contains nan"),
+        ((param, grad, exp_avg, -exp_avg_sq - 1.0, 1, 0.1), {}, "exp_avg_sq is negative"),
+    ]
+    expect_rejected("ValueError", sub.adamw_step, calls)
+
+
+@check("contract.hyper_types", "step, lr, betas, eps or weight_decay of the wrong kind raise TypeError",
+       clauses=["contract.hyper_types"])
+def hyper_types(sub, ref):
+    state = _state(92, (2,))
+    calls = []
+    for bad in (1.0, True, torch.tensor(1), "1", None):
+        calls.append(((*state, bad, 0.1), {}, f"step={bad!r} is not a Python int"))
+    for bad in (True, torch.tensor(0.1), "0.1", None):
+        calls.append(((*state, 1, bad), {}, f"lr={bad!r} is not a Python int or float"))
+        calls.append(((*state, 1, 0.1), {"eps": bad}, f"eps={bad!r} is not a Python int or float"))
+        calls.append(((*state, 1, 0.1), {"weight_decay": bad}, f"weight_decay={bad!r} is not a Python int or float"))
+    for bad in ([0.9, 0.999], (0.9, "0.999"), (True, 0.999), (0.9, torch.tensor(0.999)), None, 0.9):
+        calls.append(((*state, 1, 0.1), {"betas": bad}, f"betas={bad!r} is not a tuple of two numbers"))
+    expect_rejected("TypeError", sub.adamw_step, calls)
+
+
+@check("contract.hyper_ranges", "Out-of-range or non-finite settings raise ValueError",
+       clauses=["contract.hyper_ranges"])
+def hyper_ranges(sub, ref):
+    state = _state(93, (2,))
+    nan, inf = float("nan"), float("inf")
+    calls = [((*state, 0, 0.1), {}, "step counts from 1"), ((*state, -3, 0.1), {}, "step is negative")]
+    for bad in (-0.1, nan, inf):
+        calls.append(((*state, 1, bad), {}, f"lr={bad} is not finite and >= 0"))
+    for bad in ((1.0, 0.999), (0.9, 1.0), (-0.1, 0.999), (0.9, -0.5), (nan, 0.999), (0.9, inf), (0.9,),
+                (0.9, 0.99, 0.999)):
+        calls.append(((*state, 1, 0.1), {"betas": bad}, f"betas={bad} are not two values in [0, 1)"))
+    for bad in (0.0, -1e-8, nan, inf):
+        calls.append(((*state, 1, 0.1), {"eps": bad}, f"eps={bad} is not finite and > 0"))
+    for bad in (-0.01, nan, inf):
+        calls.append(((*state, 1, 0.1), {"weight_decay": bad}, f"weight_decay={bad} is not finite and >= 0"))
+    expect_rejected("ValueError", sub.adamw_step, calls)
+
+
+# -------------------------------------------------------------------------------------------- experiment
+
+EXPERIMENT_CURVATURE = (1000.0, 1.0)  # condition number 1000: one steep direction, one flat
+EXPERIMENT_STEPS = 20
+
+
+@check("experiment.ill_conditioned", "Experiment: your AdamW against gradient descent, curvatures 1000 and 1",
+       clauses=["update.param"])
+def ill_conditioned(sub, ref, ctx):
+    # f(x) = 0.5 * (1000 x1^2 + x2^2) from x = (1, 1), Adam at lr = 0.08. Gradient descent is stable only for
+    # lr < 2 / 1000; at lr = 1 / 1000 it solves the steep coordinate in one step and then crawls along the flat
+    # one (x2 shrinks by 0.999 per step). Adam divides each coordinate's step by that coordinate's own gradient
+    # size, so both coordinates move at about lr per step, whatever their curvature.
+    curvature = torch.tensor(EXPERIMENT_CURVATURE, dtype=torch.float64)
+    x_adam = torch.ones(2, dtype=torch.float64)
+    exp_avg, exp_avg_sq = torch.zeros(2, dtype=torch.float64), torch.zeros(2, dtype=torch.float64)
+    x_sgd = torch.ones(2, dtype=torch.float64)
+    adam_path, sgd_path = [x_adam.tolist()], [x_sgd.tolist()]
+    for step in range(1, EXPERIMENT_STEPS + 1):
+        result = sub.adamw_step.call(x_adam, curvature * x_adam, exp_avg, exp_avg_sq, step, 0.08, weight_decay=0.0)
+        x_adam, exp_avg, exp_avg_sq = _unpack(result, (x_adam,))
+        x_sgd = x_sgd - 1e-3 * curvature * x_sgd
+        adam_path.append(x_adam.tolist())
+        sgd_path.append(x_sgd.tolist())
+    ctx.record_experiment(
+        steps=list(range(EXPERIMENT_STEPS + 1)),
+        series={
+            "adamw_flat": [x[1] for x in adam_path],  # the coordinate with curvature 1
+            "sgd_flat": [x[1] for x in sgd_path],
+            "adamw_steep": [x[0] for x in adam_path],  # the coordinate with curvature 1000
+            "sgd_steep": [x[0] for x in sgd_path],
+        },
+    )

@@ -1,0 +1,19 @@
+"""eps is added to sqrt(v) before the bias correction (the 'epsilon hat' form), which scales it up early on.
+
+Overrides: adamw_step
+Source: https://github.com/aiqm/torchani/pull/261 (epsilon scaled by the square root of bias_correction2)
+"""
+
+
+def adamw_step(param, grad, exp_avg, exp_avg_sq, step, lr, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.01):
+    _check_state(param, grad, exp_avg, exp_avg_sq)
+    _check_hyperparameters(step, lr, betas, eps, weight_decay)
+    beta1, beta2 = betas
+    with torch.no_grad():
+        grad = grad.detach()
+        decayed = param.detach() * (1 - lr * weight_decay)
+        new_exp_avg = exp_avg * beta1 + grad * (1 - beta1)
+        new_exp_avg_sq = exp_avg_sq * beta2 + grad * grad * (1 - beta2)
+        step_size = lr * math.sqrt(1 - beta2**step) / (1 - beta1**step)
+        new_param = decayed - step_size * new_exp_avg / (new_exp_avg_sq.sqrt() + eps)
+    return new_param, new_exp_avg, new_exp_avg_sq

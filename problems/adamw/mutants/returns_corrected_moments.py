@@ -1,0 +1,18 @@
+"""The bias-corrected averages are returned as the new state, so the correction compounds over steps.
+
+Overrides: adamw_step
+Source: https://github.com/frgfm/holocron/issues/1 (bias correction applied in place to exp_avg accumulates)
+"""
+
+
+def adamw_step(param, grad, exp_avg, exp_avg_sq, step, lr, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.01):
+    _check_state(param, grad, exp_avg, exp_avg_sq)
+    _check_hyperparameters(step, lr, betas, eps, weight_decay)
+    beta1, beta2 = betas
+    with torch.no_grad():
+        grad = grad.detach()
+        decayed = param.detach() * (1 - lr * weight_decay)
+        new_exp_avg = (exp_avg * beta1 + grad * (1 - beta1)) / (1 - beta1**step)
+        new_exp_avg_sq = (exp_avg_sq * beta2 + grad * grad * (1 - beta2)) / (1 - beta2**step)
+        new_param = decayed - lr * new_exp_avg / (new_exp_avg_sq.sqrt() + eps)
+    return new_param, new_exp_avg, new_exp_avg_sq

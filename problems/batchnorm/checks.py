@@ -1,0 +1,383 @@
+"""Check battery for batch_norm_train and batch_norm_eval (Ioffe & Szegedy, 2015).
+
+Groups: `train`, `eval`, `result` and `contract` are required; `experiment` is advisory (the running statistics
+converging over a stream of batches, for the notes). Every random input comes from a seeded generator.
+"""
+
+import math
+
+import torch
+
+from grader.checks import (
+    check,
+    expect,
+    expect_close,
+    expect_no_alias,
+    expect_rejected,
+    expect_tensor,
+    expect_unchanged,
+    fail,
+)
+
+NAMES = ("y", "new_running_mean", "new_running_var")
+
+# ------------------------------------------------------------------------------------------------ inputs
+
+
+def _layer(seed, shape, dtype=torch.float64, *, offset=0.0, spread=1.0):
+    """x of `shape` plus per-channel running statistics, weight and bias."""
+    generator = torch.Generator().manual_seed(seed)
+    channels = shape[1]
+    x = offset + spread * torch.randn(shape, generator=generator, dtype=torch.float64)
+    x = x + torch.randn((1, channels) + (1,) * (len(shape) - 2), generator=generator, dtype=torch.float64)
+    running_mean = torch.randn(channels, generator=generator, dtype=torch.float64)
+    running_var = torch.rand(channels, generator=generator, dtype=torch.float64) + 0.5
+    weight = 1 + 0.5 * torch.randn(channels, generator=generator, dtype=torch.float64)
+    bias = torch.randn(channels, generator=generator, dtype=torch.float64)
+    return tuple(t.to(dtype) for t in (x, running_mean, running_var, weight, bias))
+
+
+def _exact_train(ref, layer, **kwargs):
+    dtype = layer[0].dtype
+    return tuple(t.to(dtype) for t in ref.batch_norm_train(*(t.detach().double() for t in layer), **kwargs))
+
+
+def _exact_eval(ref, layer, **kwargs):
+    return ref.batch_norm_eval(*(t.detach().double() for t in layer), **kwargs).to(layer[0].dtype)
+
+
+# ------------------------------------------------------------------------------------- naming the mistake
+
+
+def _train_mistakes(layer, momentum=0.1, eps=1e-5):
+    """{cause: (y, running_mean, running_var)} for well-known mistakes in training mode."""
+    x, running_mean, running_var, weight, bias = (t.detach().double() for t in layer)
+    shape = (1, -1) + (1,) * (x.dim() - 2)
+
+    def run(dims=None, normalise_unbiased=False, running_unbiased=True, reverse=False, eps_outside=False):
+        dims = dims or ((0,) if x.dim() == 2 else (0, 2, 3))
+        m = x.numel() // math.prod(x.shape[d] for d in range(x.dim()) if d not in dims)
+        mean = x.mean(dim=dims, keepdim=True)
+        var = ((x - mean) ** 2).mean(dim=dims, keepdim=True)
+        unbiased = var * m / (m - 1) if m > 1 else var
+        used = unbiased if normalise_unbiased else var
+        scale = 1 / (used.sqrt() + eps) if eps_outside else 1 / (used + eps).sqrt()
+        y = (x - mean) * scale * weight.reshape(shape) + bias.reshape(shape)
+        batch_mean, batch_var = mean.reshape(-1), (unbiased if running_unbiased else var).reshape(-1)
+        if batch_mean.numel() != running_mean.numel():  # statistics over the wrong dimensions: y only
+            return y, None, None
+        w = 1 - momentum if reverse else momentum
+        return y, (1 - w) * running_mean + w * batch_mean, (1 - w) * running_var + w * batch_var
+
+    found = {
+        "the unbiased variance (divide by m - 1) normalises the batch (use the biased one, divide by m; the "
+        "unbiased one is for the running variance)": run(normalise_unbiased=True),
+        "the running variance is updated with the biased variance (use m / (m - 1) times it)":
+            run(running_unbiased=False),
+        "momentum weighs the old running statistics (running = (1 - momentum) * running + momentum * batch)":
+            run(reverse=True),
+        "eps is added after the square root (divide by sqrt(var + eps))": run(eps_outside=True),
+    }
+    if x.dim() == 4:
+        found["the statistics are taken over N only (for [N, C, H, W] average over N, H and W)"] = run(dims=(0,))
+        found["the statistics are taken over H and W of each example (that is instance norm; include N)"] = \
+            run(dims=(2, 3))
+    return found
+
+
+def _diagnosis(got, layer, **kwargs):
+    if not isinstance(got, tuple | list) or len(got) != 3:
+        return ""
+    causes = []
+    for cause, values in _train_mistakes(layer, **kwargs).items():
+        matches = [value is None or (isinstance(g, torch.Tensor) and g.shape == value.shape and
+                   bool(torch.allclose(g.detach().double(), value, rtol=1e-6, atol=1e-8)))
+                   for g, value in zip(got, values, strict=True)]
+        if all(matches) and values[1] is not None or values[1] is None and matches[0]:
+            causes.append(cause)
+    return f"(this is what you get when {' or when '.join(causes)})" if causes else ""
+
+
+def _unpack(result, layer):
+    got = result.unwrap()
+    if not isinstance(got, tuple | list) or len(got) != 3:
+        fail(f"{result.call} returned {type(got).__name__}; return a tuple (y, new_running_mean, new_running_var)")
+    shapes = (tuple(layer[0].shape), tuple(layer[1].shape), tuple(layer[1].shape))
+    for name, value, shape in zip(NAMES, got, shapes, strict=True):
+        expect_tensor(value, shape=shape, dtype=layer[0].dtype, what=name, call=result)
+    return got
+
+
+def _tolerance(layer):
+    # float32: y is (x - mean) / std, each value carrying a few ulps of error relative to |x - mean| / std, and the
+    # mean itself is a sum of m values; the default float32 tolerances cover it for the inputs used here.
+    return (1e-7, 1e-9) if layer[0].dtype == torch.float64 else (2e-5, 2e-5)
+
+
+def _expect_train(result, ref, layer, *, hint="", **kwargs):
+    got = _unpack(result, layer)
+    expected = _exact_train(ref, layer, **kwargs)
+    rtol, atol = _tolerance(layer)
+    close = all(bool(torch.allclose(g.detach().double(), e.double(), rtol=rtol, atol=atol))
+                for g, e in zip(got, expected, strict=True))
+    if not close:
+        hint = _diagnosis(got, layer, **kwargs) or hint
+    for name, g, e in zip(NAMES, got, expected, strict=True):
+        expect_close(g, e, what=name, call=result, rtol=rtol, atol=atol, hint=hint)
+
+
+def _expect_eval(result, ref, layer, *, hint="", **kwargs):
+    got = result.unwrap()
+    expected = _exact_eval(ref, layer, **kwargs)
+    rtol, atol = _tolerance(layer)
+    expect_close(got, expected, call=result, rtol=rtol, atol=atol, hint=hint)
+
+
+# ------------------------------------------------------------------------------------------------- train
+
+
+@check("train.hand_example", "Hand example: N = 4, C = 2, biased variance 5 to normalise, unbiased 20/3 to track",
+       clauses=["train.normalise", "train.running_mean", "train.running_var"])
+def hand_example(sub, ref):
+    x = torch.tensor([[1.0, 10.0], [3.0, 20.0], [5.0, 30.0], [7.0, 40.0]], dtype=torch.float64)
+    zeros, ones = torch.zeros(2, dtype=torch.float64), torch.ones(2, dtype=torch.float64)
+    layer = (x, zeros, ones, ones.clone(), zeros.clone())
+    result = sub.batch_norm_train.call(*layer)
+    y, new_mean, new_var = _unpack(result, layer)
+    hint = _diagnosis((y, new_mean, new_var), layer)
+    steps = torch.tensor([-3.0, -1.0, 1.0, 3.0], dtype=torch.float64)
+    expected_y = torch.stack([steps / math.sqrt(5 + 1e-5), 5 * steps / math.sqrt(125 + 1e-5)], dim=1)
+    expect_close(y, expected_y, what="y", call=result,
+                 hint=hint or "((x - 4) / sqrt(5 + eps) in channel 0: the biased variance, dividing by N = 4)")
+    expect_close(new_mean, torch.tensor([0.4, 2.5], dtype=torch.float64), what="new_running_mean", call=result,
+                 hint=hint or "(0.9 * 0 + 0.1 * [4, 25])")
+    expect_close(new_var, torch.tensor([0.9 + 0.1 * 20 / 3, 0.9 + 0.1 * 500 / 3], dtype=torch.float64),
+                 what="new_running_var", call=result,
+                 hint=hint or "(0.9 * 1 + 0.1 * the unbiased variance [20/3, 500/3])")
+
+
+@check("train.conv_dims", "For [N, C, H, W] the statistics run over N, H and W together",
+       clauses=["train.dims"])
+def conv_dims(sub, ref):
+    layers = [_layer(10, (4, 3, 5, 5)), _layer(11, (2, 2, 3, 7)), _layer(12, (1, 3, 2, 2))]  # N = 1: m = 4 still
+    results = sub.batch_norm_train.map([(layer, {}) for layer in layers])
+    for result, layer in zip(results, layers, strict=True):
+        _expect_train(result, ref, layer, hint="(average over every dimension but C: dims (0, 2, 3))")
+
+
+@check("train.random", "Random 2-D and 4-D batches in float64 and float32 match the reference",
+       clauses=["train.normalise", "train.running_mean", "train.running_var", "train.dims"])
+def random(sub, ref):
+    layers = [_layer(20, (8, 5)), _layer(21, (2, 3)), _layer(22, (3, 4, 3, 3)), _layer(23, (16, 6), torch.float32),
+              _layer(24, (4, 3, 4, 4), torch.float32), _layer(25, (2, 1))]
+    results = sub.batch_norm_train.map([(layer, {}) for layer in layers])
+    for result, layer in zip(results, layers, strict=True):
+        _expect_train(result, ref, layer)
+
+
+@check("train.momentum", "momentum weighs the new batch: 0 keeps the old statistics, 1 takes the batch's",
+       clauses=["train.running_mean", "train.running_var"])
+def momentum(sub, ref):
+    layer = _layer(30, (6, 4))
+    values = [0.0, 1.0, 0.3, 0, 1]
+    results = sub.batch_norm_train.map([(layer, {"momentum": m}) for m in values])
+    for result, m in zip(results, values, strict=True):
+        _expect_train(result, ref, layer, momentum=m,
+                      hint=f"(momentum={m}: running = (1 - momentum) * running + momentum * batch statistic)")
+
+
+@check("train.affine", "weight scales and bias shifts every channel after normalisation", clauses=["train.normalise"])
+def affine(sub, ref):
+    x, running_mean, running_var, _, _ = _layer(31, (5, 3))
+    weight = torch.tensor([2.0, -1.0, 0.0], dtype=torch.float64)
+    bias = torch.tensor([0.5, 0.0, 3.0], dtype=torch.float64)
+    layer = (x, running_mean, running_var, weight, bias)
+    _expect_train(sub.batch_norm_train.call(*layer), ref, layer, hint="(y = normalised * weight + bias, per channel)")
+
+
+@check("train.eps", "eps is added to the variance inside the square root", clauses=["train.normalise"])
+def eps(sub, ref):
+    # A small spread (variance ~1e-4) makes the placement of eps = 1e-2 visible.
+    layer = _layer(32, (6, 2), spread=1e-2)
+    for value in (1e-2, 1e-5, 1):
+        _expect_train(sub.batch_norm_train.call(*layer, eps=value), ref, layer, eps=value,
+                      hint="(divide by sqrt(var + eps))")
+
+
+@check("train.constant_channel", "A constant channel has variance 0 and comes out as its bias",
+       clauses=["train.normalise"])
+def constant_channel(sub, ref):
+    x, running_mean, running_var, weight, bias = _layer(33, (4, 3))
+    x[:, 1] = 7.25
+    layer = (x, running_mean, running_var, weight, bias)
+    _expect_train(sub.batch_norm_train.call(*layer), ref, layer, hint="(variance 0: (x - mean) = 0, so y = bias)")
+
+
+@check("train.large_offset", "Activations far from 0 (1e4 +- 1, float32) keep their precision",
+       clauses=["result.precision"])
+def large_offset(sub, ref):
+    # mean(x^2) - mean(x)^2 subtracts two numbers near 1e8 in float32 (ulp 8): the variance 1 is lost entirely.
+    # The two-pass mean((x - mean)^2) keeps it; what remains is the float32 mean of values near 1e4 (ulp 1e-3),
+    # an error of about 1e-3 in y, so the comparison allows 1e-2 while the one-pass formula is off by order 1.
+    layer = _layer(34, (32, 3), torch.float32, offset=1e4)
+    result = sub.batch_norm_train.call(*layer)
+    got = _unpack(result, layer)
+    expect(bool(torch.isfinite(got[0]).all()), f"{result.call} returned a non-finite y: compute the variance as "
+           "the mean of (x - mean)^2")
+    expected = _exact_train(ref, layer)
+    for name, g, e in zip(NAMES, got, expected, strict=True):
+        expect_close(g, e, what=name, call=result, rtol=1e-2, atol=1e-2,
+                     hint="(compute the variance in two passes, mean((x - mean)^2), not mean(x^2) - mean^2)")
+
+
+@check("train.two_values", "Two values per channel are enough; one value per channel raises ValueError",
+       clauses=["train.single_value"])
+def two_values(sub, ref):
+    pair = _layer(35, (2, 3))
+    spatial = _layer(36, (1, 2, 1, 2))  # N = 1 but H * W = 2
+    for layer in (pair, spatial):
+        _expect_train(sub.batch_norm_train.call(*layer), ref, layer)
+    calls = [(_layer(37, (1, 3)), {}, "N = 1 leaves one value per channel"),
+             (_layer(38, (1, 2, 1, 1)), {}, "N * H * W = 1 leaves one value per channel")]
+    expect_rejected("ValueError", sub.batch_norm_train, calls)
+
+
+# -------------------------------------------------------------------------------------------------- eval
+
+
+@check("eval.hand_example", "Evaluation uses the running statistics, not the batch's", clauses=["eval.formula"])
+def eval_hand_example(sub, ref):
+    x = torch.tensor([[1.0, 10.0], [3.0, 20.0]], dtype=torch.float64)
+    running_mean = torch.tensor([2.0, 10.0], dtype=torch.float64)
+    running_var = torch.tensor([4.0, 25.0], dtype=torch.float64)
+    weight = torch.tensor([1.0, 2.0], dtype=torch.float64)
+    bias = torch.tensor([0.0, 1.0], dtype=torch.float64)
+    result = sub.batch_norm_eval.call(x, running_mean, running_var, weight, bias, eps=0.5)
+    expected = torch.tensor([[-1 / math.sqrt(4.5), 1.0], [1 / math.sqrt(4.5), 2 * 10 / math.sqrt(25.5) + 1]],
+                            dtype=torch.float64)
+    expect_close(result.unwrap(), expected, call=result,
+                 hint="((x - running_mean) / sqrt(running_var + eps) * weight + bias; the batch's own statistics "
+                 "play no part)")
+
+
+@check("eval.batch_independent", "Any batch size, even one example; each example is normalised on its own",
+       clauses=["eval.any_batch", "eval.formula"])
+def batch_independent(sub, ref):
+    layer = _layer(40, (5, 3, 2, 2))
+    calls = [(layer, {}), ((layer[0][:1],) + layer[1:], {}), ((layer[0][3:4],) + layer[1:], {})]
+    whole, first, fourth = sub.batch_norm_eval.map(calls)
+    _expect_eval(whole, ref, layer)
+    expect_close(first.unwrap(), whole.unwrap()[:1], call=first,
+                 hint="(in evaluation an example's output does not depend on the rest of the batch)")
+    expect_close(fourth.unwrap(), whole.unwrap()[3:4], call=fourth)
+
+
+@check("eval.random", "Random 2-D and 4-D inputs in float64 and float32 match the reference",
+       clauses=["eval.formula"])
+def eval_random(sub, ref):
+    layers = [_layer(41, (7, 4)), _layer(42, (2, 3, 4, 4)), _layer(43, (6, 5), torch.float32), _layer(44, (1, 2))]
+    results = sub.batch_norm_eval.map([(layer, {"eps": 1e-3}) for layer in layers])
+    for result, layer in zip(results, layers, strict=True):
+        _expect_eval(result, ref, layer, eps=1e-3)
+
+
+# ------------------------------------------------------------------------------------------------ result
+
+
+@check("result.inputs_unchanged", "Neither function modifies its inputs: the running statistics are returned",
+       clauses=["result.inputs_unchanged"])
+def inputs_unchanged(sub, ref):
+    layer = _layer(50, (4, 3))
+    for result in (sub.batch_norm_train.call(*layer), sub.batch_norm_eval.call(*layer)):
+        expect_unchanged(result, hint="(return the new running statistics as new tensors instead of updating "
+                         "running_mean and running_var in place, as nn.BatchNorm does)")
+
+
+@check("result.no_alias", "New tensors, even when momentum = 0 leaves the running statistics as they were",
+       clauses=["result.no_alias"])
+def no_alias(sub, ref):
+    layer = _layer(51, (4, 3))
+    for momentum_value in (0.0, 1.0, 0.1):
+        expect_no_alias(sub.batch_norm_train.call(*layer, momentum=momentum_value),
+                        hint="(return copies: a later in-place update of one must not change the other)")
+
+
+@check("result.graph", "y is attached to x's graph; the running statistics never require grad",
+       clauses=["result.graph"])
+def graph(sub, ref):
+    x, running_mean, running_var, weight, bias = _layer(52, (4, 3))
+    result = sub.batch_norm_train.call(x.requires_grad_(), running_mean, running_var, weight.requires_grad_(),
+                                       bias.requires_grad_())
+    y, new_mean, new_var = result.unwrap()
+    expect_tensor(y, requires_grad=True, what="y", call=result)
+    expect_tensor(new_mean, requires_grad=False, what="new_running_mean", call=result)
+    expect_tensor(new_var, requires_grad=False, what="new_running_var", call=result)
+    evaluated = sub.batch_norm_eval.call(x, running_mean, running_var, weight, bias)
+    expect_tensor(evaluated.unwrap(), requires_grad=True, what="y", call=evaluated)
+
+
+# ---------------------------------------------------------------------------------------------- contract
+
+
+@check("contract.types", "Wrong kinds of inputs or settings raise TypeError", clauses=["contract.types"])
+def contract_types(sub, ref):
+    x, rm, rv, w, b = _layer(60, (4, 3))
+    calls = [
+        ((x.tolist(), rm, rv, w, b), {}, "x is a list"),
+        ((x.long(), rm.long(), rv.long(), w.long(), b.long()), {}, "the tensors are int64"),
+        ((x.half(), rm.half(), rv.half(), w.half(), b.half()), {}, "float16 is not supported"),
+        ((x, rm.float(), rv, w, b), {}, "running_mean is float32 and x float64"),
+        ((x, rm, rv, None, b), {}, "weight is None"),
+        ((x, rm, rv, w, 0.0), {}, "bias is a float"),
+    ]
+    for bad in (True, torch.tensor(0.1), "0.1", None):
+        calls.append(((x, rm, rv, w, b), {"momentum": bad}, f"momentum={bad!r} is not a Python int or float"))
+        calls.append(((x, rm, rv, w, b), {"eps": bad}, f"eps={bad!r} is not a Python int or float"))
+    expect_rejected("TypeError", sub.batch_norm_train, calls)
+    expect_rejected("TypeError", sub.batch_norm_eval, [(args, kw, why) for args, kw, why in calls
+                                                        if "momentum" not in kw])
+
+
+@check("contract.values", "Wrong shapes, non-finite values and out-of-range settings raise ValueError",
+       clauses=["contract.values"])
+def contract_values(sub, ref):
+    x, rm, rv, w, b = _layer(61, (4, 3))
+    nan = float("nan")
+    calls = [
+        ((x[0], rm, rv, w, b), {}, "x is 1-D"),
+        ((x[:, :, None], rm, rv, w, b), {}, "x is 3-D"),
+        ((x, rm[:2], rv, w, b), {}, "running_mean has the wrong length"),
+        ((x, rm, rv[None], w, b), {}, "running_var is 2-D"),
+        ((x, rm, rv, w, b[:2]), {}, "bias has the wrong length"),
+        ((x.masked_fill(x > 1, nan), rm, rv, w, b), {}, "x holds nan"),
+        ((x, rm, -rv, w, b), {}, "running_var is negative"),
+        ((x[:0], rm, rv, w, b), {}, "the batch is empty"),
+    ]
+    for bad in (-0.1, 1.5, nan):
+        calls.append(((x, rm, rv, w, b), {"momentum": bad}, f"momentum={bad} is not in [0, 1]"))
+    for bad in (0.0, -1e-5, nan, float("inf")):
+        calls.append(((x, rm, rv, w, b), {"eps": bad}, f"eps={bad} is not finite and > 0"))
+    expect_rejected("ValueError", sub.batch_norm_train, calls)
+    expect_rejected("ValueError", sub.batch_norm_eval, [(args, kw, why) for args, kw, why in calls
+                                                         if "momentum" not in kw])
+
+
+# -------------------------------------------------------------------------------------------- experiment
+
+
+@check("experiment.running_statistics", "Experiment: the running statistics over a stream of 12 batches",
+       clauses=["train.running_mean"])
+def running_statistics(sub, ref, ctx):
+    # Batches of 8 examples from N(3, 2^2) in one channel, starting from running statistics 0 and 1, momentum 0.2:
+    # the running mean approaches 3 and the running variance 4, each step closing 20% of the remaining gap.
+    generator = torch.Generator().manual_seed(70)
+    running_mean, running_var = torch.zeros(1, dtype=torch.float64), torch.ones(1, dtype=torch.float64)
+    weight, bias = torch.ones(1, dtype=torch.float64), torch.zeros(1, dtype=torch.float64)
+    means, variances = [float(running_mean)], [float(running_var)]
+    for _ in range(12):
+        x = 3 + 2 * torch.randn(8, 1, generator=generator, dtype=torch.float64)
+        result = sub.batch_norm_train.call(x, running_mean, running_var, weight, bias, momentum=0.2)
+        _, running_mean, running_var = result.unwrap()
+        means.append(float(running_mean))
+        variances.append(float(running_var))
+    ctx.record_experiment(steps=list(range(13)), series={"running_mean": means, "running_var": variances})

@@ -1,0 +1,22 @@
+"""The running statistics are computed inside the graph, so they require grad when x does.
+
+Overrides: batch_norm_train
+"""
+
+
+def batch_norm_train(x, running_mean, running_var, weight, bias, momentum=0.1, eps=1e-5):
+    _check_input(x)
+    _check_channel_tensors(x, running_mean, running_var, weight, bias)
+    _check_number("momentum", momentum, 0, 1)
+    _check_number("eps", eps, 0, math.inf, low_open=True)
+    count = x.numel() // x.shape[1]
+    if count < 2:
+        raise ValueError("one value per channel")
+    dims = _reduced_dims(x)
+    mean = x.mean(dim=dims)
+    centred = x - _per_channel(mean, x)
+    var = (centred * centred).mean(dim=dims)
+    y = centred / torch.sqrt(_per_channel(var, x) + eps) * _per_channel(weight, x) + _per_channel(bias, x)
+    new_mean = (1 - momentum) * running_mean + momentum * mean
+    new_var = (1 - momentum) * running_var + momentum * var * count / (count - 1)
+    return y, new_mean, new_var

@@ -1,0 +1,19 @@
+"""The gradients are scaled in place (mul_), as torch.nn.utils.clip_grad_norm_ does, so the caller's tensors change.
+
+Overrides: clip_grad_norm
+"""
+
+
+def clip_grad_norm(grads, max_norm, eps=1e-6):
+    tensors = _check_grads(grads)
+    _check_settings(max_norm, eps)
+    if not tensors:
+        return [None] * len(grads), torch.zeros(())
+    with torch.no_grad():
+        total_norm = _total_norm([t.detach() for t in tensors])
+        if not torch.isfinite(total_norm):
+            raise ValueError("the total norm is not finite")
+        if total_norm > max_norm:
+            for t in tensors:
+                t.mul_(max_norm / (total_norm + eps))
+        return [None if g is None else g.detach().clone() for g in grads], total_norm

@@ -1,0 +1,18 @@
+"""eps is left out of the factor, which becomes max_norm / norm.
+
+Overrides: clip_grad_norm
+"""
+
+
+def clip_grad_norm(grads, max_norm, eps=1e-6):
+    tensors = _check_grads(grads)
+    _check_settings(max_norm, eps)
+    if not tensors:
+        return [None] * len(grads), torch.zeros(())
+    with torch.no_grad():
+        total_norm = _total_norm([t.detach() for t in tensors])
+        if not torch.isfinite(total_norm):
+            raise ValueError("the total norm is not finite")
+        clipping = bool(total_norm > max_norm)
+        return [None if g is None else (g.detach() * (max_norm / total_norm) if clipping else g.detach().clone())
+                for g in grads], total_norm

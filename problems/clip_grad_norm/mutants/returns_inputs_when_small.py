@@ -1,0 +1,19 @@
+"""When nothing needs clipping the input tensors themselves are returned, so result and input share storage.
+
+Overrides: clip_grad_norm
+"""
+
+
+def clip_grad_norm(grads, max_norm, eps=1e-6):
+    tensors = _check_grads(grads)
+    _check_settings(max_norm, eps)
+    if not tensors:
+        return [None] * len(grads), torch.zeros(())
+    with torch.no_grad():
+        total_norm = _total_norm([t.detach() for t in tensors])
+        if not torch.isfinite(total_norm):
+            raise ValueError("the total norm is not finite")
+        if total_norm <= max_norm:
+            return list(grads), total_norm
+        scale = max_norm / (total_norm + eps)
+        return [None if g is None else g.detach() * scale for g in grads], total_norm

@@ -1,0 +1,17 @@
+"""The factor max_norm / (norm + eps) is applied whatever the norm, so small gradients are scaled up.
+
+Overrides: clip_grad_norm
+"""
+
+
+def clip_grad_norm(grads, max_norm, eps=1e-6):
+    tensors = _check_grads(grads)
+    _check_settings(max_norm, eps)
+    if not tensors:
+        return [None] * len(grads), torch.zeros(())
+    with torch.no_grad():
+        total_norm = _total_norm([t.detach() for t in tensors])
+        if not torch.isfinite(total_norm):
+            raise ValueError("the total norm is not finite")
+        scale = max_norm / (total_norm + eps)
+        return [None if g is None else g.detach() * scale for g in grads], total_norm

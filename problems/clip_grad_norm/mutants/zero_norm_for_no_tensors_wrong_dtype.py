@@ -1,0 +1,19 @@
+"""With no tensors at all, total_norm is returned as the Python float 0.0 instead of a 0-d tensor.
+
+Overrides: clip_grad_norm
+"""
+
+
+def clip_grad_norm(grads, max_norm, eps=1e-6):
+    tensors = _check_grads(grads)
+    _check_settings(max_norm, eps)
+    if not tensors:
+        return [None] * len(grads), 0.0
+    with torch.no_grad():
+        total_norm = _total_norm([t.detach() for t in tensors])
+        if not torch.isfinite(total_norm):
+            raise ValueError("the total norm is not finite")
+        clipping = bool(total_norm > max_norm)
+        scale = max_norm / (total_norm + eps) if clipping else None
+        return [None if g is None else (g.detach() * scale if clipping else g.detach().clone()) for g in grads], \
+            total_norm

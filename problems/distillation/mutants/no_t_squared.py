@@ -1,0 +1,17 @@
+"""The soft term is not multiplied by T^2, so raising the temperature silently shrinks it.
+
+Overrides: distillation_loss
+Source: https://github.com/IntelLabs/distiller/issues/122 (no T*T in the distillation loss)
+"""
+
+
+def distillation_loss(student_logits, teacher_logits, target, temperature, alpha):
+    _check_logits(student_logits, teacher_logits)
+    _check_target(target, student_logits)
+    _check_settings(temperature, alpha)
+    t = temperature
+    log_p_student = F.log_softmax(student_logits / t, dim=1)
+    log_p_teacher = F.log_softmax(teacher_logits.detach() / t, dim=1)
+    kl = (log_p_teacher.exp() * (log_p_teacher - log_p_student)).sum(dim=1).mean()
+    hard = F.cross_entropy(student_logits, target)
+    return alpha * kl + (1 - alpha) * hard

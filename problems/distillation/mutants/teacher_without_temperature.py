@@ -1,0 +1,16 @@
+"""The teacher's logits are not divided by the temperature, only the student's.
+
+Overrides: distillation_loss
+"""
+
+
+def distillation_loss(student_logits, teacher_logits, target, temperature, alpha):
+    _check_logits(student_logits, teacher_logits)
+    _check_target(target, student_logits)
+    _check_settings(temperature, alpha)
+    t = temperature
+    log_p_student = F.log_softmax(student_logits / t, dim=1)
+    log_p_teacher = F.log_softmax(teacher_logits.detach(), dim=1)
+    kl = (log_p_teacher.exp() * (log_p_teacher - log_p_student)).sum(dim=1).mean()
+    hard = F.cross_entropy(student_logits, target)
+    return alpha * t * t * kl + (1 - alpha) * hard

@@ -1,0 +1,14 @@
+"""The mask is inverted: elements are kept where uniform < p, so p becomes the keep probability.
+
+Overrides: dropout
+"""
+
+
+def dropout(x, p, uniform, training=True):
+    _check_inputs(x, uniform)
+    _check_settings(p, training)
+    if not training or p == 0:
+        return x.clone()
+    if p == 1:
+        return torch.zeros_like(x)
+    return torch.where(uniform < p, x / (1 - p), torch.zeros_like(x))

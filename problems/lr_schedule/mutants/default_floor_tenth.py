@@ -1,0 +1,17 @@
+"""min_lr defaults to base_lr / 10 (a common training-script habit) instead of 0.0.
+
+Overrides: lr_at
+"""
+
+
+def lr_at(step, base_lr, warmup_steps, total_steps, min_lr=None):
+    if min_lr is None:
+        min_lr = base_lr / 10 if isinstance(base_lr, int | float) and not isinstance(base_lr, bool) else 0.0
+    _check_step_counts(step, warmup_steps, total_steps)
+    _check_rates(base_lr, min_lr)
+    if step < warmup_steps:
+        return base_lr * (step + 1) / warmup_steps
+    if step >= total_steps:
+        return float(min_lr)
+    progress = (step - warmup_steps) / (total_steps - warmup_steps)
+    return min_lr + (base_lr - min_lr) * 0.5 * (1.0 + math.cos(math.pi * progress))

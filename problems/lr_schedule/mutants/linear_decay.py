@@ -1,0 +1,15 @@
+"""The decay is a straight line from base_lr to min_lr instead of half a cosine.
+
+Overrides: lr_at
+"""
+
+
+def lr_at(step, base_lr, warmup_steps, total_steps, min_lr=0.0):
+    _check_step_counts(step, warmup_steps, total_steps)
+    _check_rates(base_lr, min_lr)
+    if step < warmup_steps:
+        return base_lr * (step + 1) / warmup_steps
+    if step >= total_steps:
+        return float(min_lr)
+    progress = (step - warmup_steps) / (total_steps - warmup_steps)
+    return min_lr + (base_lr - min_lr) * (1.0 - progress)

@@ -1,0 +1,15 @@
+"""The decay uses a quarter cosine period, cos(pi / 2 * progress), which stays high too long.
+
+Overrides: lr_at
+"""
+
+
+def lr_at(step, base_lr, warmup_steps, total_steps, min_lr=0.0):
+    _check_step_counts(step, warmup_steps, total_steps)
+    _check_rates(base_lr, min_lr)
+    if step < warmup_steps:
+        return base_lr * (step + 1) / warmup_steps
+    if step >= total_steps:
+        return float(min_lr)
+    progress = (step - warmup_steps) / (total_steps - warmup_steps)
+    return min_lr + (base_lr - min_lr) * math.cos(math.pi / 2 * progress)

@@ -1,0 +1,16 @@
+"""The warmup factor is computed before checking for warmup, so warmup_steps = 0 divides by zero.
+
+Overrides: lr_at
+"""
+
+
+def lr_at(step, base_lr, warmup_steps, total_steps, min_lr=0.0):
+    _check_step_counts(step, warmup_steps, total_steps)
+    _check_rates(base_lr, min_lr)
+    warmup_factor = min(1.0, (step + 1) / warmup_steps)
+    if step < warmup_steps:
+        return base_lr * warmup_factor
+    if step >= total_steps:
+        return float(min_lr)
+    progress = (step - warmup_steps) / (total_steps - warmup_steps)
+    return min_lr + (base_lr - min_lr) * 0.5 * (1.0 + math.cos(math.pi * progress))

@@ -1,0 +1,15 @@
+"""The warmup climbs from min_lr instead of from 0, so with a floor the first steps are too large.
+
+Overrides: lr_at
+"""
+
+
+def lr_at(step, base_lr, warmup_steps, total_steps, min_lr=0.0):
+    _check_step_counts(step, warmup_steps, total_steps)
+    _check_rates(base_lr, min_lr)
+    if step < warmup_steps:
+        return min_lr + (base_lr - min_lr) * (step + 1) / warmup_steps
+    if step >= total_steps:
+        return float(min_lr)
+    progress = (step - warmup_steps) / (total_steps - warmup_steps)
+    return min_lr + (base_lr - min_lr) * 0.5 * (1.0 + math.cos(math.pi * progress))

@@ -1,0 +1,16 @@
+"""The warmup divides by warmup_steps + 1, so it never reaches base_lr before the decay starts.
+
+Overrides: lr_at
+Source: karpathy/nanoGPT train.py, get_lr (learning_rate * (it + 1) / (warmup_iters + 1))
+"""
+
+
+def lr_at(step, base_lr, warmup_steps, total_steps, min_lr=0.0):
+    _check_step_counts(step, warmup_steps, total_steps)
+    _check_rates(base_lr, min_lr)
+    if step < warmup_steps:
+        return base_lr * (step + 1) / (warmup_steps + 1)
+    if step >= total_steps:
+        return float(min_lr)
+    progress = (step - warmup_steps) / (total_steps - warmup_steps)
+    return min_lr + (base_lr - min_lr) * 0.5 * (1.0 + math.cos(math.pi * progress))
