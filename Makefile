@@ -46,7 +46,6 @@ test-fast: setup
 
 test: setup chromium lint
 	$(PY) -m pytest -q
-	$(PY) -m grader selftest --all
 
 bench: setup
 	$(PY) -m bench

@@ -1,4 +1,4 @@
-"""`python -m grader grade PROBLEM SUBMISSION.py [--json]`, `selftest [SLUG...|--all]`, `new SLUG`.
+"""`python -m grader grade PROBLEM SUBMISSION.py [--json]`, `selftest [SLUG...|--all]`, `messages SLUG`, `new SLUG`.
 
 Exit status of `grade`: 0 solved, 1 not solved (including code that crashed, timed out or did not load),
 2 usage or problem-folder errors. With --json, stdout carries exactly one JSON report and nothing else.
@@ -98,6 +98,33 @@ def command_selftest(args: argparse.Namespace) -> int:
     return 0 if ok else 1
 
 
+def command_messages(args: argparse.Namespace) -> int:
+    """Grade every mutant through one warm pool; print the first failing message each would show a learner."""
+    import time
+
+    from grader.judge import grade
+    from grader.pool import WorkerPool
+    from grader.selftest import mutant_messages, render_messages
+
+    try:
+        problem = load_problem(args.problem)
+        count = len(problem.mutant_sources())  # a malformed mutant fails here, before a pool starts
+        started = time.perf_counter()
+        with WorkerPool(size=1, unsafe=args.unsafe_no_sandbox) as pool:
+            messages = mutant_messages(problem, lambda p, code: grade(p, code, pool=pool))
+    except ProblemError as exc:  # MutantError included: a malformed mutant names its file and line
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    seconds = time.perf_counter() - started
+    color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    print(render_messages(messages, color=color), end="")
+    silent = [m.name for m in messages if not m.check and not m.title]
+    print(f"{problem.slug}: {count} mutant(s) graded through one warm pool in {seconds:.1f} s")
+    if silent:
+        print(f"no check fails on: {', '.join(silent)}")
+    return 0 if not silent else 1
+
+
 def command_new(args: argparse.Namespace) -> int:
     from grader.scaffold import ScaffoldError, create_problem
 
@@ -126,7 +153,12 @@ def build_parser() -> argparse.ArgumentParser:
     selftest_parser.add_argument("--all", action="store_true", help="every folder under problems/")
     selftest_parser.set_defaults(handler=command_selftest)
 
-    for sub in (grade_parser, selftest_parser):
+    messages_parser = commands.add_parser(
+        "messages", help="print the first failing message each mutant would show a learner")
+    messages_parser.add_argument("problem", help="a slug under problems/ or a path to a problem folder")
+    messages_parser.set_defaults(handler=command_messages)
+
+    for sub in (grade_parser, selftest_parser, messages_parser):
         sub.add_argument("--unsafe-no-sandbox", action="store_true",
                          help="DEVELOPMENT ONLY: run submissions without bubblewrap; reports say sandbox 'none'")
 

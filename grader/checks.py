@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -56,6 +57,10 @@ __all__ = [
 # ---------------------------------------------------------------------------------------------- registration
 
 
+# Ids of checks and of the contract's clauses: lowercase dotted words, e.g. "loss.hand_example".
+CLAUSE_ID_PATTERN = r"^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*$"
+
+
 @dataclass(frozen=True)
 class Check:
     id: str
@@ -64,19 +69,29 @@ class Check:
     required: bool
     function: Callable[..., None]
     wants_context: bool
+    clauses: tuple[str, ...] = ()  # ids of the problem.toml [[clauses]] this check tests
 
 
 _MARK = "__paperlab_check__"
 
 
 def check(
-    id: str, title: str, *, group: str | None = None, required: bool | None = None
+    id: str, title: str, *, group: str | None = None, required: bool | None = None, clauses: Sequence[str] = ()
 ) -> Callable[[Callable[..., None]], Callable[..., None]]:
     """Register a check. `group` defaults to the part of `id` before the first dot. `required` defaults to
-    whether the group is listed in problem.toml's required_groups; pass False for an advisory check."""
+    whether the group is listed in problem.toml's required_groups; pass False for an advisory check.
+    `clauses` names the contract clauses (problem.toml [[clauses]] ids) the check tests; loading the problem
+    fails when one is not declared there."""
+    if isinstance(clauses, str):  # clauses="a.b" would otherwise read as the clauses "a", ".", "b"
+        raise TypeError(f"check '{id}': clauses must be a list of clause ids, e.g. clauses=[{clauses!r}]")
+    named = tuple(clauses)
+    for clause in named:
+        if not isinstance(clause, str) or not re.fullmatch(CLAUSE_ID_PATTERN, clause):
+            raise ValueError(f"check '{id}': clause id {clause!r} must be lowercase dotted words such as "
+                             "'loss.normalise'")
 
     def register(function: Callable[..., None]) -> Callable[..., None]:
-        setattr(function, _MARK, (id, title, group or id.split(".")[0], required))
+        setattr(function, _MARK, (id, title, group or id.split(".")[0], required, named))
         return function
 
     return register
@@ -90,7 +105,7 @@ def collect_checks(module: ModuleType, *, required_groups: Sequence[str]) -> tup
         mark = getattr(function, _MARK, None)
         if mark is None or not callable(function):
             continue
-        check_id, title, group, required = mark
+        check_id, title, group, required, clauses = mark
         if check_id in seen:
             raise ValueError(f"{module.__file__}: check id '{check_id}' is used twice")
         seen.add(check_id)
@@ -103,6 +118,7 @@ def collect_checks(module: ModuleType, *, required_groups: Sequence[str]) -> tup
                 required=(group in required_groups) if required is None else required and group in required_groups,
                 function=function,
                 wants_context=len(parameters) >= 3,
+                clauses=clauses,
             )
         )
     found.sort(key=lambda c: c.function.__code__.co_firstlineno)
@@ -288,11 +304,9 @@ def _tensor_mismatch(got: torch.Tensor, expected: torch.Tensor, *, rtol: float, 
     bad = ~(((diff <= allowed) & finite) | same_inf | both_nan)
     if not bool(bad.any()):
         return ""
-    finite_diff = torch.where(bad & torch.isfinite(diff), diff, torch.zeros_like(diff))
     worst_flat = int(torch.argmax(torch.where(bad, torch.nan_to_num(diff, nan=math.inf, posinf=math.inf), -1.0)))
     first_flat = int(torch.nonzero(bad.flatten())[0])
     count = int(bad.sum())
-    relative = finite_diff / e.abs().clamp_min(1e-30)
 
     def at(flat: int) -> str:
         index = _unravel(flat, tuple(g.shape))
@@ -305,11 +319,36 @@ def _tensor_mismatch(got: torch.Tensor, expected: torch.Tensor, *, rtol: float, 
         wanted, came = _distinct(e.item(), g.item())
         parts = [f"expected {wanted}, got {came} (rtol={rtol:g}, atol={atol:g})"]
     else:
-        parts.append(f"max abs error {float(finite_diff.max()):.3g}, max rel error {float(relative.max()):.3g}")
+        parts.append(_error_sizes(diff, e, bad))
         parts.append(f"first{at(first_flat)}")
         if worst_flat != first_flat:
             parts.append(f"worst{at(worst_flat)}")
     return "; ".join(parts)
+
+
+def _error_sizes(diff: torch.Tensor, expected: torch.Tensor, bad: torch.Tensor) -> str:
+    """'max abs error A, max rel error R' over the differing values where both are finite. No relative error
+    where 0 was expected (dividing by a floor there printed errors like 1e+30, which read as a blow-up), and
+    nan or infinite values are counted apart (their error is not a number)."""
+    finite = bad & torch.isfinite(diff)
+    parts = []
+    if bool(finite.any()):
+        zero = torch.zeros_like(diff)
+        text = f"max abs error {float(torch.where(finite, diff, zero).max()):.3g}"
+        at_zero = finite & (expected == 0)
+        elsewhere = finite & (expected != 0)
+        if bool(elsewhere.any()):
+            relative = torch.where(elsewhere, diff / expected.abs().clamp_min(1e-300), zero)
+            text += f", max rel error {float(relative.max()):.3g}"
+            if bool(at_zero.any()):
+                text += f" ({int(at_zero.sum())} more where 0 is expected)"
+        else:
+            text += " (expected 0 at every such value, so no relative error)"
+        parts.append(text)
+    not_finite = int((bad & ~torch.isfinite(diff)).sum())
+    if not_finite:
+        parts.append(f"{not_finite} {'is' if not_finite == 1 else 'are'} nan or infinite")
+    return ", ".join(parts)
 
 
 def _unravel(flat: int, shape: tuple[int, ...]) -> tuple[int, ...]:

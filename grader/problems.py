@@ -2,23 +2,28 @@
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import inspect
+import re
 import sys
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from grader.checks import Check, collect_checks
+from grader.checks import CLAUSE_ID_PATTERN, Check, collect_checks
 from grader.limits import Limits
 
 PROBLEMS_DIR = Path(__file__).resolve().parent.parent / "problems"
 SLUG_PATTERN = r"^[a-z][a-z0-9_-]{0,39}$"
+# A library function by its dotted import path, at least "module.name", e.g. "torch.nn.functional.softmax".
+DOTTED_NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$"
+MAX_HINTS = 3
 
 
 class ProblemError(Exception):
@@ -31,6 +36,32 @@ class FunctionSpec(BaseModel):
     name: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
     signature: str = Field(description="Shown to learners, e.g. 'moco_loss(query, key, queue, temperature)'.")
     summary: str = ""
+
+
+class ClauseSpec(BaseModel):
+    """One clause of the contract: an id that checks cite (`@check(..., clauses=[id])`) and one line that says
+    the same as the statement does."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(pattern=CLAUSE_ID_PATTERN, max_length=80)
+    text: str = Field(min_length=1, max_length=300)
+
+    @field_validator("text")
+    @classmethod
+    def _one_line(cls, text: str) -> str:
+        if "\n" in text.strip():
+            raise ValueError("a clause is one line; split a longer rule into several clauses")
+        return text.strip()
+
+
+class HintSpec(BaseModel):
+    """A hint the learner can open after `after_attempts` failed attempts at the problem (0: from the start)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str = Field(min_length=1, max_length=600)
+    after_attempts: int = Field(ge=0, le=1000)
 
 
 class ProblemSpec(BaseModel):
@@ -46,6 +77,40 @@ class ProblemSpec(BaseModel):
     functions: list[FunctionSpec] = Field(min_length=1)
     required_groups: list[str] = Field(min_length=1, description="Check groups whose checks decide `solved`.")
     limits: Limits = Field(default_factory=Limits)
+    clauses: list[ClauseSpec] = Field(default_factory=list, description="The contract, one checkable line each.")
+    hints: list[HintSpec] = Field(default_factory=list, max_length=MAX_HINTS,
+                                  description="Progressive hints, from the nudge to the near-answer.")
+    banned_calls: list[str] = Field(default_factory=list,
+                                    description="Dotted names of library functions a solution must not call.")
+
+    @field_validator("clauses")
+    @classmethod
+    def _unique_clauses(cls, clauses: list[ClauseSpec]) -> list[ClauseSpec]:
+        ids = [c.id for c in clauses]
+        repeated = sorted({i for i in ids if ids.count(i) > 1})
+        if repeated:
+            raise ValueError(f"clause ids must be unique; repeated: {', '.join(repeated)}")
+        return clauses
+
+    @field_validator("hints")
+    @classmethod
+    def _hints_in_order(cls, hints: list[HintSpec]) -> list[HintSpec]:
+        thresholds = [h.after_attempts for h in hints]
+        if thresholds != sorted(thresholds):
+            raise ValueError(f"hints unlock in order: after_attempts must not decrease, got {thresholds}")
+        return hints
+
+    @field_validator("banned_calls")
+    @classmethod
+    def _dotted_names(cls, names: list[str]) -> list[str]:
+        for name in names:
+            if not re.fullmatch(DOTTED_NAME_PATTERN, name):
+                raise ValueError(f"'{name}' is not a dotted library name such as "
+                                 "'torch.nn.functional.scaled_dot_product_attention'")
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        if repeated:
+            raise ValueError(f"banned_calls lists {', '.join(repeated)} more than once")
+        return names
 
     @field_validator("functions")
     @classmethod
@@ -54,6 +119,118 @@ class ProblemSpec(BaseModel):
         if len(set(names)) != len(names):
             raise ValueError(f"function names must be unique, got {names}")
         return functions
+
+
+class MutantSource(NamedTuple):
+    """A mutant as a submission: its file name, the bug in the learner's words, and the code to grade."""
+
+    name: str
+    description: str
+    code: str
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One file of mutants/, parsed. A patch (docstring line `Overrides: f, g`) stands for the reference's source
+    followed by its own, so its definitions replace the reference's; any other file is a whole submission."""
+
+    name: str
+    path: Path
+    description: str  # the docstring's first line: what the learner did wrong, in their words
+    overrides: tuple[str, ...]  # empty for a whole-file mutant
+    citation: str  # the `Source:` line: public code or an issue where this bug was seen; "" if none
+    code: str  # exactly what is graded
+
+    @property
+    def is_patch(self) -> bool:
+        return bool(self.overrides)
+
+
+class MutantError(ProblemError):
+    """A mutant file is malformed (a patch that does not define what it says it overrides, and the like)."""
+
+
+_OVERRIDES = re.compile(r"^\s*Overrides:\s*(.*)$", re.MULTILINE)
+_SOURCE = re.compile(r"^\s*Source:\s*(.+)$", re.MULTILINE)
+
+
+def parse_mutant(path: Path, reference_source: str) -> Mutant:
+    """Read one mutant file and materialise the submission it stands for."""
+    text = path.read_text()
+    try:
+        tree = ast.parse(text, filename=str(path))
+    except SyntaxError as exc:
+        raise MutantError(f"{path}:{exc.lineno}: syntax error: {exc.msg}") from None
+    docstring = ast.get_docstring(tree) or ""
+    description = _description(docstring)
+    citation_match = _SOURCE.search(docstring)
+    citation = citation_match.group(1).strip() if citation_match else ""
+    overrides_match = _OVERRIDES.search(docstring)
+    if overrides_match is None:
+        return Mutant(path.name, path, description, (), citation, text)
+    overrides = tuple(name.strip() for name in overrides_match.group(1).split(",") if name.strip())
+    where = f"{path}:{_docstring_line(tree, text, overrides_match.group(0))}"
+    if not overrides:
+        raise MutantError(f"{where}: 'Overrides:' names no function; list the reference's functions this patch "
+                          "replaces, e.g. 'Overrides: nt_xent_loss'")
+    if not description or description.startswith("Overrides:"):
+        raise MutantError(f"{where}: a patch's docstring starts with the bug in the learner's words, e.g. "
+                          "'This is what you get when the temperature multiplies the logits.'")
+    _check_patch(path, tree, overrides, reference_source, where)
+    banner = f"# --- mutant {path.name}: its definitions replace the ones above ---"
+    code = f"{reference_source.rstrip()}\n\n\n{banner}\n{text}"
+    return Mutant(path.name, path, description, overrides, citation, code)
+
+
+def _description(docstring: str) -> str:
+    """The first line, without the 'Mutant:' label the older whole-file mutants carry."""
+    first = docstring.strip().splitlines()[0].strip() if docstring.strip() else ""
+    return first.removeprefix("Mutant:").strip()
+
+
+def _docstring_line(tree: ast.Module, text: str, line: str) -> int:
+    start = tree.body[0].lineno if tree.body else 1
+    for number, content in enumerate(text.splitlines()[start - 1 :], start=start):
+        if line.strip() in content:
+            return number
+    return start
+
+
+def _top_level_names(tree: ast.Module) -> dict[str, int]:
+    """Names a module's top level defines (functions, classes, assignments; not imports), with their lines."""
+    names: dict[str, int] = {}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names[node.name] = node.lineno
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                for name in ast.walk(target):
+                    if isinstance(name, ast.Name):
+                        names[name.id] = node.lineno
+    return names
+
+
+def _check_patch(path: Path, tree: ast.Module, overrides: tuple[str, ...], reference_source: str, where: str) -> None:
+    future = next((n for n in tree.body if isinstance(n, ast.ImportFrom) and n.module == "__future__"), None)
+    if future is not None:
+        raise MutantError(f"{path}:{future.lineno}: a patch is appended to the reference, so it cannot have a "
+                          "'from __future__' import; remove it (the reference's own imports apply)")
+    defined = _top_level_names(tree)
+    missing = [name for name in overrides if name not in defined]
+    if missing:
+        raise MutantError(f"{where}: the patch says it overrides {', '.join(missing)} but does not define "
+                          f"{'it' if len(missing) == 1 else 'them'}")
+    reference_names = _top_level_names(ast.parse(reference_source))
+    unknown = [name for name in overrides if name not in reference_names]
+    if unknown:
+        raise MutantError(f"{where}: the reference defines no {', '.join(unknown)}; a patch overrides the "
+                          "reference's own definitions (a new helper needs no 'Overrides:' entry)")
+    shadowed = [name for name in defined if name in reference_names and name not in overrides]
+    if shadowed:
+        name = shadowed[0]
+        raise MutantError(f"{path}:{defined[name]}: the patch redefines the reference's {name} without listing it "
+                          "in 'Overrides:'; list it, or rename the helper")
 
 
 @dataclass(frozen=True)
@@ -80,8 +257,30 @@ class Problem:
     def reference_source(self) -> str:
         return (self.folder / "reference.py").read_text()
 
+    @property
+    def clauses(self) -> tuple[ClauseSpec, ...]:
+        return tuple(self.spec.clauses)
+
+    @property
+    def hints(self) -> tuple[HintSpec, ...]:
+        return tuple(self.spec.hints)
+
+    @property
+    def banned_calls(self) -> tuple[str, ...]:
+        return tuple(self.spec.banned_calls)
+
     def mutants(self) -> list[Path]:
         return sorted((self.folder / "mutants").glob("*.py"))
+
+    def parsed_mutants(self) -> list[Mutant]:
+        """Every mutant parsed and materialised; raises MutantError (file:line) on the first malformed one."""
+        reference = self.reference_source()
+        return [parse_mutant(path, reference) for path in self.mutants()]
+
+    def mutant_sources(self) -> list[MutantSource]:
+        """(name, description, code) of every mutant, code being exactly what grading it runs. The one place
+        patches are materialised: the self-test, `grader messages` and diagnoses all read mutants through it."""
+        return [MutantSource(m.name, m.description, m.code) for m in self.parsed_mutants()]
 
     def variants(self) -> list[Path]:
         return sorted((self.folder / "variants").glob("*.py"))
@@ -193,16 +392,41 @@ def load_problem(name_or_path: str | Path, problems_dir: Path = PROBLEMS_DIR) ->
         raise ProblemError(str(exc)) from None
     if not checks:
         raise ProblemError(f"{folder / 'checks.py'}: defines no @check functions")
+    _check_clause_references(folder, spec, checks)
     return Problem(
         spec=spec,
         folder=folder,
-        statement=(folder / "statement.md").read_text(),
+        statement=with_rules((folder / "statement.md").read_text(), spec),
         starter=(folder / "starter.py").read_text(),
         notes=(folder / "notes.md").read_text(),
         reference=reference,
         checks=checks,
         parameter_names=parameter_names,
     )
+
+
+def _check_clause_references(folder: Path, spec: ProblemSpec, checks: tuple[Check, ...]) -> None:
+    declared = [c.id for c in spec.clauses]
+    for item in checks:
+        unknown = [clause for clause in item.clauses if clause not in declared]
+        if unknown:
+            line = item.function.__code__.co_firstlineno
+            known = ", ".join(declared) if declared else "none (add [[clauses]] tables)"
+            raise ProblemError(f"{folder / 'checks.py'}:{line}: check '{item.id}' names unknown clause(s) "
+                               f"{', '.join(unknown)}; problem.toml declares: {known}")
+
+
+BANNED_HEADING = "## Not allowed"
+
+
+def with_rules(statement: str, spec: ProblemSpec) -> str:
+    """The statement as learners see it: the author's text, then the banned calls listed from problem.toml, so
+    the two can never disagree."""
+    if not spec.banned_calls:
+        return statement
+    listed = "\n".join(f"- `{name}`" for name in spec.banned_calls)
+    return (f"{statement.rstrip()}\n\n{BANNED_HEADING}\n\nYour solution must not call these library functions "
+            f"(calling one raises an error that names this rule):\n\n{listed}\n")
 
 
 def _parameter_names(function: Callable[..., object]) -> tuple[str, ...]:

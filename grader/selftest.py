@@ -2,11 +2,20 @@
 
 A problem is sound when
 - problem.toml, the reference and the checks load (errors name the file and line);
+- every clause of the contract listed in problem.toml is tested by a required check (a problem that lists no
+  clauses gets a warning instead, until it is converted);
+- ruff finds nothing in the problem's own files (the starter may keep unused imports), nor errors such as
+  undefined names in its mutants (patches as materialised) and variants;
+- every banned call names a function that exists (a misspelled ban bans nothing);
 - the reference passes every check, within the battery's time budget (limits.total_timeout_s);
 - the reference graded twice gets identical verdicts (same status and message for every check): no flaky checks;
 - the starter loads and fails cleanly: not solved, no check crashing (status "error"), no load error;
 - every file in mutants/ (a known-wrong solution) fails at least one required check, and no check crashes on it;
 - every file in variants/ (a correct solution written differently) passes every check.
+
+It also shows the author what learners will meet: the clause x check table, the check x mutant table (with a
+warning for every check no mutant fails), and, for a mutant nothing caught, why: grader.uncaught compares it
+with the reference on every input the checks used and on random ones like them.
 
 Every submission is graded exactly as a learner's would be, through one WorkerPool and grader.judge.grade.
 """
@@ -14,13 +23,21 @@ Every submission is graded exactly as a learner's would be, through one WorkerPo
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+import importlib
+import importlib.util
+import io
+import re
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from grader.problems import PROBLEMS_DIR, Problem, ProblemError, load_problem
+from grader.problems import PROBLEMS_DIR, Mutant, MutantError, Problem, ProblemError, load_problem, parse_mutant
 from grader.report import Report
+from grader.uncaught import CallRecorder, Outcome, RecordedCall, compare_mutant
 
 if TYPE_CHECKING:
     from grader.pool import WorkerPool
@@ -39,6 +56,7 @@ class MutantVerdict:
     caught_by: str | None  # id of the first required check that failed, in battery order
     failed_checks: int  # how many checks (required or advisory) failed
     trouble: str = ""  # why this mutant makes the problem unsound, if it does
+    statuses: dict[str, str] = field(default_factory=dict)  # check id -> status, for the check x mutant table
 
     @property
     def caught(self) -> bool:
@@ -125,14 +143,20 @@ def _load(folder: Path) -> tuple[ProblemVerdict, Problem | None]:
 
 def _examine(problem: Problem, verdict: ProblemVerdict, grade: Grade, out: _Printer) -> None:
     out.line(f"{out.bold(problem.slug)}  ({problem.folder})")
+    _examine_clauses(problem, verdict, out)
+    _examine_lint(problem, verdict, out)
+    _examine_banned_calls(problem, verdict, out)
+    _examine_hints(problem, verdict)
     first = _graded(problem, problem.reference_source(), "the reference", grade, verdict)
-    second = _graded(problem, problem.reference_source(), "the reference (second run)", grade, verdict)
+    recorder = CallRecorder()  # the second run also records the checks' inputs, for uncaught mutants
+    with recorder.active():
+        second = _graded(problem, problem.reference_source(), "the reference (second run)", grade, verdict)
     if first is not None:
         _examine_reference(first, verdict, out)
     if first is not None and second is not None:
         _examine_determinism(first, second, verdict, out)
     _examine_starter(problem, grade, verdict, out)
-    _examine_mutants(problem, grade, verdict, out)
+    _examine_mutants(problem, grade, verdict, out, recorder)
     _examine_variants(problem, grade, verdict, out)
 
 
@@ -145,6 +169,143 @@ def _graded(problem: Problem, code: str, what: str, grade: Grade, verdict: Probl
 
 
 # ------------------------------------------------------------------------------------------------ stages
+
+
+def _examine_clauses(problem: Problem, verdict: ProblemVerdict, out: _Printer) -> None:
+    """The clause x check table: which checks test each clause of the contract."""
+    if not problem.clauses:
+        verdict.warnings.append("problem.toml lists no [[clauses]]: list the contract's clauses and let each check "
+                                "name the ones it tests (@check(..., clauses=[...])), so this self-test can show "
+                                "which part of the contract no check tests")
+        out.stage("clauses", True, "none listed in problem.toml (see the warning below)")
+        return
+    rows, untested = [], []
+    for clause in problem.clauses:
+        testers = [c for c in problem.checks if clause.id in c.clauses]
+        required = [c.id for c in testers if c.required]
+        advisory = [c.id for c in testers if not c.required]
+        if not required:
+            untested.append(clause.id)
+        rows.append((clause.id, ", ".join(required) or "NONE", ", ".join(advisory) or "-"))
+    silent = [c.id for c in problem.checks if not c.clauses]
+    if silent:
+        verdict.warnings.append(f"checks that name no clause (so the table cannot show what they test): "
+                                f"{', '.join(silent)}")
+    if untested:
+        verdict.failures.append(
+            f"clauses no required check tests: {', '.join(untested)}; write a check for each, or name the clause "
+            "in the clauses=[...] of a required check that already tests it")
+    total = len(problem.clauses)
+    out.stage("clauses", not untested, f"{total - len(untested)}/{total} clauses tested by a required check")
+    out.table(("clause", "required checks", "advisory checks"), rows,
+              bad={i for i, row in enumerate(rows) if row[1] == "NONE"})
+
+
+# The repository's rules, spelled out so a problem folder outside the repository is linted the same way.
+LINT_ARGS = ("--isolated", "--no-cache", "--output-format", "concise", "--line-length", "120",
+             "--target-version", "py311", "--select", "E,F,W,B,I,UP,T20", "--ignore", "E731",
+             "--config", "lint.isort.known-first-party=['grader']",
+             # The starter keeps the imports the learner will need (and may print, to debug).
+             "--config", 'lint.per-file-ignores={"starter.py"=["F401","T201"], "helpers.py"=["T201"]}')
+# Mutants and variants are deliberately odd code: only errors (undefined names and the like) count, not style,
+# not unused imports or variables (a bug may leave one), not redefinitions (a patch redefines on purpose).
+LENIENT_LINT_ARGS = ("--isolated", "--no-cache", "--output-format", "concise", "--target-version", "py311",
+                     "--select", "F", "--ignore", "F401,F811,F841")
+
+
+def lint_problem(problem: Problem) -> list[str] | None:
+    """ruff's findings over the problem folder, as 'path:line:col: CODE message'; None when ruff is missing."""
+    if importlib.util.find_spec("ruff") is None:
+        return None
+    own = _ruff([*LINT_ARGS, "--extend-exclude", "mutants,variants", "."], problem.folder)
+    with tempfile.TemporaryDirectory(prefix="paperlab-lint-") as scratch:
+        offsets = _write_materialised(problem, Path(scratch))
+        lenient = _ruff([*LENIENT_LINT_ARGS, "."], Path(scratch)) if offsets else []
+    return own + [_patch_line(finding, offsets) for finding in lenient]
+
+
+def _ruff(args: list[str], cwd: Path) -> list[str]:
+    done = subprocess.run([sys.executable, "-m", "ruff", "check", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=120, check=False)
+    if done.returncode not in (0, 1):
+        return [f"ruff failed: {(done.stderr or done.stdout).strip()}"]
+    return [line.replace(" [*]", "") for line in done.stdout.splitlines() if re.match(r"^\S+:\d+:\d+: ", line)]
+
+
+def _write_materialised(problem: Problem, scratch: Path) -> dict[str, int]:
+    """Mutants (patches applied) and variants under scratch/; returns, per relative path, how many lines of the
+    file come before its own text (the reference, for a patch)."""
+    offsets: dict[str, int] = {}
+    reference = problem.reference_source()
+    for kind, paths in (("mutants", problem.mutants()), ("variants", problem.variants())):
+        (scratch / kind).mkdir()
+        for path in paths:
+            relative = f"{kind}/{path.name}"
+            try:
+                code = parse_mutant(path, reference).code if kind == "mutants" else path.read_text()
+            except MutantError:
+                continue  # reported by the mutant stage, with its line
+            (scratch / relative).write_text(code)
+            own = path.read_text()
+            offsets[relative] = len(code.splitlines()) - len(own.splitlines()) if code.endswith(own) else 0
+    return offsets
+
+
+def _patch_line(finding: str, offsets: dict[str, int]) -> str:
+    """Line numbers of a materialised patch, back to the patch file's own."""
+    match = re.match(r"^(\S+?):(\d+):(\d+): (.*)$", finding)
+    if match is None:
+        return finding
+    path, line, column, message = match[1], int(match[2]), match[3], match[4]
+    offset = offsets.get(path, 0)
+    if line <= offset:
+        return f"{path}: (in the reference it is appended to, line {line}): {message}"
+    return f"{path}:{line - offset}:{column}: {message}"
+
+
+def _examine_lint(problem: Problem, verdict: ProblemVerdict, out: _Printer) -> None:
+    findings = lint_problem(problem)
+    if findings is None:
+        verdict.warnings.append("ruff is not installed, so the problem folder was not linted")
+        out.stage("lint", True, "skipped (no ruff)")
+        return
+    if findings:
+        verdict.failures.append("ruff (run `python -m ruff check --fix` in the folder for the fixable ones):\n"
+                                + "\n".join(findings))
+    out.stage("lint", not findings, f"{len(findings)} finding(s)" if findings else "ruff finds nothing", findings)
+
+
+def resolve_dotted(name: str) -> bool:
+    """Whether a dotted name such as 'torch.nn.functional.softmax' names something that exists here."""
+    parts = name.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            target: object = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for attribute in parts[cut:]:
+            if not hasattr(target, attribute):
+                return False
+            target = getattr(target, attribute)
+        return callable(target)
+    return False
+
+
+def _examine_banned_calls(problem: Problem, verdict: ProblemVerdict, out: _Printer) -> None:
+    if not problem.banned_calls:
+        return
+    missing = [name for name in problem.banned_calls if not resolve_dotted(name)]
+    if missing:
+        verdict.failures.append(f"banned_calls names what does not exist here: {', '.join(missing)}; a "
+                                "misspelled ban bans nothing")
+    out.stage("banned calls", not missing, f"{len(problem.banned_calls) - len(missing)}/{len(problem.banned_calls)}"
+              f" name a function: {', '.join(problem.banned_calls)}")
+
+
+def _examine_hints(problem: Problem, verdict: ProblemVerdict) -> None:
+    if not problem.hints:
+        verdict.warnings.append("no [[hints]] in problem.toml: give learners two or three progressive hints, each "
+                                "naming an idea, not code")
 
 
 def _examine_reference(report: Report, verdict: ProblemVerdict, out: _Printer) -> None:
@@ -220,30 +381,86 @@ def _examine_starter(problem: Problem, grade: Grade, verdict: ProblemVerdict, ou
     out.stage("starter", True, f"loads and fails {len(failed)} of {len(report.checks)} checks{example}")
 
 
-def _examine_mutants(problem: Problem, grade: Grade, verdict: ProblemVerdict, out: _Printer) -> None:
+def _examine_mutants(
+    problem: Problem, grade: Grade, verdict: ProblemVerdict, out: _Printer, recorder: CallRecorder | None = None
+) -> None:
     paths = problem.mutants()
     if not paths:
         verdict.failures.append("no mutants: add known-wrong solutions to mutants/ to prove the checks catch them")
         out.stage("mutants", False, "mutants/ is empty")
         return
+    reference = problem.reference_source()
+    parsed: dict[str, Mutant] = {}
     for path in paths:
-        report = _graded(problem, path.read_text(), f"mutant {path.name}", grade, verdict)
+        try:
+            parsed[path.name] = parse_mutant(path, reference)
+        except MutantError as exc:
+            verdict.mutants.append(MutantVerdict(name=path.name, caught_by=None, failed_checks=0,
+                                                 trouble=f"malformed: {exc}"))
+            continue
+        report = _graded(problem, parsed[path.name].code, f"mutant {path.name}", grade, verdict)
         if report is not None:
             verdict.mutants.append(_judge_mutant(path.name, report))
+    _explain_uncaught(problem, verdict, parsed, recorder)
     uncaught = [m for m in verdict.mutants if not m.caught]
     for mutant in uncaught:
         verdict.failures.append(f"mutant {mutant.name}: {mutant.trouble or 'no required check caught it'}")
     caught = len(verdict.mutants) - len(uncaught)
     out.stage("mutants", not uncaught, f"{caught}/{len(paths)} caught by a required check")
     out.table(
-        ("mutant", "first required check that caught it", "checks failed"),
+        ("#", "mutant", "first required check that caught it", "checks failed"),
         [
-            (m.name, m.caught_by or "NOT CAUGHT", str(m.failed_checks)) if not m.trouble
-            else (m.name, f"{m.caught_by or 'NOT CAUGHT'}  ({m.trouble})", str(m.failed_checks))
-            for m in verdict.mutants
+            (str(i), m.name, m.caught_by or "NOT CAUGHT", str(m.failed_checks)) if not m.trouble
+            else (str(i), m.name, f"{m.caught_by or 'NOT CAUGHT'}  ({m.trouble.split(';')[0]})", str(m.failed_checks))
+            for i, m in enumerate(verdict.mutants, start=1)
         ],
         bad={i for i, m in enumerate(verdict.mutants) if not m.caught},
     )
+    _examine_coverage(problem, verdict, out)
+
+
+def _explain_uncaught(problem: Problem, verdict: ProblemVerdict, parsed: dict[str, Mutant],
+                      recorder: CallRecorder | None) -> None:
+    """For each mutant no required check caught (and that loaded and crashed nothing): why not."""
+    cache: dict[int, Outcome] = {}
+    recorded: list[RecordedCall] = recorder.calls if recorder is not None else []
+    for mutant in verdict.mutants:
+        if mutant.caught_by is not None or not mutant.trouble.startswith("no required check caught it"):
+            continue
+        if recorder is not None and recorder.unavailable:
+            mutant.trouble += f"; cannot say why: {recorder.unavailable}"
+            continue
+        comparison = compare_mutant(problem, parsed[mutant.name].code, mutant.name, recorded, cache)
+        mutant.trouble += f"; {comparison.explain()}"
+
+
+CELL = {"passed": ".", "failed": "x", "error": "E", "skipped": "-"}
+
+
+def _examine_coverage(problem: Problem, verdict: ProblemVerdict, out: _Printer) -> None:
+    """The check x mutant table, and a warning for every check that fails on no mutant."""
+    graded = [m for m in verdict.mutants if m.statuses]
+    if not graded:
+        return
+    out.line("      check x mutant: X first required check to fail it, x fails it too, . passes, E crashed, - not run")
+    width = max(len(c.id) for c in problem.checks) + 6  # the id, " req", and a gap
+    numbers = [str(i) for i, m in enumerate(verdict.mutants, start=1) if m.statuses]
+    if any(len(n) > 1 for n in numbers):
+        out.line(" " * (6 + width) + "".join(n[-2] if len(n) > 1 else " " for n in numbers))
+    out.line(" " * (6 + width) + "".join(n[-1] for n in numbers))
+    for item in problem.checks:
+        cells = "".join("X" if m.caught_by == item.id else CELL.get(m.statuses.get(item.id, "skipped"), "?")
+                        for m in graded)
+        failing = sum(m.statuses.get(item.id) == "failed" for m in graded)
+        label = f"{item.id} {'req' if item.required else 'adv'}"
+        out.line(f"      {label:<{width}}{cells}  {failing}")
+        if failing:
+            continue
+        if item.required:
+            verdict.warnings.append(f"required check {item.id} fails on no mutant: the corpus may not test it; add "
+                                    "a mutant with the bug it exists to catch")
+        else:
+            verdict.warnings.append(f"advisory check {item.id} fails on no mutant: no mutant reaches its failure")
 
 
 def _judge_mutant(name: str, report: Report) -> MutantVerdict:
@@ -259,7 +476,8 @@ def _judge_mutant(name: str, report: Report) -> MutantVerdict:
     elif caught_by is None:
         advisory = [c.id for c in report.checks if c.status == "failed"]
         trouble = "no required check caught it" + (f" (only advisory: {', '.join(advisory)})" if advisory else "")
-    return MutantVerdict(name=name, caught_by=caught_by, failed_checks=failed, trouble=trouble)
+    return MutantVerdict(name=name, caught_by=caught_by, failed_checks=failed, trouble=trouble,
+                         statuses={c.id: c.status for c in report.checks})
 
 
 def _examine_variants(problem: Problem, grade: Grade, verdict: ProblemVerdict, out: _Printer) -> None:
@@ -282,6 +500,55 @@ def _examine_variants(problem: Problem, grade: Grade, verdict: ProblemVerdict, o
         verdict.failures.append("every variant must pass every check:\n" + "\n".join(problems))
     failing = {line.split(":", 1)[0] for line in problems}
     out.stage("variants", not problems, f"{len(paths) - len(failing)}/{len(paths)} pass every check", problems)
+
+
+# ----------------------------------------------------------------------------------- `grader messages`
+
+
+@dataclass(frozen=True)
+class MutantMessage:
+    """The first thing a learner who wrote this mutant would read."""
+
+    name: str
+    description: str  # the bug, as the mutant's docstring says it
+    check: str  # id of the first failing check ("" when the submission as a whole failed, or nothing failed)
+    title: str
+    message: str
+
+
+def first_failure(report: Report) -> tuple[str, str, str]:
+    """(check id, title, message) of the first failure in battery order, as the learner's page lists them."""
+    if report.error is not None:
+        return "", f"{report.error.kind} error", report.error.message
+    failing = next((c for c in report.checks if c.status in ("failed", "error")), None)
+    if failing is None:
+        return "", "", "no check fails: a learner with this code would be told nothing is wrong"
+    return failing.id, failing.title, failing.message
+
+
+def mutant_messages(problem: Problem, grade: Grade) -> list[MutantMessage]:
+    """Grade every mutant (materialised) and keep the first failure each shows. Raises MutantError on a
+    malformed mutant, naming its file and line."""
+    messages = []
+    for name, description, code in problem.mutant_sources():
+        check_id, title, message = first_failure(grade(problem, code))
+        messages.append(MutantMessage(name, description, check_id, title, message))
+    return messages
+
+
+def render_messages(messages: list[MutantMessage], *, color: bool = False) -> str:
+    stream = io.StringIO()
+    out = _Printer(stream, color)
+    for item in messages:
+        out.line(out.bold(item.name) + (f"  ({item.description})" if item.description else ""))
+        if item.check:
+            out.line(f"  {item.check}: {item.title}")
+        elif item.title:
+            out.line(f"  {item.title}")
+        for line in (item.message or "(no message)").splitlines():
+            out.line(f"    | {line}")
+        out.line("")
+    return stream.getvalue()
 
 
 # --------------------------------------------------------------------------------------------- printing
@@ -360,7 +627,7 @@ class _Printer:
         for detail in details or []:
             self.line(f"      {detail}")
 
-    def table(self, header: tuple[str, ...], rows: list[tuple[str, ...]], bad: set[int]) -> None:
+    def table(self, header: tuple[str, ...], rows: Sequence[tuple[str, ...]], bad: set[int]) -> None:
         widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header) - 1)]
         def render(row: tuple[str, ...]) -> str:
             cells = [cell.ljust(width) for cell, width in zip(row[:-1], widths, strict=False)]

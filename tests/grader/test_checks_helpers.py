@@ -153,10 +153,25 @@ def test_expect_close_reports_errors_and_first_and_worst_index() -> None:
     expected = torch.zeros(2, 3)
     message = failure(expect_close, got, expected, call="f(x)")
     assert message.startswith("the result of f(x): 2 of 6 values differ (rtol=1e-05, atol=1e-06)")
-    assert "max abs error 2" in message
-    assert "max rel error" in message
+    assert "max abs error 2 (expected 0 at every such value, so no relative error)" in message
+    assert "max rel error" not in message  # it was 2e+30: the error divided by a floor of 1e-30
     assert "first at index [0, 1]: expected 0, got 0.5" in message
     assert "worst at index [1, 2]: expected 0, got 2" in message
+
+
+def test_expect_close_relative_error_leaves_out_the_values_expected_to_be_zero() -> None:
+    got = torch.tensor([1.1, 0.5, 3.0], dtype=torch.float64)
+    expected = torch.tensor([1.0, 0.0, 3.0], dtype=torch.float64)
+    message = failure(expect_close, got, expected)
+    assert "max abs error 0.5, max rel error 0.1 (1 more where 0 is expected)" in message
+    assert "e+" not in message
+
+
+def test_expect_close_counts_nan_apart_instead_of_calling_the_error_zero() -> None:
+    got = torch.tensor([float("nan"), float("nan"), 1.0])
+    message = failure(expect_close, got, torch.tensor([0.0, 0.0, 1.0]))
+    assert "2 of 3 values differ" in message and "2 are nan or infinite" in message
+    assert "max abs error" not in message  # it said "max abs error 0": the nan entries were left out of the max
 
 
 def test_expect_close_relative_error_and_single_worst() -> None:

@@ -136,3 +136,57 @@ def test_unsafe_no_sandbox_is_flagged() -> None:
     report = one_report(completed.stdout)
     assert report.sandbox == "none" and report.solved
     assert json.loads(completed.stdout)["sandbox"] == "none"
+
+
+# ------------------------------------------------------------------------------------------- grader messages
+
+PATCH = '''"""This is what you get when you divide by the norm without a floor: a zero row becomes nan.
+
+Overrides: normalize_rows
+"""
+
+
+def normalize_rows(x):
+    _check_matrix(x)
+    return x / x.norm(dim=1, keepdim=True)
+'''
+
+
+@pytest.fixture
+def scaffolded(tmp_path: Path) -> Path:
+    from grader.scaffold import create_problem
+
+    return create_problem("sample", tmp_path / "problems")
+
+
+def test_messages_prints_the_first_failure_of_every_mutant(
+    scaffolded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (scaffolded / "mutants" / "patched_no_floor.py").write_text(PATCH)
+    assert main(["messages", str(scaffolded), "--unsafe-no-sandbox"]) == 0
+    out = capsys.readouterr().out
+    names = sorted(p.name for p in (scaffolded / "mutants").glob("*.py"))
+    assert [line.split("  ")[0] for line in out.splitlines() if line.endswith(".py") or ".py  (" in line] == names
+    block = out.split("patched_no_floor.py  (This is what you get when you divide by the norm without a floor")[1]
+    assert block.splitlines()[1].startswith("  normalize_rows.zero_row: A zero row stays zero")
+    assert block.splitlines()[2].startswith("    | the result: 2 of 4 values differ")
+    assert "2 are nan or infinite" in block.splitlines()[2]
+    assert out.rstrip().splitlines()[-1].startswith(f"sample: {len(names)} mutant(s) graded through one warm pool in")
+
+
+def test_messages_exits_1_and_names_a_mutant_no_check_fails(
+    scaffolded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shutil.copy(scaffolded / "reference.py", scaffolded / "mutants" / "correct_after_all.py")
+    assert main(["messages", str(scaffolded), "--unsafe-no-sandbox"]) == 1
+    out = capsys.readouterr().out
+    assert "no check fails: a learner with this code would be told nothing is wrong" in out
+    assert out.rstrip().splitlines()[-1] == "no check fails on: correct_after_all.py"
+
+
+def test_messages_refuses_a_malformed_patch_with_its_line(
+    scaffolded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (scaffolded / "mutants" / "bad.py").write_text(PATCH.replace("Overrides: normalize_rows", "Overrides: nope"))
+    assert main(["messages", str(scaffolded), "--unsafe-no-sandbox"]) == 2
+    assert f"{scaffolded / 'mutants' / 'bad.py'}:3: the patch says it overrides nope" in capsys.readouterr().err

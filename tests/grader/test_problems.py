@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from grader.limits import Limits
-from grader.problems import REQUIRED_FILES, ProblemError, discover, load_problem
+from grader.problems import REQUIRED_FILES, MutantError, ProblemError, discover, load_problem
 
 ADDER = Path(__file__).resolve().parents[1] / "fixtures" / "problems" / "adder"
 
@@ -158,3 +158,220 @@ def test_discover_skips_a_broken_folder_and_reports_it(problems_dir: Path) -> No
 
 def test_discover_of_a_missing_directory(tmp_path: Path) -> None:
     assert discover(tmp_path / "nowhere") == ([], {})
+
+
+# ------------------------------------------------------------------- clauses, hints and banned calls in problem.toml
+
+CLAUSES = '''
+[[clauses]]
+id = "add_one.values"
+text = "add_one returns x + 1, elementwise"
+
+[[clauses]]
+id = "add_one.storage"
+text = "add_one leaves x unchanged and returns new storage"
+'''
+
+
+def append_toml(folder: Path, text: str) -> None:
+    path = folder / "problem.toml"
+    path.write_text(path.read_text() + text)
+
+
+def declare_clause(folder: Path, check_id: str, clauses: str) -> None:
+    """Make the check `check_id` of the adder's checks.py declare `clauses` (Python source of a list)."""
+    path = folder / "checks.py"
+    text = path.read_text()
+    head = f'@check("{check_id}", '
+    start = text.index(head)
+    end = text.index(")\n", start)
+    path.write_text(text[:end] + f", clauses={clauses}" + text[end:])
+
+
+def test_clauses_hints_and_banned_calls_are_optional(folder: Path) -> None:
+    problem = load_problem(folder)
+    assert (problem.clauses, problem.hints, problem.banned_calls) == ((), (), ())
+    assert all(c.clauses == () for c in problem.checks)
+
+
+def test_checks_carry_the_clauses_they_declare(folder: Path) -> None:
+    append_toml(folder, CLAUSES)
+    declare_clause(folder, "add_one.fresh_storage", '["add_one.storage", "add_one.values"]')
+    problem = load_problem(folder)
+    assert [(c.id, c.text) for c in problem.clauses] == [
+        ("add_one.values", "add_one returns x + 1, elementwise"),
+        ("add_one.storage", "add_one leaves x unchanged and returns new storage"),
+    ]
+    by_id = {c.id: c.clauses for c in problem.checks}
+    assert by_id["add_one.fresh_storage"] == ("add_one.storage", "add_one.values")
+    assert by_id["add_one.values"] == ()
+
+
+def test_a_check_naming_an_unknown_clause_fails_with_its_line(folder: Path) -> None:
+    append_toml(folder, CLAUSES)
+    declare_clause(folder, "scaled_sum.values", '["scaled_sum.value"]')
+    line = next(number for number, text in enumerate((folder / "checks.py").read_text().splitlines(), start=1)
+                if text.startswith("def scaled_sum_values"))
+    assert load_error(folder) == (
+        f"{folder.resolve() / 'checks.py'}:{line - 1}: check 'scaled_sum.values' names unknown clause(s) "
+        "scaled_sum.value; problem.toml declares: add_one.values, add_one.storage")
+
+
+def test_a_clause_without_any_declared_clauses_is_unknown(folder: Path) -> None:
+    declare_clause(folder, "add_one.values", '["add_one.values"]')
+    assert "problem.toml declares: none (add [[clauses]] tables)" in load_error(folder)
+
+
+@pytest.mark.parametrize(
+    "text, field, message",
+    [
+        pytest.param(CLAUSES.replace('"add_one.storage"', '"add_one.values"'), "clauses",
+                     "clause ids must be unique; repeated: add_one.values", id="repeated-clause"),
+        pytest.param('\n[[clauses]]\nid = "Add One"\ntext = "x"\n', "clauses.0.id", "should match pattern",
+                     id="clause-id-pattern"),
+        pytest.param('\n[[clauses]]\nid = "a.b"\ntext = "two\\nlines"\n', "clauses.0.text", "one line",
+                     id="clause-one-line"),
+        pytest.param('\n[[hints]]\ntext = "h"\nafter_attempts = -1\n', "hints.0.after_attempts", "greater than",
+                     id="negative-attempts"),
+        pytest.param('\n[[hints]]\ntext = "h"\nafter_attempts = 1.5\n', "hints.0.after_attempts", "integer",
+                     id="fractional-attempts"),
+        pytest.param('\n[[hints]]\ntext = "a"\nafter_attempts = 3\n[[hints]]\ntext = "b"\nafter_attempts = 1\n',
+                     "hints", "must not decrease, got [3, 1]", id="hints-out-of-order"),
+        pytest.param("".join(f'\n[[hints]]\ntext = "h{i}"\nafter_attempts = {i}\n' for i in range(4)), "hints",
+                     "at most 3 items", id="four-hints"),
+        pytest.param('\n[[hints]]\ntext = "h"\nafter_attempts = 0\ncode = "x"\n', "hints.0.code",
+                     "Extra inputs are not permitted", id="unknown-hint-key"),
+        pytest.param('banned_calls = ["softmax"]\n', "banned_calls", "is not a dotted library name",
+                     id="undotted-banned-name"),
+        pytest.param('banned_calls = ["torch.nn.functional.soft max"]\n', "banned_calls",
+                     "is not a dotted library name", id="banned-name-with-space"),
+        pytest.param('banned_calls = ["torch.softmax", "torch.softmax"]\n', "banned_calls",
+                     "lists torch.softmax more than once", id="banned-twice"),
+    ],
+)
+def test_invalid_clauses_hints_and_banned_calls(folder: Path, text: str, field: str, message: str) -> None:
+    if text.startswith("banned_calls"):
+        edit_toml(folder, 'tags = ["fixture"]\n', f'tags = ["fixture"]\n{text}')
+    else:
+        append_toml(folder, text)
+    error = load_error(folder)
+    assert f": {field}: " in error and message in error, error
+
+
+def test_hints_load_in_order(folder: Path) -> None:
+    append_toml(folder, '\n[[hints]]\ntext = "Think about storage."\nafter_attempts = 0\n'
+                        '\n[[hints]]\ntext = "Which call copies?"\nafter_attempts = 2\n')
+    assert [(h.text, h.after_attempts) for h in load_problem(folder).hints] == [
+        ("Think about storage.", 0), ("Which call copies?", 2)]
+
+
+def test_banned_calls_are_listed_in_the_statement(folder: Path) -> None:
+    edit_toml(folder, 'tags = ["fixture"]\n',
+              'tags = ["fixture"]\nbanned_calls = ["torch.add", "torch.Tensor.add_"]\n')
+    problem = load_problem(folder)
+    assert problem.banned_calls == ("torch.add", "torch.Tensor.add_")
+    written = (folder / "statement.md").read_text()
+    assert problem.statement.startswith(written.rstrip())
+    assert problem.statement.endswith("## Not allowed\n\nYour solution must not call these library functions "
+                                      "(calling one raises an error that names this rule):\n\n"
+                                      "- `torch.add`\n- `torch.Tensor.add_`\n")
+
+
+def test_without_banned_calls_the_statement_is_the_file(folder: Path) -> None:
+    assert load_problem(folder).statement == (folder / "statement.md").read_text()
+
+
+# ------------------------------------------------------------------------------------------------ patch mutants
+
+def write_mutant(folder: Path, name: str, text: str) -> Path:
+    path = folder / "mutants" / name
+    path.write_text(text)
+    return path
+
+
+PATCH = '''"""This is what you get when you add two instead of one.
+
+Overrides: add_one
+Source: a made-up example
+"""
+
+import torch
+
+
+def add_one(x: torch.Tensor) -> torch.Tensor:
+    return x + 2
+'''
+
+
+def test_a_patch_is_the_reference_followed_by_the_patch(folder: Path) -> None:
+    write_mutant(folder, "adds_two.py", PATCH)
+    problem = load_problem(folder)
+    mutant = next(m for m in problem.parsed_mutants() if m.name == "adds_two.py")
+    assert mutant.is_patch and mutant.overrides == ("add_one",) and mutant.citation == "a made-up example"
+    assert mutant.description == "This is what you get when you add two instead of one."
+    assert mutant.code.startswith(problem.reference_source().rstrip()) and mutant.code.endswith(PATCH)
+    namespace: dict[str, object] = {}
+    exec(compile(mutant.code, "mutant", "exec"), namespace)  # noqa: S102 - our own fixture code
+    add_one, scaled_sum = namespace["add_one"], namespace["scaled_sum"]
+    import torch
+
+    assert add_one(torch.zeros(1)).item() == 2.0  # type: ignore[operator]  # the patch won
+    assert scaled_sum(torch.ones(2), 3.0).item() == 6.0  # type: ignore[operator]  # the rest is the reference's
+
+
+def test_a_whole_file_mutant_is_graded_as_written(folder: Path) -> None:
+    problem = load_problem(folder)
+    (source,) = problem.mutant_sources()
+    assert source.name == "in_place.py"
+    assert source.code == (folder / "mutants" / "in_place.py").read_text()
+
+
+def test_mutant_description_drops_the_old_mutant_label(folder: Path) -> None:
+    write_mutant(folder, "labelled.py", '"""Mutant: adds two.\n\nMore words.\n"""\n\ndef add_one(x):\n    return x+2\n')
+    names = {s.name: s.description for s in load_problem(folder).mutant_sources()}
+    assert names["labelled.py"] == "adds two."
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        pytest.param('"""Adds two.\n\nOverrides: add_one, scaled_sum\n"""\n\ndef add_one(x):\n    return x + 2\n',
+                     "mutants/bad.py:3: the patch says it overrides scaled_sum but does not define it",
+                     id="override-not-defined"),
+        pytest.param('"""Adds two.\n\nOverrides: add_two\n"""\n\ndef add_two(x):\n    return x + 2\n',
+                     "mutants/bad.py:3: the reference defines no add_two", id="override-not-in-reference"),
+        pytest.param('"""Adds two.\n\nOverrides: add_one\n"""\n\ndef add_one(x):\n    return x + 2\n\n\n'
+                     'def scaled_sum(x, factor):\n    return x.sum()\n',
+                     "mutants/bad.py:10: the patch redefines the reference's scaled_sum without listing it",
+                     id="unlisted-redefinition"),
+        pytest.param('"""Adds two.\n\nOverrides:\n"""\n', "mutants/bad.py:3: 'Overrides:' names no function",
+                     id="empty-overrides"),
+        pytest.param('"""Overrides: add_one"""\n\ndef add_one(x):\n    return x + 2\n',
+                     "a patch's docstring starts with the bug in the learner's words", id="no-description"),
+        pytest.param('"""Adds two.\n\nOverrides: add_one\n"""\nfrom __future__ import annotations\n\n'
+                     'def add_one(x):\n    return x + 2\n', "mutants/bad.py:5: a patch is appended to the reference",
+                     id="future-import"),
+        pytest.param('"""Adds two.\n\nOverrides: add_one\n"""\ndef add_one(x:\n', "mutants/bad.py:5: syntax error",
+                     id="syntax-error"),
+    ],
+)
+def test_a_malformed_patch_is_named_with_its_line(folder: Path, text: str, message: str) -> None:
+    write_mutant(folder, "bad.py", text)
+    problem = load_problem(folder)  # loading the problem does not read mutants; the self-test does
+    with pytest.raises(MutantError) as caught:
+        problem.mutant_sources()
+    assert message in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "clauses, error, message",
+    [
+        pytest.param("loss.value", TypeError, "clauses must be a list of clause ids", id="a-bare-string"),
+        pytest.param(["Loss Value"], ValueError, "must be lowercase dotted words", id="bad-pattern"),
+    ],
+)
+def test_check_refuses_malformed_clause_lists(clauses: object, error: type[Exception], message: str) -> None:
+    from grader.checks import check
+
+    with pytest.raises(error, match=message):
+        check("loss.value", "title", clauses=clauses)  # type: ignore[arg-type]

@@ -7,8 +7,9 @@ import shutil
 import pytest
 
 from grader.pool import WorkerPool
+from grader.problems import load_problem
 from grader.scaffold import create_problem
-from grader.selftest import run_selftest
+from grader.selftest import lint_problem, run_selftest
 
 
 @pytest.fixture(scope="module")
@@ -35,13 +36,18 @@ def selftest(pool):
     return run
 
 
+def mutant_row(output, name):
+    """The mutants table's row of `name`: number, name, first required check that caught it, checks failed."""
+    return next(line for line in output.splitlines() if re.match(rf"\s*\d+\s+{re.escape(name)}\s", line))
+
+
 def test_sound_problem_passes_and_prints_the_mutant_table(problem, selftest):
     ok, output = selftest(problem)
     assert ok, output
     assert "first required check that caught it" in output
     for mutant in (problem / "mutants").glob("*.py"):
-        row = next(line for line in output.splitlines() if line.strip().startswith(mutant.name))
-        assert re.search(r"\S+\.\S+\s+\d+$", row.strip()), row  # check id, then how many checks failed
+        row = mutant_row(output, mutant.name)
+        assert re.fullmatch(rf"\d+\s+{mutant.name}\s+\S+\.\S+\s+\d+", row.strip()), row  # check id, how many failed
     assert output.rstrip().splitlines()[-1] == "selftest passed: 1 problem(s) sound"
 
 
@@ -135,3 +141,165 @@ def test_sound_and_broken_problems_together(problem, tmp_path, selftest):
     assert not ok
     assert "defines no @check functions" in output
     assert "selftest FAILED: 1 of 2 problem(s) unsound: broken" in output
+
+
+PATCH_NO_FLOOR = '''"""This is what you get when you divide by the norm itself: a zero row becomes 0 / 0 = nan.
+
+Overrides: normalize_rows
+"""
+
+
+def normalize_rows(x):
+    _check_matrix(x)  # the reference's own helper: a patch sees everything the reference defines
+    return x / x.norm(dim=1, keepdim=True)
+'''
+
+
+def test_a_patch_mutant_is_graded_on_top_of_the_reference(problem, selftest):
+    (problem / "mutants" / "patched_no_floor.py").write_text(PATCH_NO_FLOOR)
+    ok, output = selftest(problem)
+    assert ok, output
+    row = mutant_row(output, "patched_no_floor.py")
+    assert "normalize_rows.zero_row" in row, row
+
+
+def test_a_patch_that_does_not_define_what_it_overrides_is_unsound(problem, selftest):
+    (problem / "mutants" / "broken_patch.py").write_text(
+        PATCH_NO_FLOOR.replace("Overrides: normalize_rows", "Overrides: normalize_rows, normalise_all"))
+    ok, output = selftest(problem)
+    assert not ok
+    assert "mutant broken_patch.py: malformed:" in output
+    assert "the patch says it overrides normalise_all but does not define it" in output
+
+
+# ------------------------------------------------------------------------ what the self-test tells the author
+
+
+def test_a_copy_of_the_reference_is_called_probably_correct(problem, selftest):
+    shutil.copy(problem / "reference.py", problem / "mutants" / "not_really_wrong.py")
+    ok, output = selftest(problem)
+    assert not ok
+    match = re.search(r"mutant not_really_wrong\.py: no required check caught it; identical to the reference on "
+                      r"all (\d+) inputs \((\d+) the checks used, (\d+) random ones like them\): probably correct",
+                      output)
+    assert match, output
+    total, used, drawn = map(int, match.groups())
+    assert total == used + drawn and used >= 8 and drawn > 0  # the template's checks make at least 8 calls
+
+
+def test_an_uncaught_mutant_shows_an_input_where_it_differs(problem, selftest):
+    # Wrong only where an element exceeds 4.5 in size: the template's checks stay below (the hand example's 4 is
+    # the largest), random inputs on their scale go beyond.
+    reference = (problem / "reference.py").read_text()
+    (problem / "mutants" / "large_values.py").write_text(reference.replace(
+        "    return x / norms.clamp_min(1e-12)",
+        "    if x.abs().max() > 4.5:\n        return x / norms.clamp_min(1e-12) / 2\n"
+        "    return x / norms.clamp_min(1e-12)"))
+    ok, output = selftest(problem)
+    assert not ok
+    message = next(line for line in output.splitlines() if "mutant large_values.py: no required check caught" in line)
+    assert "; differs on input normalize_rows(x=" in message, message
+    assert "(random, shaped like an input of check normalize_rows." in message, message
+    assert "values differ" in message and "no check makes a call like it" in message, message
+
+
+def test_an_uncaught_mutant_differing_only_in_gradients_is_shown(problem, selftest):
+    # Detaching the norm changes the gradient only; the template's differentiable check looks at requires_grad.
+    reference = (problem / "reference.py").read_text()
+    (problem / "mutants" / "detached_norm.py").write_text(reference.replace(
+        "norms = x.norm(dim=1, keepdim=True)", "norms = x.norm(dim=1, keepdim=True).detach()"))
+    ok, output = selftest(problem)
+    assert not ok
+    message = next(line for line in output.splitlines() if "mutant detached_norm.py: no required check" in line)
+    assert "(used by check normalize_rows.differentiable)" in message, message
+    assert "x.grad" in message, message
+    assert "check normalize_rows.differentiable makes this call but does not compare what differs" in message
+
+
+def test_the_check_by_mutant_table_marks_who_fails_what(problem, selftest):
+    ok, output = selftest(problem)
+    assert ok, output
+    mutants = sorted(path.name for path in (problem / "mutants").glob("*.py"))  # columns in this order
+    lines = output.splitlines()
+    zero_row = next(line for line in lines if line.strip().startswith("normalize_rows.zero_row req"))
+    cells = zero_row.split()[2]
+    assert len(cells) == len(mutants)
+    assert cells[mutants.index("no_floor.py")] == "X"  # it is the first required check to fail the no-floor mutant
+    assert set(cells) <= set("Xx.E-")
+
+
+def test_a_check_no_mutant_fails_is_warned_about(problem, selftest):
+    checks = problem / "checks.py"
+    checks.write_text(checks.read_text() + '''
+
+@check("contract.one_by_one", "A 1 x 1 matrix [[2]] becomes [[1]]")
+def one_by_one(sub, ref):
+    expect_close(sub.normalize_rows(torch.tensor([[2.0]])), torch.tensor([[1.0]]))
+''')
+    ok, output = selftest(problem)
+    assert ok, output
+    assert ("warning: required check contract.one_by_one fails on no mutant: the corpus may not test it"
+            in output)
+
+
+CLAUSED_TOML = '''
+[[clauses]]
+id = "normalize_rows.unit_rows"
+text = "every nonzero row is divided by its Euclidean length"
+
+[[clauses]]
+id = "normalize_rows.zero_row"
+text = "a zero row stays zero"
+'''
+
+
+def test_the_clause_table_fails_for_a_clause_no_required_check_tests(problem, selftest):
+    (problem / "problem.toml").write_text((problem / "problem.toml").read_text() + CLAUSED_TOML)
+    checks = problem / "checks.py"
+    checks.write_text(checks.read_text().replace(
+        '"Hand example: [3, 4] becomes [0.6, 0.8]")', '"Hand example: [3, 4] becomes [0.6, 0.8]",\n'
+        '       clauses=["normalize_rows.unit_rows"])'))
+    ok, output = selftest(problem)
+    assert not ok
+    assert re.search(r"normalize_rows\.unit_rows\s+normalize_rows\.hand_example\s+-", output), output
+    assert re.search(r"normalize_rows\.zero_row\s+NONE\s+-", output), output
+    assert "clauses no required check tests: normalize_rows.zero_row" in output
+    assert "clauses      FAIL 1/2 clauses tested by a required check" in output
+
+
+def test_a_problem_without_clauses_only_gets_a_warning(problem, selftest):
+    ok, output = selftest(problem)
+    assert ok, output
+    assert "warning: problem.toml lists no [[clauses]]" in output
+
+
+def test_lint_findings_make_a_problem_unsound(problem, selftest):
+    checks = problem / "checks.py"
+    checks.write_text("import os\n" + checks.read_text())
+    (problem / "mutants" / "uses_undefined.py").write_text(
+        '"""Forgets the floor.\n\nOverrides: normalize_rows\n"""\n\n\ndef normalize_rows(x):\n'
+        '    _check_matrix(x)\n    return x / undefined_norm(x)\n')
+    ok, output = selftest(problem)
+    assert not ok
+    assert "checks.py:1:8: F401 `os` imported but unused" in output
+    # The patch is linted as materialised (so _check_matrix, the reference's, is defined) and reported with
+    # its own line numbers.
+    assert "mutants/uses_undefined.py:9:16: F821 Undefined name `undefined_norm`" in output
+    assert "_check_matrix" not in output.split("lint")[1].split("reference")[0]
+
+
+def test_the_starter_may_keep_unused_imports(problem, selftest):
+    starter = problem / "starter.py"
+    starter.write_text("import math\n\n" + starter.read_text().replace('"""', '"""', 1))
+    findings = lint_problem(load_problem(problem))
+    assert findings == [] or all("starter.py" not in f or "F401" not in f for f in findings), findings
+
+
+def test_a_banned_call_that_does_not_exist_is_unsound(problem, selftest):
+    toml = problem / "problem.toml"
+    toml.write_text(toml.read_text().replace(
+        'tags = ["example"]\n',
+        'tags = ["example"]\nbanned_calls = ["torch.nn.functional.normalize", "torch.nn.functional.normalise"]\n'))
+    ok, output = selftest(problem)
+    assert not ok
+    assert "banned_calls names what does not exist here: torch.nn.functional.normalise" in output
