@@ -190,7 +190,8 @@ def forward_strided(sub, ref):
              (base[0, :5].expand(3, 5), base[::2, :5], None, base[6:, :5], base[:4, ::4])]
     results = sub.lora_forward.map([(case, {"alpha": 6.0}) for case in cases])
     for result, case in zip(results, cases, strict=True):
-        _expect_forward(result, ref, *case, 6.0)
+        _expect_forward(result, ref, *case, 6.0, hint="(these inputs are views of one storage: use operations "
+                        "that accept any strides, and never write into an input, or the others change with it)")
 
 
 # ----------------------------------------------------------------------------------------------- merge
