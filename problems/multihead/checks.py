@@ -49,7 +49,7 @@ def _exact(ref, x, w_q, w_k, w_v, w_o, num_heads, causal):
 
 
 def _variant(x, w_q, w_k, w_v, w_o, num_heads, causal, *, split="contiguous", scale_dim="head", mask="tril",
-             transpose_w=True, reverse_heads=False, output_projection=True, merge="transpose"):
+             transpose_w=True, reverse_heads=False, output_projection=True, merge="transpose", key_from_query=False):
     """The computation with one convention changed, in float64."""
     x, w_q, w_k, w_v, w_o = (t.detach().double() for t in (x, w_q, w_k, w_v, w_o))
     b, length, d = x.shape
@@ -65,7 +65,7 @@ def _variant(x, w_q, w_k, w_v, w_o, num_heads, causal, *, split="contiguous", sc
             return t.reshape(b, length, dh, num_heads).permute(0, 3, 1, 2)
         return t.reshape(b, num_heads, length, dh)  # reshape without the transpose
 
-    q, k, v = heads(project(w_q)), heads(project(w_k)), heads(project(w_v))
+    q, k, v = heads(project(w_q)), heads(project(w_q if key_from_query else w_k)), heads(project(w_v))
     scores = q @ k.transpose(-2, -1) / math.sqrt(dh if scale_dim == "head" else d)
     if causal:
         allowed = torch.ones(length, length, dtype=torch.bool)
@@ -94,6 +94,7 @@ MISTAKES = {
         {"split": "strided"},
     "the heads are concatenated in reverse order": {"reverse_heads": True},
     "the output projection w_o is missing": {"output_projection": False},
+    "the keys are projected with w_q (each projection has its own weight: K = x @ w_k.T)": {"key_from_query": True},
 }
 CAUSAL_MISTAKES = {
     "the causal mask also hides the diagonal (position i may attend to j <= i, itself included)": {"mask": "strict"},
