@@ -2,6 +2,8 @@
 
 The template is a small, complete, sound problem (normalize_rows) so that `python -m grader selftest SLUG`
 passes straight after `new`; the author then replaces it piece by piece, re-running the self-test as they go.
+It shows every form the self-test reads: [[clauses]] that the checks cite, progressive [[hints]], a commented
+banned_calls line, and mutants written as patches over the reference (`Overrides:` in their docstring).
 """
 
 from __future__ import annotations

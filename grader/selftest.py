@@ -187,9 +187,9 @@ def _examine_clauses(problem: Problem, verdict: ProblemVerdict, out: _Printer) -
         if not required:
             untested.append(clause.id)
         rows.append((clause.id, ", ".join(required) or "NONE", ", ".join(advisory) or "-"))
-    silent = [c.id for c in problem.checks if not c.clauses]
+    silent = [c.id for c in problem.checks if c.required and not c.clauses]  # an advisory one may test none
     if silent:
-        verdict.warnings.append(f"checks that name no clause (so the table cannot show what they test): "
+        verdict.warnings.append(f"required checks that name no clause (so the table cannot show what they test): "
                                 f"{', '.join(silent)}")
     if untested:
         verdict.failures.append(
@@ -402,6 +402,7 @@ def _examine_mutants(
         if report is not None:
             verdict.mutants.append(_judge_mutant(path.name, report))
     _explain_uncaught(problem, verdict, parsed, recorder)
+    _examine_corpus(problem, parsed, verdict)
     uncaught = [m for m in verdict.mutants if not m.caught]
     for mutant in uncaught:
         verdict.failures.append(f"mutant {mutant.name}: {mutant.trouble or 'no required check caught it'}")
@@ -419,6 +420,27 @@ def _examine_mutants(
     _examine_coverage(problem, verdict, out)
 
 
+# The catalogue's bar for a finished problem (docs/authoring.md): below it is a warning, not a failure.
+CATALOGUE_MUTANTS, CATALOGUE_CITED, CATALOGUE_VARIANTS = 12, 4, 3
+
+
+def _examine_corpus(problem: Problem, parsed: dict[str, Mutant], verdict: ProblemVerdict) -> None:
+    silent = sorted(name for name, mutant in parsed.items() if not mutant.description)
+    if silent:
+        verdict.warnings.append(f"mutants with no description (the first docstring line is what a learner whose "
+                                f"code behaves like it will be told): {', '.join(silent)}")
+    cited = sum(bool(m.citation) for m in parsed.values())
+    short = []
+    if len(parsed) < CATALOGUE_MUTANTS:
+        short.append(f"{len(parsed)} mutants (the catalogue asks {CATALOGUE_MUTANTS})")
+    if cited < CATALOGUE_CITED:
+        short.append(f"{cited} mutants with a Source: line ({CATALOGUE_CITED})")
+    if len(problem.variants()) < CATALOGUE_VARIANTS:
+        short.append(f"{len(problem.variants())} variants ({CATALOGUE_VARIANTS})")
+    if short:
+        verdict.warnings.append("below the catalogue's bar for a finished problem: " + ", ".join(short))
+
+
 def _explain_uncaught(problem: Problem, verdict: ProblemVerdict, parsed: dict[str, Mutant],
                       recorder: CallRecorder | None) -> None:
     """For each mutant no required check caught (and that loaded and crashed nothing): why not."""
@@ -431,7 +453,9 @@ def _explain_uncaught(problem: Problem, verdict: ProblemVerdict, parsed: dict[st
             mutant.trouble += f"; cannot say why: {recorder.unavailable}"
             continue
         comparison = compare_mutant(problem, parsed[mutant.name].code, mutant.name, recorded, cache)
-        mutant.trouble += f"; {comparison.explain()}"
+        skipped = recorder.skipped if recorder is not None else 0
+        left_out = f" ({skipped} larger calls of the checks were left out)" if skipped else ""
+        mutant.trouble += f"; {comparison.explain()}{left_out}"
 
 
 CELL = {"passed": ".", "failed": "x", "error": "E", "skipped": "-"}

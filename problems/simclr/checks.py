@@ -120,7 +120,9 @@ def _expect_loss(result, ref, z1, z2, temperature, *, hint=""):
 # ------------------------------------------------------------------------------------------------- values
 
 
-@check("loss.hand_example", "Hand example: two aligned pairs at T = 0.5")
+@check("loss.hand_example", "Hand example: two aligned pairs at T = 0.5",
+       clauses=["loss.partner", "loss.normalise", "loss.temperature", "loss.self_excluded",
+                "loss.positive_in_denominator", "loss.mean_all_anchors"])
 def hand_example(sub, ref):
     # Views (after normalisation) a1 = a2 = [1, 0] and b1 = b2 = [0, 1]. Anchor a1: its partner a2 has cosine
     # 1, the negatives b1 and b2 cosine 0, so its loss is log(e^{1/T} + 2) - 1/T = log(1 + 2 e^{-1/T}); the
@@ -135,7 +137,8 @@ def hand_example(sub, ref):
     expect_close(got, expected, call=result, hint=hint)
 
 
-@check("loss.partner_is_positive", "The positive of view i is its partner i + N, not a look-alike")
+@check("loss.partner_is_positive", "The positive of view i is its partner i + N, not a look-alike",
+       clauses=["loss.partner"])
 def partner_is_positive(sub, ref):
     # a1 = [1, 0], b1 = [0, 1], a2 = [0, 1], b2 = [1, 0]: every anchor's partner is orthogonal to it (cosine 0)
     # while one negative is identical (cosine 1), so the loss is log(2 + e^{1/T}) = log(2 + e^2) at T = 0.5.
@@ -148,7 +151,8 @@ def partner_is_positive(sub, ref):
     expect_close(got, torch.tensor(math.log(2 + math.exp(2.0))), call=result, hint=hint)
 
 
-@check("loss.single_pair", "N = 1: no negatives, so the loss is exactly 0")
+@check("loss.single_pair", "N = 1: no negatives, so the loss is exactly 0",
+       clauses=["loss.single_pair", "loss.self_excluded"])
 def single_pair(sub, ref):
     # With one pair, each anchor's only candidate is its partner (2N - 2 = 0 negatives): logsumexp over the
     # positive alone is the positive itself, whatever the two vectors are.
@@ -159,7 +163,8 @@ def single_pair(sub, ref):
                      "the partner is left, so the loss is 0)")
 
 
-@check("loss.self_excluded", "A view is never its own negative (identical views, orthogonal pairs)")
+@check("loss.self_excluded", "A view is never its own negative (identical views, orthogonal pairs)",
+       clauses=["loss.self_excluded", "loss.positive_in_denominator"])
 def self_excluded(sub, ref):
     # z1 = z2 = identity (N = D = 3): each anchor's partner has cosine 1 and the 2N - 2 = 4 negatives cosine 0,
     # so the loss is log(e + 4) - 1 at T = 1. Leaving the anchor's cosine-1 self-similarity in would give
@@ -171,7 +176,8 @@ def self_excluded(sub, ref):
     expect_close(got, torch.tensor(math.log(math.e + 4) - 1), call=result, hint=hint)
 
 
-@check("loss.symmetric_mean", "The mean runs over all 2N anchors, so swapping the views changes nothing")
+@check("loss.symmetric_mean", "The mean runs over all 2N anchors, so swapping the views changes nothing",
+       clauses=["loss.mean_all_anchors"])
 def symmetric_mean(sub, ref):
     z1, z2 = _views(4, 5, 3, noise=1.0)
     forward, backward = sub.nt_xent_loss.map([((z1, z2, 0.3), {}), ((z2, z1, 0.3), {})])
@@ -180,7 +186,8 @@ def symmetric_mean(sub, ref):
                  hint=f"(differs from {forward.call}: both directions must be in the mean)")
 
 
-@check("loss.random_float64", "Random batches in float64 match the reference")
+@check("loss.random_float64", "Random batches in float64 match the reference",
+       clauses=["loss.precision"])
 def random_float64(sub, ref):
     cases = [(_views(10 + i, n, d), t) for i, (n, d, t) in enumerate([(2, 3, 0.1), (4, 8, 0.5), (7, 5, 1.0),
                                                                          (16, 32, 0.07), (3, 1, 0.5)])]
@@ -189,7 +196,8 @@ def random_float64(sub, ref):
         _expect_loss(result, ref, z1, z2, t)
 
 
-@check("loss.random_float32", "Random batches in float32 match the exact loss to float32 precision")
+@check("loss.random_float32", "Random batches in float32 match the exact loss to float32 precision",
+       clauses=["loss.precision"])
 def random_float32(sub, ref):
     cases = [(_views(20 + i, n, d, torch.float32), t) for i, (n, d, t) in enumerate([(2, 3, 0.1), (5, 8, 0.5),
                                                                                        (12, 16, 0.07)])]
@@ -198,7 +206,8 @@ def random_float32(sub, ref):
         _expect_loss(result, ref, z1, z2, t)
 
 
-@check("loss.normalisation_invariance", "Rescaling any row by a positive factor leaves the loss unchanged")
+@check("loss.normalisation_invariance", "Rescaling any row by a positive factor leaves the loss unchanged",
+       clauses=["loss.normalise"])
 def normalisation_invariance(sub, ref):
     z1, z2 = _views(5, 4, 6)
     generator = torch.Generator().manual_seed(6)
@@ -210,7 +219,8 @@ def normalisation_invariance(sub, ref):
                  hint="(cosine similarity ignores length: normalise every row before the dot products)")
 
 
-@check("loss.zero_and_tiny_rows", "Rows are divided by max(norm, 1e-12): zero rows stay zero, tiny rows shrink")
+@check("loss.zero_and_tiny_rows", "Rows are divided by max(norm, 1e-12): zero rows stay zero, tiny rows shrink",
+       clauses=["loss.normalise"])
 def zero_and_tiny_rows(sub, ref):
     # A zero row has cosine 0 with everything. A row of norm 1e-13 becomes a row of norm 1e-13 / 1e-12 = 0.1,
     # not a unit row and not 1e-13 / (1e-13 + 1e-12) ~ 0.09.
@@ -222,7 +232,8 @@ def zero_and_tiny_rows(sub, ref):
                  "add 1e-12 to it)")
 
 
-@check("loss.temperature", "The cosines are divided by the temperature (int temperatures accepted)")
+@check("loss.temperature", "The cosines are divided by the temperature (int temperatures accepted)",
+       clauses=["loss.temperature", "validation.temperature_type"])
 def temperature(sub, ref):
     z1, z2 = _views(8, 4, 5)
     temperatures = [0.07, 0.2, 1.0, 5.0, 2]
@@ -231,7 +242,8 @@ def temperature(sub, ref):
         _expect_loss(result, ref, z1, z2, t)
 
 
-@check("loss.small_temperature_float32", "Stable at T = 0.01 in float32 (logits near 100 overflow exp)")
+@check("loss.small_temperature_float32", "Stable at T = 0.01 in float32 (logits near 100 overflow exp)",
+       clauses=["loss.stable"])
 def small_temperature_float32(sub, ref):
     # All eight views lie close to one direction, so every cosine is near 1 and every logit near 1 / T = 100:
     # exp(100) is beyond float32's largest value (about e^88.7), so log(sum(exp(...))) without subtracting the
@@ -250,7 +262,8 @@ def small_temperature_float32(sub, ref):
         _expect_loss(result, ref, z1, z2, t)
 
 
-@check("loss.strided_views", "Non-contiguous views, a stride-0 expand and views sharing storage")
+@check("loss.strided_views", "Non-contiguous views, a stride-0 expand and views sharing storage",
+       clauses=["inputs.strided"])
 def strided_views(sub, ref):
     generator = torch.Generator().manual_seed(11)
     base = torch.randn(6, 8, generator=generator, dtype=torch.float64)
@@ -265,7 +278,8 @@ def strided_views(sub, ref):
                      "and reshape rather than view)")
 
 
-@check("loss.inputs_unchanged", "z1 and z2 are left unchanged and the result has its own storage")
+@check("loss.inputs_unchanged", "z1 and z2 are left unchanged and the result has its own storage",
+       clauses=["inputs.unchanged"])
 def inputs_unchanged(sub, ref):
     z1, z2 = _views(12, 4, 3, torch.float32, noise=1.0)
     result = sub.nt_xent_loss.call(z1 * 3, z2 * 3, 0.5)
@@ -295,7 +309,8 @@ def _expect_both_grads(result, ref, z1, z2, temperature, *, rtol=None, atol=None
     expect_grad_close(result, "z2", expected2, rtol=rtol, atol=atol)
 
 
-@check("gradients.both_views", "Gradients flow into both z1 and z2 and match the reference (float64)")
+@check("gradients.both_views", "Gradients flow into both z1 and z2 and match the reference (float64)",
+       clauses=["gradients.both_views"])
 def both_views(sub, ref):
     z1, z2 = _views(13, 5, 4)
     z1.requires_grad_()
@@ -304,7 +319,8 @@ def both_views(sub, ref):
     _expect_both_grads(result, ref, z1, z2, 0.3)
 
 
-@check("gradients.finite_differences", "Autograd gradients agree with central finite differences")
+@check("gradients.finite_differences", "Autograd gradients agree with central finite differences",
+       clauses=["gradients.both_views"])
 def finite_differences(sub, ref):
     # Central differences with step 1e-6 in float64: truncation error ~ 1e-12 * f''', rounding ~ 1e-16 / 1e-6.
     z1, z2 = _views(14, 3, 4)
@@ -320,7 +336,8 @@ def finite_differences(sub, ref):
         expect_grad_close(result, name, expected, rtol=1e-5, atol=1e-8, source="central finite differences")
 
 
-@check("gradients.float32", "Gradients in float32 match the exact ones to float32 precision")
+@check("gradients.float32", "Gradients in float32 match the exact ones to float32 precision",
+       clauses=["gradients.both_views", "loss.precision"])
 def gradients_float32(sub, ref):
     z1, z2 = _views(15, 6, 5, torch.float32)
     z1.requires_grad_()
@@ -333,7 +350,8 @@ def gradients_float32(sub, ref):
 # ----------------------------------------------------------------------------------------------- contract
 
 
-@check("contract.scalar_result", "The result is a 0-d tensor of the inputs' dtype, attached to the graph")
+@check("contract.scalar_result", "The result is a 0-d tensor of the inputs' dtype, attached to the graph",
+       clauses=["result.kind"])
 def scalar_result(sub, ref):
     for dtype in (torch.float32, torch.float64):
         z1, z2 = _views(16, 3, 4, dtype)
@@ -341,21 +359,24 @@ def scalar_result(sub, ref):
         expect_tensor(result.unwrap(), shape=(), dtype=dtype, requires_grad=True, call=result)
 
 
-@check("contract.temperature_type", "A temperature that is not a Python int or float raises TypeError")
+@check("contract.temperature_type", "A temperature that is not a Python int or float raises TypeError",
+       clauses=["validation.temperature_type"])
 def temperature_type(sub, ref):
     z1, z2 = _views(17, 2, 3)
     for bad in (True, False, torch.tensor(0.5), "0.5", None):
         expect_raises("TypeError", sub.nt_xent_loss, z1, z2, bad)
 
 
-@check("contract.temperature_range", "A temperature <= 0, nan or infinite raises ValueError")
+@check("contract.temperature_range", "A temperature <= 0, nan or infinite raises ValueError",
+       clauses=["validation.temperature_range"])
 def temperature_range(sub, ref):
     z1, z2 = _views(18, 2, 3)
     for bad in (0, 0.0, -0.5, float("nan"), float("inf"), float("-inf")):
         expect_raises("ValueError", sub.nt_xent_loss, z1, z2, bad)
 
 
-@check("contract.invalid_views", "Malformed z1 / z2 raise TypeError or ValueError")
+@check("contract.invalid_views", "Malformed z1 / z2 raise TypeError or ValueError",
+       clauses=["validation.views"])
 def invalid_views(sub, ref):
     z1, z2 = _views(19, 3, 4)
     bad_pairs = [

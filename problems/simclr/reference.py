@@ -34,17 +34,34 @@ def _check_temperature(temperature):
         raise ValueError(f"temperature must be finite and > 0, got {temperature}")
 
 
+def _unit_rows(z):
+    """Step 1: each row divided by max(its L2 norm, NORM_FLOOR)."""
+    return z / z.norm(dim=1, keepdim=True).clamp_min(NORM_FLOOR)  # (2N, D) / (2N, 1)
+
+
+def _logits(z, temperature):
+    """Step 2 and the first half of step 3: cosine / T between every two views, a view's own entry removed."""
+    logits = z @ z.T / temperature  # (2N, D) x (D, 2N) -> (2N, 2N) cosine / T
+    is_self = torch.eye(z.shape[0], dtype=torch.bool, device=z.device)
+    return logits.masked_fill(is_self, float("-inf"))  # a view is never its own candidate
+
+
+def _partners(n, device):
+    """View i of z1 pairs with view i of z2, and back: partner(k) = (k + N) mod 2N."""
+    return (torch.arange(2 * n, device=device) + n) % (2 * n)
+
+
+def _per_anchor(logits, partner):
+    """Steps 3 and 4: a stable logsumexp over each row's candidates minus the partner's logit."""
+    rows = torch.arange(logits.shape[0], device=logits.device)
+    positive = logits[rows, partner]  # (2N,)
+    return torch.logsumexp(logits, dim=1) - positive  # (2N,) the positive stays in the denominator
+
+
 def nt_xent_loss(z1, z2, temperature):
     _check_views(z1, z2)
     _check_temperature(temperature)
     n = z1.shape[0]
-    z = torch.cat([z1, z2], dim=0)  # (2N, D): rows 0..N-1 are the first views, N..2N-1 their partners
-    z = z / z.norm(dim=1, keepdim=True).clamp_min(NORM_FLOOR)  # (2N, D) / (2N, 1)
-    logits = z @ z.T / temperature  # (2N, D) x (D, 2N) -> (2N, 2N) cosine / T
-    is_self = torch.eye(2 * n, dtype=torch.bool, device=z.device)
-    logits = logits.masked_fill(is_self, float("-inf"))  # a view is never its own candidate
-    rows = torch.arange(2 * n, device=z.device)
-    partner = (rows + n) % (2 * n)  # view i of z1 pairs with view i of z2, and back
-    positive = logits[rows, partner]  # (2N,)
-    per_anchor = torch.logsumexp(logits, dim=1) - positive  # (2N,) positive stays in the denominator
+    z = _unit_rows(torch.cat([z1, z2], dim=0))  # (2N, D): rows 0..N-1 are the first views, N..2N-1 their partners
+    per_anchor = _per_anchor(_logits(z, temperature), _partners(n, z.device))
     return per_anchor.mean()  # symmetric: all 2N anchors, both directions

@@ -242,32 +242,25 @@ def one_by_one(sub, ref):
             in output)
 
 
-CLAUSED_TOML = '''
-[[clauses]]
-id = "normalize_rows.unit_rows"
-text = "every nonzero row is divided by its Euclidean length"
-
-[[clauses]]
-id = "normalize_rows.zero_row"
-text = "a zero row stays zero"
-'''
-
-
-def test_the_clause_table_fails_for_a_clause_no_required_check_tests(problem, selftest):
-    (problem / "problem.toml").write_text((problem / "problem.toml").read_text() + CLAUSED_TOML)
+def test_the_clause_table_fails_for_a_clause_only_an_advisory_check_tests(problem, selftest):
     checks = problem / "checks.py"
-    checks.write_text(checks.read_text().replace(
-        '"Hand example: [3, 4] becomes [0.6, 0.8]")', '"Hand example: [3, 4] becomes [0.6, 0.8]",\n'
-        '       clauses=["normalize_rows.unit_rows"])'))
+    old = '@check("contract.bad_inputs", "Wrong kinds of input raise TypeError or ValueError", '
+    assert old in checks.read_text()
+    checks.write_text(checks.read_text().replace(old, old + "required=False, "))
     ok, output = selftest(problem)
     assert not ok
-    assert re.search(r"normalize_rows\.unit_rows\s+normalize_rows\.hand_example\s+-", output), output
-    assert re.search(r"normalize_rows\.zero_row\s+NONE\s+-", output), output
-    assert "clauses no required check tests: normalize_rows.zero_row" in output
-    assert "clauses      FAIL 1/2 clauses tested by a required check" in output
+    assert re.search(r"normalize_rows\.zero_row\s+normalize_rows\.zero_row\s+-", output), output
+    assert re.search(r"contract\.validation\s+NONE\s+contract\.bad_inputs", output), output
+    assert "clauses no required check tests: contract.validation" in output
+    assert "clauses      FAIL 5/6 clauses tested by a required check" in output
 
 
 def test_a_problem_without_clauses_only_gets_a_warning(problem, selftest):
+    toml = problem / "problem.toml"
+    text = toml.read_text()
+    toml.write_text(text[:text.index("# The contract")] + text[text.index("# Two or three"):])
+    checks = problem / "checks.py"
+    checks.write_text(re.sub(r",\s*clauses=\[[^\]]*\]", "", checks.read_text()))
     ok, output = selftest(problem)
     assert ok, output
     assert "warning: problem.toml lists no [[clauses]]" in output
@@ -303,3 +296,14 @@ def test_a_banned_call_that_does_not_exist_is_unsound(problem, selftest):
     ok, output = selftest(problem)
     assert not ok
     assert "banned_calls names what does not exist here: torch.nn.functional.normalise" in output
+
+
+def test_the_corpus_is_measured_against_the_catalogue_bar(problem, selftest):
+    reference = (problem / "reference.py").read_text()
+    (problem / "mutants" / "undescribed.py").write_text(  # a whole-file mutant with no docstring
+        reference.split('"""', 2)[2].lstrip().replace("clamp_min(1e-12)", "clamp_min(1.0)"))
+    ok, output = selftest(problem)
+    assert ok, output
+    assert "warning: mutants with no description (the first docstring line is what a learner" in output
+    assert ("warning: below the catalogue's bar for a finished problem: 4 mutants (the catalogue asks 12), 1 mutants "
+            "with a Source: line (4), 2 variants (3)") in output

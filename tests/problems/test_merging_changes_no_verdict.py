@@ -3,7 +3,6 @@ and SimCLR problems (reference, starter, variants, mutants) gets the same status
 check's request goes alone."""
 
 import functools
-from pathlib import Path
 
 import pytest
 
@@ -16,16 +15,18 @@ from grader.report import Report
 PROBLEMS = {slug: load_problem(slug) for slug in ("moco", "simclr")}
 
 
-def solutions(problem: Problem) -> list[Path]:
+def solutions(problem: Problem) -> list[tuple[str, str]]:
+    """(name, code) of every kept solution; mutants as graded (a patch applied to the reference)."""
     folder = problem.folder
-    return [folder / "reference.py", folder / "starter.py", *sorted((folder / "variants").glob("*.py")),
-            *sorted((folder / "mutants").glob("*.py"))]
+    files = [folder / "reference.py", folder / "starter.py", *sorted((folder / "variants").glob("*.py"))]
+    return [(str(path.relative_to(folder)), path.read_text()) for path in files] + [
+        (f"mutants/{mutant.name}", mutant.code) for mutant in problem.mutant_sources()]
 
 
 CASES = [
-    pytest.param(slug, path, id=f"{slug}/{path.relative_to(problem.folder)}")
+    pytest.param(slug, code, id=f"{slug}/{name}")
     for slug, problem in PROBLEMS.items()
-    for path in solutions(problem)
+    for name, code in solutions(problem)
 ]
 
 
@@ -33,11 +34,11 @@ def verdicts(report: Report) -> tuple[object, ...]:
     return report.solved, report.error, [(c.id, c.status, c.message, c.output) for c in report.checks]
 
 
-@pytest.mark.parametrize(("slug", "path"), CASES)
+@pytest.mark.parametrize(("slug", "code"), CASES)
 def test_merged_and_one_request_at_a_time_give_the_same_report(
-    slug: str, path: Path, sandbox_pool: WorkerPool, monkeypatch: pytest.MonkeyPatch
+    slug: str, code: str, sandbox_pool: WorkerPool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    problem, code = PROBLEMS[slug], path.read_text()
+    problem = PROBLEMS[slug]
     merged = judge.grade(problem, code, pool=sandbox_pool)
     monkeypatch.setattr(judge, "Interleaver", functools.partial(Interleaver, merge=False))
     alone = judge.grade(problem, code, pool=sandbox_pool)

@@ -1,11 +1,11 @@
-"""Mutant: normalises columns (dim=0) instead of rows."""
+"""This is what you get when each column (dim=0) is divided by its length instead of each row.
 
-import torch
+Overrides: normalize_rows
+"""
 
 
 def normalize_rows(x):
-    if not isinstance(x, torch.Tensor) or x.dtype not in (torch.float32, torch.float64):
-        raise TypeError("x must be a float32 or float64 tensor")
-    if x.dim() != 2 or not torch.isfinite(x).all():
-        raise ValueError("x must be a finite 2-D tensor")
+    # A patch: this file is graded as the reference followed by these lines, so _check_matrix is the
+    # reference's own and only normalize_rows is replaced.
+    _check_matrix(x)
     return x / x.norm(dim=0, keepdim=True).clamp_min(1e-12)

@@ -1,13 +1,11 @@
-"""Mutant: right values, but divides x in place, changing the caller's tensor."""
+"""This is what you get when x is divided in place: the values are right, but the caller's tensor changes.
 
-import torch
+Overrides: normalize_rows
+"""
 
 
 def normalize_rows(x):
-    if not isinstance(x, torch.Tensor) or x.dtype not in (torch.float32, torch.float64):
-        raise TypeError("x must be a float32 or float64 tensor")
-    if x.dim() != 2 or not torch.isfinite(x).all():
-        raise ValueError("x must be a finite 2-D tensor")
-    if x.requires_grad:
+    _check_matrix(x)
+    if x.requires_grad:  # autograd refuses an in-place edit of a leaf that requires grad
         return x / x.norm(dim=1, keepdim=True).clamp_min(1e-12)
     return x.div_(x.norm(dim=1, keepdim=True).clamp_min(1e-12))
