@@ -1,0 +1,21 @@
+"""The mask is read the other way round: True is taken to mean "forbidden", as in nn.MultiheadAttention's masks.
+
+Overrides: scaled_dot_product_attention
+"""
+
+import math
+
+import torch
+
+
+def scaled_dot_product_attention(q, k, v, mask=None):
+    _check_qkv(q, k, v)
+    scores_shape = (*q.shape[:-1], k.shape[-2])
+    _check_mask(mask, scores_shape, q.device)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if mask is None:
+        return torch.softmax(scores, dim=-1) @ v
+    allowed = ~mask.expand(scores_shape)
+    has_key = allowed.any(dim=-1, keepdim=True)
+    scores = scores.masked_fill(~allowed, float("-inf")).masked_fill(~has_key, 0.0)
+    return torch.softmax(scores, dim=-1).masked_fill(~has_key, 0.0) @ v

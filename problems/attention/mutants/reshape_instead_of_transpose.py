@@ -1,0 +1,22 @@
+"""k is reshaped to [..., D, Lk] instead of transposed: the shapes fit, the numbers are scrambled.
+
+Overrides: scaled_dot_product_attention
+"""
+
+import math
+
+import torch
+
+
+def scaled_dot_product_attention(q, k, v, mask=None):
+    _check_qkv(q, k, v)
+    scores_shape = (*q.shape[:-1], k.shape[-2])
+    _check_mask(mask, scores_shape, q.device)
+    k_t = k.reshape(*k.shape[:-2], k.shape[-1], k.shape[-2])
+    scores = q @ k_t / math.sqrt(q.shape[-1])
+    if mask is None:
+        return torch.softmax(scores, dim=-1) @ v
+    mask = mask.expand(scores_shape)
+    has_key = mask.any(dim=-1, keepdim=True)
+    scores = scores.masked_fill(~mask, float("-inf")).masked_fill(~has_key, 0.0)
+    return torch.softmax(scores, dim=-1).masked_fill(~has_key, 0.0) @ v

@@ -1,0 +1,22 @@
+"""The softmax normalises over the queries (dim=-2) instead of over the keys.
+
+Overrides: scaled_dot_product_attention
+Source: https://github.com/labmlai/annotated_deep_learning_paper_implementations/issues/146 (DDPM U-Net attention softmax over the query index)
+"""
+
+import math
+
+import torch
+
+
+def scaled_dot_product_attention(q, k, v, mask=None):
+    _check_qkv(q, k, v)
+    scores_shape = (*q.shape[:-1], k.shape[-2])
+    _check_mask(mask, scores_shape, q.device)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if mask is None:
+        return torch.softmax(scores, dim=-2) @ v
+    mask = mask.expand(scores_shape)
+    has_key = mask.any(dim=-1, keepdim=True)
+    scores = scores.masked_fill(~mask, float("-inf")).masked_fill(~has_key, 0.0)
+    return torch.softmax(scores, dim=-2).masked_fill(~has_key, 0.0).nan_to_num() @ v

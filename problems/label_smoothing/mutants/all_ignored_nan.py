@@ -1,0 +1,21 @@
+"""With every row ignored the mean is 0 / 0 = NaN, as F.cross_entropy returns, instead of 0.0.
+
+Overrides: smoothed_cross_entropy
+Source: https://github.com/pytorch/pytorch/issues/70348 (CrossEntropyLoss returns nan when all labels are ignore_index)
+"""
+
+import torch
+
+
+def smoothed_cross_entropy(logits, target, epsilon=0.1, ignore_index=-100):
+    _check_logits_target(logits, target)
+    _check_options(epsilon, ignore_index)
+    num_classes = logits.shape[1]
+    _check_classes(target, num_classes, ignore_index)
+    log_probs = logits - torch.logsumexp(logits, dim=1, keepdim=True)
+    keep = target != ignore_index
+    safe_target = torch.where(keep, target, torch.zeros_like(target))
+    nll = -log_probs.gather(1, safe_target[:, None]).squeeze(1)
+    per_row = (1 - epsilon) * nll + epsilon * -log_probs.mean(dim=1)
+    per_row = torch.where(keep, per_row, torch.zeros_like(per_row))
+    return per_row.sum() / keep.sum()

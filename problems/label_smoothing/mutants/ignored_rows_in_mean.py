@@ -1,0 +1,21 @@
+"""The mean divides by all N rows, ignored ones included, instead of by the rows that count.
+
+Overrides: smoothed_cross_entropy
+Source: https://github.com/huggingface/transformers/pull/5919 (review: the label-smoothed loss was divided by lprobs.shape[0], padding included)
+"""
+
+import torch
+
+
+def smoothed_cross_entropy(logits, target, epsilon=0.1, ignore_index=-100):
+    _check_logits_target(logits, target)
+    _check_options(epsilon, ignore_index)
+    num_classes = logits.shape[1]
+    _check_classes(target, num_classes, ignore_index)
+    log_probs = logits - torch.logsumexp(logits, dim=1, keepdim=True)
+    keep = target != ignore_index
+    safe_target = torch.where(keep, target, torch.zeros_like(target))
+    nll = -log_probs.gather(1, safe_target[:, None]).squeeze(1)
+    per_row = (1 - epsilon) * nll + epsilon * -log_probs.mean(dim=1)
+    per_row = torch.where(keep, per_row, torch.zeros_like(per_row))
+    return per_row.sum() / max(logits.shape[0], 1)

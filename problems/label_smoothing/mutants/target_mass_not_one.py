@@ -1,0 +1,21 @@
+"""The true class gets 1 - epsilon and only the other classes get epsilon / C, so the target sums to less than 1.
+
+Overrides: smoothed_cross_entropy
+"""
+
+import torch
+
+
+def smoothed_cross_entropy(logits, target, epsilon=0.1, ignore_index=-100):
+    _check_logits_target(logits, target)
+    _check_options(epsilon, ignore_index)
+    num_classes = logits.shape[1]
+    _check_classes(target, num_classes, ignore_index)
+    log_probs = logits - torch.logsumexp(logits, dim=1, keepdim=True)
+    keep = target != ignore_index
+    safe_target = torch.where(keep, target, torch.zeros_like(target))
+    nll = -log_probs.gather(1, safe_target[:, None]).squeeze(1)
+    others = -log_probs.sum(dim=1) - nll
+    per_row = (1 - epsilon) * nll + epsilon / num_classes * others
+    per_row = torch.where(keep, per_row, torch.zeros_like(per_row))
+    return per_row.sum() / keep.sum().clamp_min(1)

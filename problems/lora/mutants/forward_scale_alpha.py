@@ -1,0 +1,15 @@
+"""The update is scaled by alpha instead of alpha / r.
+
+Overrides: lora_forward
+Source: https://github.com/rasbt/LLMs-from-scratch/issues/821 (the rank is missing in the scaling factor of LoRA)
+"""
+
+
+def lora_forward(x, weight, bias, lora_a, lora_b, alpha):
+    _check_adapter(weight, lora_a, lora_b)
+    _check_x_bias(x, bias, weight)
+    _check_alpha(alpha)
+    frozen = x @ weight.detach().T
+    if bias is not None:
+        frozen = frozen + bias.detach()
+    return frozen + alpha * ((x @ lora_a.T) @ lora_b.T)

@@ -1,0 +1,14 @@
+"""r is read from lora_b.shape[0] (the output size) instead of lora_a.shape[0].
+
+Overrides: lora_forward
+"""
+
+
+def lora_forward(x, weight, bias, lora_a, lora_b, alpha):
+    _check_adapter(weight, lora_a, lora_b)
+    _check_x_bias(x, bias, weight)
+    _check_alpha(alpha)
+    frozen = x @ weight.detach().T
+    if bias is not None:
+        frozen = frozen + bias.detach()
+    return frozen + alpha / lora_b.shape[0] * ((x @ lora_a.T) @ lora_b.T)

@@ -1,0 +1,14 @@
+"""The update is scaled by r / alpha instead of alpha / r.
+
+Overrides: lora_forward
+"""
+
+
+def lora_forward(x, weight, bias, lora_a, lora_b, alpha):
+    _check_adapter(weight, lora_a, lora_b)
+    _check_x_bias(x, bias, weight)
+    _check_alpha(alpha)
+    frozen = x @ weight.detach().T
+    if bias is not None:
+        frozen = frozen + bias.detach()
+    return frozen + lora_a.shape[0] / alpha * ((x @ lora_a.T) @ lora_b.T)

@@ -1,0 +1,14 @@
+"""The pretrained weight and bias are not detached, so gradient flows into the frozen layer.
+
+Overrides: lora_forward
+"""
+
+
+def lora_forward(x, weight, bias, lora_a, lora_b, alpha):
+    _check_adapter(weight, lora_a, lora_b)
+    _check_x_bias(x, bias, weight)
+    _check_alpha(alpha)
+    frozen = x @ weight.T
+    if bias is not None:
+        frozen = frozen + bias
+    return frozen + alpha / lora_a.shape[0] * ((x @ lora_a.T) @ lora_b.T)

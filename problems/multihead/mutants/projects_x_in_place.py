@@ -1,0 +1,26 @@
+"""The query projection is written back into x's storage (x is modified in place).
+
+Overrides: multi_head_attention
+"""
+
+import math
+
+import torch
+
+
+def multi_head_attention(x, w_q, w_k, w_v, w_o, num_heads, causal=False):
+    _check_inputs(x, w_q, w_k, w_v, w_o)
+    _check_options(num_heads, causal, x.shape[-1])
+    batch, length, d_model = x.shape
+    d_head = d_model // num_heads
+    k, v = (_split_heads(x @ w.T, num_heads) for w in (w_k, w_v))
+    if x.requires_grad:
+        q = _split_heads(x @ w_q.T, num_heads)
+    else:
+        q = _split_heads(x.copy_(x @ w_q.T), num_heads)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(d_head)
+    if causal:
+        allowed = torch.ones(length, length, dtype=torch.bool).tril()
+        scores = scores.masked_fill(~allowed, float("-inf"))
+    heads = _softmax_last(scores) @ v
+    return heads.transpose(1, 2).reshape(batch, length, d_model) @ w_o.T

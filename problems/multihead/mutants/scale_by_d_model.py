@@ -1,0 +1,23 @@
+"""Each head's logits are divided by sqrt(d_model) instead of sqrt(d_head).
+
+Overrides: multi_head_attention
+Source: https://github.com/lucidrains/vit-pytorch/issues/65 (self.scale = dim ** -0.5 should use dim_head)
+"""
+
+import math
+
+import torch
+
+
+def multi_head_attention(x, w_q, w_k, w_v, w_o, num_heads, causal=False):
+    _check_inputs(x, w_q, w_k, w_v, w_o)
+    _check_options(num_heads, causal, x.shape[-1])
+    batch, length, d_model = x.shape
+    d_head = d_model // num_heads
+    q, k, v = (_split_heads(x @ w.T, num_heads) for w in (w_q, w_k, w_v))
+    scores = q @ k.transpose(-2, -1) / math.sqrt(d_model)
+    if causal:
+        allowed = torch.ones(length, length, dtype=torch.bool).tril()
+        scores = scores.masked_fill(~allowed, float("-inf"))
+    heads = _softmax_last(scores) @ v
+    return heads.transpose(1, 2).reshape(batch, length, d_model) @ w_o.T

@@ -1,0 +1,23 @@
+"""The heads are split with a reshape straight to [B, H, L, d_head], which mixes features of different positions.
+
+Overrides: multi_head_attention
+Source: https://github.com/reczoo/FuxiCTR/issues/30 (query.view(batch_size * num_heads, -1, attention_dim) without the transpose)
+"""
+
+import math
+
+import torch
+
+
+def multi_head_attention(x, w_q, w_k, w_v, w_o, num_heads, causal=False):
+    _check_inputs(x, w_q, w_k, w_v, w_o)
+    _check_options(num_heads, causal, x.shape[-1])
+    batch, length, d_model = x.shape
+    d_head = d_model // num_heads
+    q, k, v = ((x @ w.T).reshape(batch, num_heads, length, d_head) for w in (w_q, w_k, w_v))
+    scores = q @ k.transpose(-2, -1) / math.sqrt(d_head)
+    if causal:
+        allowed = torch.ones(length, length, dtype=torch.bool).tril()
+        scores = scores.masked_fill(~allowed, float("-inf"))
+    heads = _softmax_last(scores) @ v
+    return heads.transpose(1, 2).reshape(batch, length, d_model) @ w_o.T

@@ -1,0 +1,17 @@
+"""When every position is 0 the input itself is returned, so the result shares x's storage.
+
+Overrides: apply_rotary
+"""
+
+import torch
+
+
+def apply_rotary(x, positions, base=10000.0):
+    _check_x(x)
+    _check_positions(positions, x)
+    _check_base(base)
+    if bool((positions == 0).all()):
+        return x
+    cos, sin = _cos_sin(positions, x.shape[-1], base, x.dtype)
+    even, odd = x[..., 0::2], x[..., 1::2]
+    return torch.stack((even * cos - odd * sin, even * sin + odd * cos), dim=-1).flatten(-2)

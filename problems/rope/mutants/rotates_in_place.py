@@ -1,0 +1,19 @@
+"""x is rotated in place (its slices are assigned), so the caller's tensor changes.
+
+Overrides: apply_rotary
+"""
+
+import torch
+
+
+def apply_rotary(x, positions, base=10000.0):
+    _check_x(x)
+    _check_positions(positions, x)
+    _check_base(base)
+    cos, sin = _cos_sin(positions, x.shape[-1], base, x.dtype)
+    even, odd = x[..., 0::2].clone(), x[..., 1::2].clone()
+    if x.requires_grad:
+        return torch.stack((even * cos - odd * sin, even * sin + odd * cos), dim=-1).flatten(-2)
+    x[..., 0::2] = even * cos - odd * sin
+    x[..., 1::2] = even * sin + odd * cos
+    return x.clone()
