@@ -27,6 +27,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+import torch
+
 from grader import protocol
 from grader.calls import LimitKind, WorkerLost
 from grader.interleave import Answer, Request
@@ -705,6 +707,10 @@ class WorkerPool:
     def start(self) -> WorkerPool:
         if self.started:
             return self
+        # The judge's tensors are tiny and it grades several submissions at once beside their sandboxes: torch's
+        # intra-op threads cost more than they give (a 32 x 32 softmax took ~10 ms with them on 2 busy cores,
+        # 0.05 ms without), so this process computes on one thread, like the workers.
+        torch.set_num_threads(1)
         if not self.unsafe:
             status = probe()
             if not status.available:
