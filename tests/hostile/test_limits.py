@@ -33,7 +33,8 @@ def test_infinite_loop_in_a_function(grade_code: GradeCode) -> None:
     report = grade_code(submission("loop_in_call"))
     assert_unsolved_within(report, WHOLE_SUBMISSION_BOUND_S)
     found = messages(report)
-    assert found["add_one.values"].startswith("time limit 3 s exceeded in add_one(x=float32[2, 3]) (it was running line")
+    assert found["add_one.values"].startswith(
+        "time limit 3 s exceeded in add_one(x=float32[2, 3]) (it was running line")
     # add_one is not called again; the next checks were graded normally on a fresh worker
     assert found["add_one.fresh_storage"] == (
         "not run: add_one did not return within 3 s in check ‘add_one adds one to every element’ (an endless loop?)")
