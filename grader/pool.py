@@ -2,8 +2,8 @@
 single-use child per submission.
 
 Why: importing torch in a fresh sandboxed interpreter costs about a second; forking a warmed template costs
-about ten milliseconds (shared/SANDBOX-NOTES.md). A zygote serves one child at a time, so children never share
-a /tmp, and each child runs in its own cgroup that is killed whole when the child is done.
+about ten milliseconds (measured on a 2-core machine). A template serves one child at a time, so children
+never share a /tmp, and each child runs in its own cgroup that is killed whole when the child is done.
 """
 
 from __future__ import annotations

@@ -84,7 +84,7 @@ def test_os_exit_in_a_function(grade_code: GradeCode) -> None:
 def test_exit_is_seen_even_when_a_helper_process_holds_the_socket(grade_code: GradeCode) -> None:
     # The worker os._exit()s at once, but a process it forked keeps a copy of the job socket open. The judge
     # decides completion by reading the socket, so it waits out the 3 s call limit and reports a timeout
-    # (shared/SANDBOX-NOTES.md, "Traps": decide completion by watching the child process, not the pipe).
+    # Completion is decided by watching the child process, not the pipe.
     report = grade_code(submission("grandchild_exits_parent"))
     assert_unsolved_within(report, 30)
     check = report.checks[0]
