@@ -483,11 +483,13 @@ class Decoder:
     """Rebuilds values from a tree and blobs. `copy`: tensors get private memory (the judge, and tests);
     without it they are views of the blobs themselves (the worker's arena, where the judge watches writes).
     `results`: the tree came from the worker: opaque tags are allowed, integers must be machine-sized.
-    Without it (the worker decoding a request) an opaque tag is refused: no object of ours reaches the learner."""
+    Without it (the worker decoding a request) an opaque value becomes an instance of `opaque`, a class of the
+    learner's own namespace, or is refused: no object of this module reaches the learner."""
 
     blobs: list[Any]
     copy: bool = True
     results: bool = True
+    opaque: Any = None  # for a request: the class an opaque argument becomes (one defined outside this module)
     _bytes: dict[int, torch.Tensor] = field(default_factory=dict)
     _items: int = 0
 
@@ -518,8 +520,11 @@ class Decoder:
                     raise ProtocolError("malformed dict entry")
                 result[pair[0]] = self.decode(pair[1], depth + 1)
             return result
-        if tag == "opaque" and type(body) is str and self.results:
-            return Opaque(body[:200])
+        if tag == "opaque" and type(body) is str:
+            if self.results:
+                return Opaque(body[:200])
+            if self.opaque is not None:  # e.g. a NumPy array a check passes to test that it is refused
+                return self.opaque(body[:200])
         if tag == "tensor" and type(body) is dict:
             with _no_torch_function():
                 return self._tensor(body)

@@ -302,6 +302,16 @@ class BoundedWriter:
         return False
 
 
+class Opaque:
+    """An argument the protocol cannot carry (a NumPy array, an arbitrary object): it stands for it, by name."""
+
+    def __init__(self, type_name):
+        self.type_name = type_name
+
+    def __repr__(self):
+        return f"<{self.type_name} object>"
+
+
 def banned(name):
     def refuse(*args, **kwargs):
         raise RuntimeError(f"{name} may not be used in this problem: write this part yourself")
@@ -495,6 +505,7 @@ class Output:
 
     def __init__(self, namespace: dict[str, Any], limit: int) -> None:
         self.limit = limit
+        self.namespace = namespace
         self.parts: list[Any] = []
         self.dropped = [0]
         self.writer = namespace["BoundedWriter"](limit, self.parts, self.dropped)
@@ -521,6 +532,7 @@ class Served:
         self.graveyard = graveyard
         self.guard = guard
         self.arena_copies = arena_copies  # the in-process benchmark hands over private buffers
+        self.opaque = output.namespace["Opaque"]
 
     def calls(self, request: dict[str, Any], blobs: list[Any], max_message: int) -> tuple[dict[str, Any], list[bytes]]:
         """One `calls` request: every call in order, its reply, and the reply's blobs."""
@@ -535,7 +547,7 @@ class Served:
         return {"op": "results", "results": replies}, reply_blobs
 
     def call(self, call: dict[str, Any], blobs: list[Any], reply_blobs: list[bytes]) -> dict[str, Any]:
-        decoder = protocol.Decoder(blobs, copy=self.arena_copies, results=False)
+        decoder = protocol.Decoder(blobs, copy=self.arena_copies, results=False, opaque=self.opaque)
         arguments = decoder.decode(call["arguments"])
         args, kwargs = arguments
         self.graveyard.append(arguments)

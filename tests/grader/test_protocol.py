@@ -95,6 +95,16 @@ def test_a_request_refuses_opaque_values() -> None:
         protocol.Decoder([], results=False).decode({"opaque": "x"})
 
 
+def test_a_request_makes_an_opaque_argument_of_the_class_it_is_given() -> None:
+    # A check may pass a NumPy array to test that it is refused: the learner gets a stand-in of its own class.
+    class StandIn:
+        def __init__(self, name: str) -> None:
+            self.name = name
+
+    got = protocol.Decoder([], results=False, opaque=StandIn).decode({"opaque": "ndarray"})
+    assert type(got) is StandIn and got.name == "ndarray"
+
+
 @pytest.mark.parametrize("shape", [(2, 3), (0,), ()])
 def test_meta_tensors_carry_shape_and_dtype_without_bytes(shape: tuple[int, ...]) -> None:
     tree, blobs = encode(torch.empty(shape, dtype=torch.float64, device="meta"))
