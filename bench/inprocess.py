@@ -31,6 +31,7 @@ class InProcessSession:
     code: str
     limits: Limits
     module: types.ModuleType | None = None
+    namespace: dict[str, Any] | None = None
     _started: float = field(default_factory=time.monotonic)
 
     def remaining(self) -> float:
@@ -48,7 +49,9 @@ class InProcessSession:
     def calls(self, header: dict[str, Any], blobs: list[bytes], *, timeout: float,
               what: str | Callable[[], str], function: str = "") -> Answer:
         worker = _worker_module()
-        namespace = worker._learner_namespace()
+        if self.namespace is None:  # compiled once per submission, as the child does
+            self.namespace = worker._learner_namespace()
+        namespace = self.namespace
         served = worker.Served(self.module, worker.Output(namespace, self.limits.output_kb * 1024), _direct, [], None)
         memory = [bytearray(blob) for blob in blobs]  # the arena: the calls work on it, then it is compared
         reply, reply_blobs = served.calls(header, memory, 1 << 40)
