@@ -58,7 +58,8 @@ def test_the_reference_passes_every_clause_check(sandbox_pool):
     ],
 )
 def test_each_new_mutant_fails_its_check_with_a_message_naming_the_mistake(sandbox_pool, mutant, check_id, says):
-    report = grade(only(check_id), source("mutants", mutant), pool=sandbox_pool)
+    code = next(m.code for m in PROBLEM.mutant_sources() if m.name == f"{mutant}.py")  # a patch, materialised
+    report = grade(only(check_id), code, pool=sandbox_pool)
     (result,) = report.checks
     assert result.status == "failed", result.message
     assert says in result.message
