@@ -16,7 +16,6 @@ from __future__ import annotations
 import copy
 import logging
 import math
-import sys
 import threading
 import types
 from collections import OrderedDict
@@ -73,6 +72,8 @@ class Diagnoser:
             return self._mutants
 
     def _load(self) -> list[tuple[str, types.ModuleType]]:
+        from grader.problems import importable_as_helpers  # problems imports this module
+
         loaded = []
         try:
             sources = self.problem.mutant_sources()
@@ -84,7 +85,7 @@ class Diagnoser:
                 continue
             module = types.ModuleType(f"paperlab_mutant_{self.problem.slug}_{source.name.removesuffix('.py')}")
             try:
-                with _helpers_importable(self.problem):
+                with importable_as_helpers(self.problem.helpers_module):
                     exec(compile(source.code, source.name, "exec"), module.__dict__)  # noqa: S102 - trusted file
             except Exception:  # noqa: BLE001 - a mutant that does not even import diagnoses nothing
                 log.warning("mutant %s of %s does not load", source.name, self.problem.slug, exc_info=True)
@@ -150,27 +151,3 @@ def _sentence(description: str) -> str:
     if text.lower().startswith("this is what you get"):
         return f"{text}."
     return f"Your result matches a known mistake: {text[0].lower()}{text[1:]}."
-
-
-class _helpers_importable:  # noqa: N801 - a context manager used like a function
-    """`import helpers` gives the problem's helpers.py while a mutant loads (as for the reference)."""
-
-    def __init__(self, problem: Problem) -> None:
-        self.problem = problem
-        self.previous: Any = None
-
-    def __enter__(self) -> None:
-        if not self.problem.helpers:
-            return
-        module = types.ModuleType("helpers")
-        exec(compile(self.problem.helpers, "helpers.py", "exec"), module.__dict__)  # noqa: S102 - trusted file
-        self.previous = sys.modules.get("helpers")
-        sys.modules["helpers"] = module
-
-    def __exit__(self, *exc: object) -> None:
-        if not self.problem.helpers:
-            return
-        if self.previous is None:
-            sys.modules.pop("helpers", None)
-        else:
-            sys.modules["helpers"] = self.previous

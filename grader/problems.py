@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import ast
+import contextlib
 import importlib.util
 import inspect
 import re
 import sys
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -258,6 +259,7 @@ class Problem:
     checks: tuple[Check, ...]
     parameter_names: dict[str, tuple[str, ...]] = field(default_factory=dict)
     helpers: str = ""  # the source of helpers.py, loaded as module `helpers` beside every submission
+    helpers_module: ModuleType | None = field(default=None, compare=False, repr=False)  # the judge's import of it
     diagnoser: Diagnoser | None = field(default=None, compare=False, repr=False)  # known mistakes, by their values
 
     @property
@@ -379,21 +381,31 @@ def _import_trusted(path: Path, module_name: str, *, helpers: ModuleType | None 
         raise ProblemError(f"{path}: cannot be imported")
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
-    previous = sys.modules.get(HELPERS_MODULE)
-    if helpers is not None:
-        sys.modules[HELPERS_MODULE] = helpers
     try:
-        spec.loader.exec_module(module)
+        with importable_as_helpers(helpers):
+            spec.loader.exec_module(module)
     except Exception as exc:
         del sys.modules[module_name]
         raise ProblemError(f"{path}: failed to import: {type(exc).__name__}: {exc}") from exc
-    finally:
-        if helpers is not None:  # each problem has its own helpers: none stays importable by that name
-            if previous is None:
-                sys.modules.pop(HELPERS_MODULE, None)
-            else:
-                sys.modules[HELPERS_MODULE] = previous
     return module
+
+
+@contextlib.contextmanager
+def importable_as_helpers(helpers: ModuleType | None) -> Iterator[None]:
+    """`import helpers` gives this problem's helpers.py meanwhile; each problem has its own, so none stays
+    importable by that name afterwards."""
+    if helpers is None:
+        yield
+        return
+    previous = sys.modules.get(HELPERS_MODULE)
+    sys.modules[HELPERS_MODULE] = helpers
+    try:
+        yield
+    finally:
+        if previous is None:
+            sys.modules.pop(HELPERS_MODULE, None)
+        else:
+            sys.modules[HELPERS_MODULE] = previous
 
 
 HELPERS_MODULE = "helpers"  # problems/<slug>/helpers.py, importable as `helpers` by every solution and check
@@ -434,6 +446,7 @@ def load_problem(name_or_path: str | Path, problems_dir: Path = PROBLEMS_DIR) ->
         checks=checks,
         parameter_names=parameter_names,
         helpers=helpers_path.read_text() if helpers is not None else "",
+        helpers_module=helpers,
     )
     object.__setattr__(problem, "diagnoser", Diagnoser(problem))  # it needs the problem it belongs to
     return problem
