@@ -1,0 +1,10 @@
+"""This is what you get when the per-row losses are summed over the batch instead of averaged.
+
+Source: open-mmlab/mmselfsup#118 (the BYOL head summed over every element instead of a per-sample sum and a mean)
+Overrides: byol_loss
+"""
+
+
+def byol_loss(online_prediction, target_projection):
+    _check_batches(online_prediction, target_projection)
+    return _per_example(_unit_rows(online_prediction), _unit_rows(target_projection.detach())).sum()
