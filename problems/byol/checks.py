@@ -103,27 +103,29 @@ def _expect_loss(result, ref, p, z, *, hint=""):
 
 # ------------------------------------------------------------------------------------------------- loss
 
-HAND_P = torch.tensor([[3.0, 0.0], [0.0, 2.0], [1.0, 1.0]])
-HAND_Z = torch.tensor([[5.0, 0.0], [4.0, 0.0], [-2.0, -2.0]])
+HAND_P = torch.tensor([[3.0, 0.0, 0.0], [0.0, 2.0, 0.0], [1.0, 1.0, 0.0], [2.0, 0.0, 0.0]])
+HAND_Z = torch.tensor([[5.0, 0.0, 0.0], [4.0, 0.0, 0.0], [-2.0, -2.0, 0.0], [0.5, 0.5 * math.sqrt(3.0), 0.0]])
 
 
-@check("loss.hand_example", "Hand example: aligned, orthogonal and opposite rows give 0, 2 and 4, mean 2",
+@check("loss.hand_example", "Hand example: aligned, orthogonal, opposite and 60-degree rows give 0, 2, 4, 1: mean 1.75",
        clauses=["loss.formula", "loss.normalise", "loss.batch_mean"])
 def hand_example(sub, ref):
-    # After normalisation the three pairs are aligned (cos 1, loss 0), orthogonal (cos 0, loss 2) and opposite
-    # (cos -1, loss 4); the mean is 2. The rows have lengths 2 to 5, so skipping normalisation shows.
+    # After normalisation the four pairs are aligned (cos 1, loss 0), orthogonal (cos 0, loss 2), opposite
+    # (cos -1, loss 4) and 60 degrees apart (cos 1/2, loss 1); the mean is 7/4. The rows have lengths 2 to 5, so
+    # skipping normalisation shows, and the known mistakes all give different values (1 - cos: 0.875, -2 cos:
+    # -0.25, -cos: -0.125, the sum: 7, the mean over the D = 3 features too: 7/12).
     result = sub.byol_loss.call(HAND_P, HAND_Z)
     got = result.unwrap()
     expect_tensor(got, shape=(), dtype=F32, call=result)
-    hint_text = _diagnosis(got, HAND_P, HAND_Z) or "(the three rows have cosines 1, 0 and -1, so the per-row " \
-        "losses 2 - 2 cos are 0, 2 and 4, and their mean is 2)"
-    expect_close(got, torch.tensor(2.0), call=result, rtol=FLOAT32_RTOL, atol=FLOAT32_ATOL, hint=hint_text)
+    hint_text = _diagnosis(got, HAND_P, HAND_Z) or "(the four rows have cosines 1, 0, -1 and 1/2, so the per-row " \
+        "losses 2 - 2 cos are 0, 2, 4 and 1, and their mean is 1.75)"
+    expect_close(got, torch.tensor(1.75), call=result, rtol=FLOAT32_RTOL, atol=FLOAT32_ATOL, hint=hint_text)
 
 
 @check("loss.scale", "One pair at 60 degrees: 2 - 2 cos = 1, whatever the lengths",
        clauses=["loss.formula", "loss.normalise"])
 def scale(sub, ref):
-    # cos 60 = 1/2, so 2 - 2 cos = 1; 1 - cos would give 0.5 and the unnormalised squared error 7 * 7 ... else.
+    # cos 60 = 1/2, so 2 - 2 cos = 1; 1 - cos would give 0.5 and the squared error of the raw rows 3.
     p = torch.tensor([[2.0, 0.0]], dtype=F64)
     z = torch.tensor([[0.5, 0.5 * math.sqrt(3.0)]], dtype=F64)
     result = sub.byol_loss.call(p, z)
@@ -334,26 +336,6 @@ def update_endpoints(sub, ref):
                           "(online - target) rounds away from online at tau = 0)")
 
 
-@check("update.shapes", "Scalars, empty and N-d parameters, strided views, in their own dtype",
-       clauses=["update.shapes"])
-def update_shapes(sub, ref):
-    shapes = [(), (0,), (2, 0, 3), (7,), (2, 3, 4), (1, 1, 1, 1)]
-    calls = []
-    for index, shape in enumerate(shapes):
-        for dtype in (F32, F64):
-            calls.append(((_randn(70 + index, *shape, dtype=dtype), _randn(80 + index, *shape, dtype=dtype), 0.9),
-                          {}))
-    calls += [
-        ((_randn(90, 3, 4).t(), _randn(91, 4, 3), 0.7), {}),
-        ((_randn(92, 8, 3)[::2], _randn(93, 1, 3).expand(4, 3), 0.3), {}),
-        ((_randn(94, 2, 5, dtype=F32)[:, 1:4], _randn(95, 3, 2, dtype=F32).t(), 0.99), {}),
-    ]
-    for result, ((online, target, tau), _) in zip(sub.target_update.map(calls), calls, strict=True):
-        with hint("(parameters of any shape and layout are averaged elementwise; keep their shape and dtype: "
-                  "multiply by the Python number tau, not by a float64 tensor)"):
-            expect_close(result.unwrap(), _expected_update(online, target, tau), call=result)
-
-
 @check("update.no_grad", "nn.Parameter inputs give a result that does not require grad",
        clauses=["update.no_grad"])
 def update_no_grad(sub, ref):
@@ -380,6 +362,26 @@ def update_new_storage(sub, ref):
                          "return the new parameters and let the caller store them)")
         expect_no_alias(result, hint="(at tau = 0 or 1 returning an input itself, or its .detach(), which shares "
                         "memory, is not allowed: return new storage)")
+
+
+@check("update.shapes", "Scalars, empty and N-d parameters, strided views, in their own dtype",
+       clauses=["update.shapes"])
+def update_shapes(sub, ref):
+    shapes = [(), (0,), (2, 0, 3), (7,), (2, 3, 4), (1, 1, 1, 1)]
+    calls = []
+    for index, shape in enumerate(shapes):
+        for dtype in (F32, F64):
+            calls.append(((_randn(70 + index, *shape, dtype=dtype), _randn(80 + index, *shape, dtype=dtype), 0.9),
+                          {}))
+    calls += [
+        ((_randn(90, 3, 4).t(), _randn(91, 4, 3), 0.7), {}),
+        ((_randn(92, 8, 3)[::2], _randn(93, 1, 3).expand(4, 3), 0.3), {}),
+        ((_randn(94, 2, 5, dtype=F32)[:, 1:4], _randn(95, 3, 2, dtype=F32).t(), 0.99), {}),
+    ]
+    for result, ((online, target, tau), _) in zip(sub.target_update.map(calls), calls, strict=True):
+        with hint("(parameters of any shape and layout are averaged elementwise; keep their shape and dtype: "
+                  "multiply by the Python number tau, not by a float64 tensor)"):
+            expect_close(result.unwrap(), _expected_update(online, target, tau), call=result)
 
 
 # ----------------------------------------------------------------------------------------------- contract
