@@ -1,0 +1,431 @@
+"""Check battery for the SimSiam loss.
+
+Groups: `loss` (values), `gradients` (the predictions are trained, the projections stopped) and `contract`
+(result kind, refused arguments) are required; `experiment` is advisory (it records the stop-gradient experiment
+for the notes). Every random input comes from a seeded generator, so two runs agree.
+"""
+
+import math
+
+import torch
+
+from grader.checks import (
+    central_differences,
+    check,
+    expect,
+    expect_close,
+    expect_grad_close,
+    expect_grad_none,
+    expect_no_alias,
+    expect_rejected,
+    expect_tensor,
+    expect_unchanged,
+    fail,
+    tolerance,
+)
+
+F32, F64 = torch.float32, torch.float64
+NAMES = ("p1", "p2", "z1", "z2")
+# float32 losses are compared with the exact loss (float64 on the same inputs, rounded). Each cosine carries a
+# rounding error of a few eps32 and the loss is a mean of them, so any correct order of operations stays within
+# ~1e-6 of the exact value; 1e-5 admits all of them while every mutant is off by more than 1e-2.
+FLOAT32_RTOL, FLOAT32_ATOL = 1e-5, 1e-5
+
+
+# ------------------------------------------------------------------------------------------------ inputs
+
+
+def _randn(seed, *shape, dtype=F64):
+    generator = torch.Generator().manual_seed(seed)
+    return torch.randn(shape, generator=generator, dtype=F64).to(dtype)
+
+
+def _views(seed, n, d, dtype=F64, *, noise=0.8):
+    """p1, p2, z1, z2 as after some training: the two projections share a component, each prediction is its
+    own view's projection plus noise, rows of different lengths. Same-view and cross-view pairings then differ,
+    and so do normalised and raw dot products."""
+    generator = torch.Generator().manual_seed(seed)
+
+    def draw(*shape):
+        return torch.randn(*shape, generator=generator, dtype=F64)
+
+    shared = draw(n, d)
+    z1, z2 = shared + 0.7 * draw(n, d), shared + 0.7 * draw(n, d)
+    p1 = (z1 + noise * draw(n, d)) * torch.exp(draw(n, 1))
+    p2 = (z2 + noise * draw(n, d)) * torch.exp(draw(n, 1))
+    return tuple(t.to(dtype) for t in (p1, p2, 2 * z1, 0.5 * z2))
+
+
+def _tolerances(dtype):
+    return (FLOAT32_RTOL, FLOAT32_ATOL) if dtype == F32 else tolerance(F64)
+
+
+def _exact(ref, views):
+    return ref.simsiam_loss(*(t.detach().double() for t in views)).to(views[0].dtype)
+
+
+# ------------------------------------------------------------------------------------- naming the mistake
+
+
+def _mistakes(views):
+    """The loss each well-known mistake gives on these inputs (float64), so a message can name the cause."""
+    p1, p2, z1, z2 = (t.detach().double() for t in views)
+
+    def unit(x):
+        return x / x.norm(dim=1, keepdim=True).clamp_min(1e-12)
+
+    def cos(a, b):
+        return (unit(a) * unit(b)).sum(dim=1)
+
+    return {
+        "each prediction is compared with its own view's projection (p1 goes with z2, p2 with z1)":
+            -(cos(p1, z1).mean() + cos(p2, z2).mean()) / 2,
+        "the rows are not normalised (D is a negative cosine, not a negative dot product)":
+            -((p1 * z2).sum(dim=1).mean() + (p2 * z1).sum(dim=1).mean()) / 2,
+        "the cosine's sign is dropped (D is the negative cosine: minimising it pulls the views together)":
+            (cos(p1, z2).mean() + cos(p2, z1).mean()) / 2,
+        "the cosines are summed over the batch (D is a mean over the rows)":
+            -(cos(p1, z2).sum() + cos(p2, z1).sum()) / 2,
+        "the two terms are added without halving them (the loss is their average)":
+            -(cos(p1, z2).mean() + cos(p2, z1).mean()),
+        "only the first term, D(p1, z2), is used (the loss is symmetric: add D(p2, z1) and halve)":
+            -cos(p1, z2).mean(),
+        "the loss is BYOL's 2 - 2 cos (SimSiam's D is the negative cosine)":
+            ((2 - 2 * cos(p1, z2)).mean() + (2 - 2 * cos(p2, z1)).mean()) / 2,
+    }
+
+
+def _diagnosis(got, views):
+    if not isinstance(got, torch.Tensor) or got.numel() != 1 or not torch.isfinite(got).all():
+        return ""
+    for cause, value in _mistakes(views).items():
+        if math.isclose(float(got), float(value), rel_tol=1e-4, abs_tol=1e-6):
+            return f"(this is the value you get when {cause})"
+    return ""
+
+
+def _expect_loss(result, ref, views, *, hint=""):
+    got = result.unwrap()
+    expected = _exact(ref, views)
+    expect_tensor(got, shape=(), dtype=views[0].dtype, call=result)
+    rtol, atol = _tolerances(views[0].dtype)
+    if not torch.isclose(got.detach().double(), expected.double(), rtol=rtol, atol=atol):
+        hint = _diagnosis(got, views) or hint
+    expect_close(got, expected, call=result, rtol=rtol, atol=atol, hint=hint)
+
+
+# ------------------------------------------------------------------------------------------------- loss
+
+HAND = (
+    torch.tensor([[2.0, 0.0], [0.0, 3.0]]),  # p1
+    torch.tensor([[1.0, 1.0], [0.0, -1.0]]),  # p2
+    torch.tensor([[4.0, 0.0], [0.0, 0.5]]),  # z1
+    torch.tensor([[5.0, 0.0], [2.0, 0.0]]),  # z2
+)
+
+
+@check("loss.hand_example", "Hand example: cross-view cosines 1, 0 and 1/sqrt(2), -1 give -(1/2 + ...)/2",
+       clauses=["loss.formula", "loss.cross_pairing", "loss.normalise", "loss.batch_mean"])
+def hand_example(sub, ref):
+    # p1 against z2: rows [2, 0] / [5, 0] (cos 1) and [0, 3] / [2, 0] (cos 0): D(p1, z2) = -(1 + 0) / 2 = -1/2.
+    # p2 against z1: rows [1, 1] / [4, 0] (cos 1/sqrt 2) and [0, -1] / [0, 0.5] (cos -1):
+    # D(p2, z1) = -(1/sqrt 2 - 1) / 2 = (1 - 1/sqrt 2) / 2 ~ 0.1464. The loss is their average, ~ -0.1768.
+    result = sub.simsiam_loss.call(*HAND)
+    got = result.unwrap()
+    expect_tensor(got, shape=(), dtype=F32, call=result)
+    expected = (-0.5 + (1 - 1 / math.sqrt(2)) / 2) / 2
+    hint_text = _diagnosis(got, HAND) or "(D(p1, z2) = -(1 + 0) / 2 = -0.5 and D(p2, z1) = -(0.7071 - 1) / 2 = " \
+        "0.1464; the loss is their average, -0.1768)"
+    expect_close(got, torch.tensor(expected), call=result, rtol=FLOAT32_RTOL, atol=FLOAT32_ATOL, hint=hint_text)
+
+
+@check("loss.cross_pairing", "p1 is compared with z2 and p2 with z1, never with their own view",
+       clauses=["loss.cross_pairing"])
+def cross_pairing(sub, ref):
+    # Each prediction equals its own view's projection, and the two views are orthogonal: the same-view cosines
+    # are 1 (a loss of -1) but the cross-view ones are 0, so the correct loss is exactly 0.
+    z1 = torch.tensor([[1.0, 0.0, 0.0], [0.0, 2.0, 0.0]], dtype=F64)
+    z2 = torch.tensor([[0.0, 3.0, 0.0], [0.0, 0.0, 1.0]], dtype=F64)
+    views = (z1.clone(), z2.clone(), z1, z2)
+    result = sub.simsiam_loss.call(*views)
+    got = result.unwrap()
+    hint_text = _diagnosis(got, views) or "(p1 is compared with z2, the other view; here every cross-view pair is " \
+        "orthogonal, so the loss is 0)"
+    expect_close(got, torch.tensor(0.0, dtype=F64), call=result, hint=hint_text)
+
+
+@check("loss.symmetric", "Swapping the two views, (p2, p1, z2, z1), leaves the loss unchanged",
+       clauses=["loss.formula"])
+def symmetric(sub, ref):
+    p1, p2, z1, z2 = _views(1, 4, 3)
+    forward, swapped = sub.simsiam_loss.map([((p1, p2, z1, z2), {}), ((p2, p1, z2, z1), {})])
+    _expect_loss(forward, ref, (p1, p2, z1, z2))
+    expect_close(swapped.unwrap(), forward.unwrap(), call=swapped,
+                 hint=f"(differs from {forward.call}: both terms, D(p1, z2) and D(p2, z1), belong in the loss)")
+
+
+@check("loss.aligned_and_opposite", "Aligned cross-view pairs give exactly -1, opposite ones +1",
+       clauses=["loss.formula", "loss.batch_mean"])
+def aligned_and_opposite(sub, ref):
+    base = _randn(2, 5, 4)
+    aligned = (3 * base, 0.5 * base, 2 * base, base)
+    opposite = (base, -base, base, -2 * base)
+    for views, value, why in ((aligned, -1.0, "every cross-view pair points the same way, so every cosine is 1"),
+                              (opposite, 1.0, "every cross-view pair points in opposite directions")):
+        result = sub.simsiam_loss.call(*views)
+        got = result.unwrap()
+        hint_text = _diagnosis(got, views) or f"({why}: the loss is {value:g}, a mean of negative cosines, halved)"
+        expect_close(got, torch.tensor(value, dtype=F64), call=result, hint=hint_text)
+
+
+@check("loss.batch_mean", "Each D is a mean over the batch, not a sum", clauses=["loss.batch_mean"])
+def batch_mean(sub, ref):
+    views = _views(3, 3, 4)
+    once, four = sub.simsiam_loss.map([(views, {}), (tuple(t.repeat(4, 1) for t in views), {})])
+    _expect_loss(once, ref, views)
+    expect_close(four.unwrap(), once.unwrap(), call=four,
+                 hint=f"(differs from {once.call}: D is a mean over the rows, so repeating the batch changes nothing)")
+
+
+@check("loss.random_float64", "Random batches in float64 match the reference",
+       clauses=["loss.formula", "loss.precision"])
+def random_float64(sub, ref):
+    cases = [_views(10 + i, n, d) for i, (n, d) in enumerate([(1, 1), (1, 5), (4, 3), (8, 16), (32, 2)])]
+    results = sub.simsiam_loss.map([(views, {}) for views in cases])
+    for result, views in zip(results, cases, strict=True):
+        _expect_loss(result, ref, views)
+
+
+@check("loss.random_float32", "Random batches in float32 match the exact loss to float32 precision",
+       clauses=["loss.precision"])
+def random_float32(sub, ref):
+    cases = [_views(20 + i, n, d, F32) for i, (n, d) in enumerate([(2, 3), (6, 8), (16, 32)])]
+    results = sub.simsiam_loss.map([(views, {}) for views in cases])
+    for result, views in zip(results, cases, strict=True):
+        _expect_loss(result, ref, views)
+
+
+@check("loss.normalisation_invariance", "Rescaling any row of any input by a positive factor changes nothing",
+       clauses=["loss.normalise"])
+def normalisation_invariance(sub, ref):
+    views = _views(30, 5, 4)
+    scaled = tuple(t * torch.exp(3 * _randn(31 + i, 5, 1)) for i, t in enumerate(views))  # factors ~ e^{+-3}
+    plain, rescaled = sub.simsiam_loss.map([(views, {}), (scaled, {})])
+    _expect_loss(plain, ref, views)
+    expect_close(rescaled.unwrap(), plain.unwrap(), call=rescaled,
+                 hint="(a cosine ignores length: normalise every row before the dot products)")
+
+
+@check("loss.zero_and_tiny_rows", "Rows are divided by max(norm, 1e-12): zero rows give cosine 0, tiny rows shrink",
+       clauses=["loss.normalise"])
+def zero_and_tiny_rows(sub, ref):
+    # A zero row has cosine 0 with anything. A row of norm 1e-13 is divided by 1e-12 and becomes a row of length
+    # 0.1, so its cosine with a unit row is 0.1 (not 1, and not 1e-5 as with a floor of 1e-8).
+    p1, p2, z1, z2 = _views(35, 4, 3)
+    p1[0] = 0.0
+    z1[1] = 0.0
+    p1[2] = torch.tensor([1e-13, 0.0, 0.0], dtype=F64)
+    z2[2] = torch.tensor([1.0, 0.0, 0.0], dtype=F64)
+    views = (p1, p2, z1, z2)
+    result = sub.simsiam_loss.call(*views)
+    got = result.unwrap()
+    expect(isinstance(got, torch.Tensor) and bool(torch.isfinite(got).all()),
+           f"{result.call} returned {got}: a zero row must give cosine 0 (divide by max(norm, 1e-12)), not 0 / 0")
+    _expect_loss(result, ref, views, hint="(divide each row by max(norm, 1e-12): clamp the norm at 1e-12, neither "
+                 "add a constant to it nor use a larger floor such as F.cosine_similarity's default 1e-8)")
+
+
+@check("loss.inputs_unchanged", "The inputs are left unchanged and the result has its own storage",
+       clauses=["loss.unchanged"])
+def inputs_unchanged(sub, ref):
+    views = _views(41, 4, 3, F32)
+    for args in (tuple(3 * t for t in views), tuple(t.clone().requires_grad_() for t in views)):
+        result = sub.simsiam_loss.call(*args)
+        expect_unchanged(result, hint="(normalise into new tensors: x / norm, not x.div_(norm))")
+        expect_no_alias(result)
+
+
+@check("loss.strided_views", "Transposed, sliced and expanded inputs give the same loss as copies",
+       clauses=["loss.strided"])
+def strided_views(sub, ref):
+    base = _randn(40, 8, 8)
+    cases = [
+        (base[:3, ::2], base[3:6, 1::2], base[:3, 1::2], base[5:, ::2]),  # every other column of one storage
+        (base[:4, :3].T, base[:4, 3:6].T, base[4:, :3].T, base[4:, 5:].T),  # transposed slices
+        (base[0].expand(3, 8), base[1:4], base[2].expand(3, 8), base[5:]),  # identical rows with stride 0
+    ]
+    results = sub.simsiam_loss.map([(views, {}) for views in cases])
+    for result, views in zip(results, cases, strict=True):
+        _expect_loss(result, ref, views, hint="(use operations that accept any strides: arithmetic and reshape "
+                     "rather than view)")
+
+
+# ---------------------------------------------------------------------------------------------- gradients
+
+
+def _reference_grads(ref, views):
+    leaves = [t.detach().double().requires_grad_() for t in views[:2]]
+    ref.simsiam_loss(*leaves, *(t.detach().double() for t in views[2:])).backward()
+    return [leaf.grad.to(views[0].dtype) for leaf in leaves]
+
+
+def _expect_prediction_grads(result, ref, views, *, rtol=None, atol=None):
+    result.unwrap()
+    for name in ("p1", "p2"):
+        if result.grads.get(name) is None:
+            fail(f"after backward() on {result.call}, {name}.grad is None: the predictions are the branch SimSiam "
+                 f"trains (the stop-gradient is on the projections z1 and z2, not on p1 and p2)")
+    for name, expected in zip(("p1", "p2"), _reference_grads(ref, views), strict=True):
+        expect_grad_close(result, name, expected, rtol=rtol, atol=atol)
+
+
+def _grad_call(views, which=("p1", "p2")):
+    return tuple(t.clone().requires_grad_() if name in which else t.clone() for name, t in zip(NAMES, views,
+                                                                                                   strict=True))
+
+
+@check("gradients.predictions", "Gradients into p1 and p2 match the reference (float64)",
+       clauses=["gradients.predictions"])
+def gradients_predictions(sub, ref):
+    cases = [_views(50, 5, 4), _views(51, 1, 3), _views(52, 7, 2)]
+    results = sub.simsiam_loss.map([(_grad_call(views), {}) for views in cases], grads=("p1", "p2"))
+    for result, views in zip(results, cases, strict=True):
+        _expect_prediction_grads(result, ref, views)
+
+
+@check("gradients.finite_differences", "The gradients agree with central differences of your own function",
+       clauses=["gradients.predictions"])
+def gradients_finite_differences(sub, ref):
+    # Central differences with step 1e-6 in float64: truncation ~1e-12 f''', rounding ~1e-16 / 1e-6.
+    views = _views(53, 3, 3)
+    numeric = [central_differences(sub.simsiam_loss, views, position) for position in (0, 1)]
+    result = sub.simsiam_loss.call(*_grad_call(views), grads=("p1", "p2"))
+    result.unwrap()
+    for name, expected in zip(("p1", "p2"), numeric, strict=True):
+        if result.grads.get(name) is None:
+            fail(f"after backward() on {result.call}, {name}.grad is None, but the loss changes when {name} changes "
+                 f"(finite differences give {expected.abs().max():.3g} at most): keep {name} in the graph")
+        expect_grad_close(result, name, expected, rtol=1e-5, atol=1e-8, source="central finite differences")
+
+
+@check("gradients.float32", "The float32 gradients match the exact ones to float32 precision",
+       clauses=["gradients.predictions", "loss.precision"])
+def gradients_float32(sub, ref):
+    views = _views(54, 6, 5, F32)
+    result = sub.simsiam_loss.call(*_grad_call(views), grads=("p1", "p2"))
+    _expect_prediction_grads(result, ref, views, rtol=1e-4, atol=1e-5)
+
+
+@check("gradients.stop_gradient", "No gradient reaches z1 or z2, even when they require grad",
+       clauses=["gradients.stop_gradient"])
+def stop_gradient(sub, ref):
+    views = _views(55, 4, 3)
+    every = _grad_call(views, NAMES)
+    only_projections = _grad_call(views, ("z1", "z2"))
+    with_predictions, projections = sub.simsiam_loss.map([(every, {}), (only_projections, {})], grads=NAMES)
+    stop = ("(the stop-gradient: the projections enter D as constants, so detach z1 and z2 inside the loss; without "
+            "it the encoder can lower the loss by making every output the same, and SimSiam collapses)")
+    expect_grad_none(with_predictions, "z1", "z2", hint=stop)
+    _expect_prediction_grads(with_predictions, ref, views)
+    expect_grad_none(projections, "z1", "z2", hint=stop)
+    expect_tensor(projections.unwrap(), shape=(), dtype=F64, requires_grad=False, call=projections)
+
+
+# ----------------------------------------------------------------------------------------------- contract
+
+
+@check("contract.result", "The loss is a 0-d tensor of the inputs' dtype, attached to the graph through p1 and p2",
+       clauses=["loss.result"])
+def result_kind(sub, ref):
+    calls, wanted = [], []
+    for dtype in (F32, F64):
+        views = _views(60, 3, 4, dtype)
+        calls.append((_grad_call(views), {}))
+        wanted.append((dtype, True))
+    views = _views(61, 3, 4)
+    calls += [(_grad_call(views, ("p1",)), {}), (_grad_call(views, ("p2",)), {}), (views, {})]
+    wanted += [(F64, True), (F64, True), (F64, False)]
+    for result, (dtype, grad) in zip(sub.simsiam_loss.map(calls), wanted, strict=True):
+        expect_tensor(result.unwrap(), shape=(), dtype=dtype, requires_grad=grad, call=result)
+
+
+@check("contract.invalid_inputs", "Malformed inputs raise TypeError or ValueError", clauses=["validation.inputs"])
+def invalid_inputs(sub, ref):
+    p1, p2, z1, z2 = _views(70, 3, 4)
+    calls = [(args, {}, why) for args, why in [
+        ((p1.tolist(), p2, z1, z2), "p1 is a list, not a tensor"),
+        ((p1, p2, z1, 1.0), "z2 is a float, not a tensor"),
+        ((p1[0], p2[0], z1[0], z2[0]), "1-D inputs are not [N, D] batches"),
+        ((p1[None], p2[None], z1[None], z2[None]), "3-D inputs are not [N, D] batches"),
+        ((p1, p2, z1, z2[:2]), "z2 has 2 rows and the others 3"),
+        ((p1[:1], p2, z1, z2), "a [1, D] p1 does not broadcast against [3, D] projections"),
+        ((p1, p2[:, :3], z1, z2), "p2 has 3 features and the others 4"),
+        ((p1[:0], p2[:0], z1[:0], z2[:0]), "N = 0 leaves nothing to average"),
+        ((p1[:, :0], p2[:, :0], z1[:, :0], z2[:, :0]), "D = 0 has no direction"),
+        ((p1.long(), p2.long(), z1.long(), z2.long()), "integer tensors are outside the contract"),
+        ((p1.half(), p2.half(), z1.half(), z2.half()), "float16 is outside the contract"),
+        ((p1, p2, z1.float(), z2), "z1 is float32 while the others are float64"),
+        ((p1.masked_fill(p1 > 1, math.nan), p2, z1, z2), "p1 contains nan"),
+        ((p1, p2, z1, z2.masked_fill(z2 > 0.5, math.inf)), "z2 contains inf"),
+        ((p1, p2, z1.to("meta"), z2), "z1 is on another device"),
+    ]]
+    expect_rejected(("TypeError", "ValueError"), sub.simsiam_loss, calls)
+
+
+# --------------------------------------------------------------------------------------------- experiment
+
+
+STEPS, LEARNING_RATE, NOISE = 24, 3.0, 1.0
+
+
+def _spread(rows):
+    """sqrt(D) times the mean over features of the standard deviation, across the batch, of the unit rows:
+    about 1 when the outputs are spread over the sphere, 0 when they are all the same vector (collapse)."""
+    unit = rows / rows.norm(dim=1, keepdim=True).clamp_min(1e-12)
+    return float(unit.std(dim=0).mean() * math.sqrt(rows.shape[1]))
+
+
+@check("experiment.stop_gradient", "Experiment: a toy SimSiam with and without the stop-gradient")
+def stop_gradient_experiment(sub, ref, ctx):
+    # Sixteen points in 6-D, two noisy views each step; encoder z = x W + b (6 -> 4), predictor p = z P.
+    # Both runs take their gradients from your simsiam_loss. With the stop-gradient they are the gradients into
+    # p1 and p2 it returns. Without it, z1 and z2 would also receive the gradient of D(p, z) with respect to z,
+    # which by the symmetry of the cosine is the gradient of D(z, p) with respect to its first argument: your
+    # loss with the roles swapped, simsiam_loss(z1, z2, p1, p2)... computes exactly that for z1 and z2.
+    generator = torch.Generator().manual_seed(150)
+    x = torch.randn(16, 6, generator=generator, dtype=F64)
+    w0 = 0.5 * torch.randn(6, 4, generator=generator, dtype=F64)
+    p0 = torch.eye(4, dtype=F64) + 0.1 * torch.randn(4, 4, generator=generator, dtype=F64)
+    runs = {name: {"w": w0, "b": torch.zeros(4, dtype=F64), "p": p0} for name in ("stop_gradient", "no_stop_gradient")}
+    series = {f"{kind}_{name}": [] for kind in ("output_spread", "loss") for name in runs}
+    for _ in range(STEPS):
+        x1 = x + NOISE * torch.randn(16, 6, generator=generator, dtype=F64)
+        x2 = x + NOISE * torch.randn(16, 6, generator=generator, dtype=F64)
+        calls, forward = [], {}
+        for name, run in runs.items():
+            z1, z2 = x1 @ run["w"] + run["b"], x2 @ run["w"] + run["b"]
+            p1, p2 = z1 @ run["p"], z2 @ run["p"]
+            forward[name] = (z1, z2)
+            calls.append(((p1.requires_grad_(), p2.requires_grad_(), z1, z2), {}))
+            if name == "no_stop_gradient":  # the projections as predictions: their gradient through D(p, z)
+                calls.append(((z2.clone().requires_grad_(), z1.clone().requires_grad_(), p2.detach(), p1.detach()),
+                              {}))
+        results = sub.simsiam_loss.map(calls, grads=("p1", "p2"))
+        for result in results:
+            expect_tensor(result.unwrap(), shape=(), dtype=F64, call=result)
+            if result.grads.get("p1") is None or result.grads.get("p2") is None:
+                fail(f"after backward() on {result.call}, p1.grad or p2.grad is None: the experiment needs them")
+        for index, (name, run) in enumerate(runs.items()):
+            z1, z2 = forward[name]
+            first = results[index]
+            g1, g2 = first.grads["p1"], first.grads["p2"]
+            grad_z1, grad_z2 = g1 @ run["p"].T, g2 @ run["p"].T  # through p = z P
+            if name == "no_stop_gradient":
+                swapped = results[index + 1]
+                grad_z2, grad_z1 = grad_z2 + swapped.grads["p1"], grad_z1 + swapped.grads["p2"]
+            series[f"loss_{name}"].append(float(first.unwrap().detach()))
+            run["p"] = run["p"] - LEARNING_RATE * (z1.T @ g1 + z2.T @ g2)
+            run["w"] = run["w"] - LEARNING_RATE * (x1.T @ grad_z1 + x2.T @ grad_z2)
+            run["b"] = run["b"] - LEARNING_RATE * (grad_z1.sum(dim=0) + grad_z2.sum(dim=0))
+            series[f"output_spread_{name}"].append(_spread(x @ run["w"] + run["b"]))
+    ctx.record_experiment(steps=list(range(1, STEPS + 1)), series=series)

@@ -1,0 +1,10 @@
+"""This is what you get when each prediction is compared with its own view's projection (p1 with z1) instead of the other view's.
+
+Source: lightly-ai/lightly#599 (a SimSiam tutorial that passed the wrong tensors to its loss)
+Overrides: simsiam_loss
+"""
+
+
+def simsiam_loss(p1, p2, z1, z2):
+    _check_views(p1, p2, z1, z2)
+    return _negative_cosine(p1, z1) / 2 + _negative_cosine(p2, z2) / 2
