@@ -130,20 +130,31 @@ def _expect_loss(result, ref, images, texts, logit_scale, *, hint=""):
 
 # ------------------------------------------------------------------------------------------------- loss
 
-HAND_IMAGES = torch.tensor([[2.0, 0.0], [0.0, 3.0]])
-HAND_TEXTS = torch.tensor([[1.0, 0.0], [1.0, 1.0]])
+HAND_IMAGES = torch.tensor([[2.0, 0.0], [0.0, 3.0], [1.0, 1.0]])
+HAND_TEXTS = torch.tensor([[1.0, 0.0], [1.0, 1.0], [-1.0, 1.0]])
 
 
-@check("loss.hand_example", "Hand example: two pairs at logit_scale = 0 (scale 1)",
+def _hand_expected():
+    """The unit rows are images [1, 0], [0, 1], [c, c] and texts [1, 0], [c, c], [-c, c] with c = 1/sqrt 2, so at
+    scale 2 the logits are S = 2 [[1, c, -c], [0, c, c], [c, 1, 0]]. Each cross-entropy is log-sum-exp minus the
+    diagonal entry: over the rows 0.4635, 0.8079, 2.5259 (mean 1.2657), over the columns 0.5259, 1.3341, 1.6783
+    (mean 1.1794); the loss is their average, 1.2226."""
+    c = 1 / math.sqrt(2)
+    logits = [[2.0, 2 * c, -2 * c], [0.0, 2 * c, 2 * c], [2 * c, 2.0, 0.0]]
+
+    def lse(values):
+        return math.log(sum(math.exp(v) for v in values))
+
+    rows = sum(lse(logits[i]) - logits[i][i] for i in range(3)) / 3
+    columns = sum(lse([logits[k][j] for k in range(3)]) - logits[j][j] for j in range(3)) / 3
+    return rows, columns
+
+
+@check("loss.hand_example", "Hand example: three pairs at logit_scale = ln 2 (scale 2): the loss is 1.2226",
        clauses=["loss.formula", "loss.diagonal_labels", "loss.normalise", "scale.exp"])
 def hand_example(sub, ref):
-    # Unit rows: images [1, 0], [0, 1]; texts [1, 0], [1, 1]/sqrt 2. With scale exp(0) = 1 the logits are
-    # [[1, c], [0, c]], c = 1/sqrt 2. Images -> texts (rows): log(e + e^c) - 1 and log(1 + e^c) - c, mean 0.4791.
-    # Texts -> images (columns [1, 0] and [c, c]): log(e + 1) - 1 and log 2, mean 0.5032. Loss: their mean 0.4912.
-    c = 1 / math.sqrt(2)
-    rows = (math.log(math.e + math.exp(c)) - 1 + math.log(1 + math.exp(c)) - c) / 2
-    columns = (math.log(math.e + 1) - 1 + math.log(2)) / 2
-    scale = torch.tensor(0.0)
+    rows, columns = _hand_expected()
+    scale = torch.tensor(math.log(2.0))
     result = sub.clip_loss.call(HAND_IMAGES, HAND_TEXTS, scale)
     got = result.unwrap()
     expect_tensor(got, shape=(), dtype=F32, call=result)
@@ -300,11 +311,11 @@ def scale_exp(sub, ref):
                      f"logits are exp({v:.4g}) = {math.exp(v):.4g} times the cosines)")
 
 
-@check("scale.clamp", "Above ln 100 the scale stays 100: logit_scale = 4.7, 6, 10 and 50 all give the loss at 100",
+@check("scale.clamp", "Above ln 100 the scale stays 100: logit_scale = 200, 4.7, 6, 10, 50 give the loss at 100",
        clauses=["scale.clamp"])
 def scale_clamp(sub, ref):
     images, texts = _pairs(51, 6, 5, noise=1.5)
-    values = [4.7, 6.0, 10.0, 50.0]
+    values = [200.0, 4.7, 6.0, 10.0, 50.0]  # 200 first: not clipped (e^200) and clipped at 100 (e^100) differ
     results = sub.clip_loss.map([((images, texts, _s(v)), {}) for v in values])
     for result, v in zip(results, values, strict=True):
         _expect_loss(result, ref, images, texts, _s(v), hint=f"(exp({v:g}) = {math.exp(v):.4g} is above 100, so the "

@@ -117,26 +117,29 @@ def _expect_loss(result, ref, views, *, hint=""):
 # ------------------------------------------------------------------------------------------------- loss
 
 HAND = (
-    torch.tensor([[2.0, 0.0], [0.0, 3.0]]),  # p1
-    torch.tensor([[1.0, 1.0], [0.0, -1.0]]),  # p2
-    torch.tensor([[4.0, 0.0], [0.0, 0.5]]),  # z1
-    torch.tensor([[5.0, 0.0], [2.0, 0.0]]),  # z2
+    torch.tensor([[2.0, 0.0], [0.0, 3.0], [1.0, 1.0]]),  # p1
+    torch.tensor([[1.0, 1.0], [0.0, -1.0], [3.0, 4.0]]),  # p2
+    torch.tensor([[4.0, 0.0], [0.0, 0.5], [4.0, 3.0]]),  # z1
+    torch.tensor([[5.0, 0.0], [2.0, 0.0], [-1.0, 0.0]]),  # z2
 )
+HAND_D12 = -(1 + 0 - 1 / math.sqrt(2)) / 3  # D(p1, z2): cosines 1, 0, -1/sqrt 2
+HAND_D21 = -(1 / math.sqrt(2) - 1 + 24 / 25) / 3  # D(p2, z1): cosines 1/sqrt 2, -1, 24/25
 
 
-@check("loss.hand_example", "Hand example: cross-view cosines 1, 0 and 1/sqrt(2), -1 give -(1/2 + ...)/2",
+@check("loss.hand_example", "Hand example: D(p1, z2) = -0.0976 and D(p2, z1) = -0.2224, so the loss is -0.16",
        clauses=["loss.formula", "loss.cross_pairing", "loss.normalise", "loss.batch_mean"])
 def hand_example(sub, ref):
-    # p1 against z2: rows [2, 0] / [5, 0] (cos 1) and [0, 3] / [2, 0] (cos 0): D(p1, z2) = -(1 + 0) / 2 = -1/2.
-    # p2 against z1: rows [1, 1] / [4, 0] (cos 1/sqrt 2) and [0, -1] / [0, 0.5] (cos -1):
-    # D(p2, z1) = -(1/sqrt 2 - 1) / 2 = (1 - 1/sqrt 2) / 2 ~ 0.1464. The loss is their average, ~ -0.1768.
+    # p1 against z2, row by row: [2, 0] / [5, 0] (cos 1), [0, 3] / [2, 0] (cos 0), [1, 1] / [-1, 0] (cos -1/sqrt 2).
+    # p2 against z1: [1, 1] / [4, 0] (cos 1/sqrt 2), [0, -1] / [0, 0.5] (cos -1), [3, 4] / [4, 3] (cos 24/25).
+    # Each D is minus the mean of its three cosines; the loss is their average, (-0.0976 - 0.2224) / 2 = -0.16.
+    # N = 3 keeps the known mistakes apart (a sum over the batch is 3x, unhalved terms 2x).
     result = sub.simsiam_loss.call(*HAND)
     got = result.unwrap()
     expect_tensor(got, shape=(), dtype=F32, call=result)
-    expected = (-0.5 + (1 - 1 / math.sqrt(2)) / 2) / 2
-    hint_text = _diagnosis(got, HAND) or "(D(p1, z2) = -(1 + 0) / 2 = -0.5 and D(p2, z1) = -(0.7071 - 1) / 2 = " \
-        "0.1464; the loss is their average, -0.1768)"
-    expect_close(got, torch.tensor(expected), call=result, rtol=FLOAT32_RTOL, atol=FLOAT32_ATOL, hint=hint_text)
+    hint_text = _diagnosis(got, HAND) or f"(D(p1, z2) = {HAND_D12:.4f} and D(p2, z1) = {HAND_D21:.4f}: minus the " \
+        "mean cosine of each cross-view pair; the loss is their average, -0.16)"
+    expect_close(got, torch.tensor((HAND_D12 + HAND_D21) / 2), call=result, rtol=FLOAT32_RTOL, atol=FLOAT32_ATOL,
+                 hint=hint_text)
 
 
 @check("loss.cross_pairing", "p1 is compared with z2 and p2 with z1, never with their own view",
