@@ -492,8 +492,8 @@ def scale_sweep(sub, ref, ctx):
         losses.append(float(expect_tensor(result.unwrap(), shape=(), call=result).detach()))
         grad = result.grads.get("logit_scale")
         slopes.append(float(grad) if grad is not None else math.nan)
+    # The charts call their horizontal axis "step"; here each step is a scale, hence the series' names.
     ctx.record_experiment(steps=SWEEP_SCALES, series={
-        "loss": losses,
-        "gradient_in_logit_scale": slopes,
-        "chance_log_N": [math.log(16)] * len(SWEEP_SCALES),
+        "loss_against_the_scale": losses,
+        "gradient_in_logit_scale_against_the_scale": slopes,
     })
