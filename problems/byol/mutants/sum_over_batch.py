@@ -1,6 +1,6 @@
 """This is what you get when the per-row losses are summed over the batch instead of averaged.
 
-Source: open-mmlab/mmselfsup#118 (the BYOL head summed over every element instead of a per-sample sum and a mean)
+Source: open-mmlab/mmselfsup#118 (a BYOL head questioned for summing over every element instead of averaging per sample)
 Overrides: byol_loss
 """
 

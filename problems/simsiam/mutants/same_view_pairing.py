@@ -1,6 +1,6 @@
 """This is what you get when each prediction is compared with its own view's projection (p1 with z1) instead of the other view's.
 
-Source: lightly-ai/lightly#599 (a SimSiam tutorial that passed the wrong tensors to its loss)
+Source: lightly-ai/lightly#599 (a SimSiam tutorial whose loss function did not receive its arguments correctly)
 Overrides: simsiam_loss
 """
 
