@@ -46,12 +46,6 @@ class InvalidProblem(BaseModel):
     message: str  # the loader's message, paths shortened the same way
     serving_previous: bool  # an earlier version of the folder loaded and is still being served
 
-    @property
-    def where(self) -> str:
-        if self.file is None:
-            return self.slug
-        return f"{self.file}:{self.line}" if self.line is not None else self.file
-
 
 def invalid_problem(slug: str, error: str, problems_dir: Path, *, serving_previous: bool = False) -> InvalidProblem:
     """Split a loader error into file, line and message; absolute paths become relative to the problems folder
@@ -175,6 +169,22 @@ class ProblemCatalog(Mapping[str, Problem]):
             return self.entries[slug]
         except KeyError:
             raise NotFound(f"There is no problem '{slug}'.") from None
+
+    def author_notices(self, path: str) -> list[str]:
+        """What the author banner says on the page at `path` (PAPERLAB_AUTHOR_MODE only): every folder that
+        does not load, with file:line, and on a problem's own pages the clauses no required check tests."""
+        notices = [
+            (problem.message if problem.file else f"{problem.slug}: {problem.message}").splitlines()[0]
+            + (" (still serving its last good version)" if problem.serving_previous else " (not served)")
+            for problem in self.invalid.values()
+        ]  # a message that names a file starts with its file:line already
+        parts = path.strip("/").split("/")
+        if len(parts) >= 2 and parts[0] == "problems" and parts[1] in self.entries:
+            uncovered = self.entries[parts[1]].uncovered_clauses()
+            if uncovered:
+                notices.append(f"{parts[1]}: clauses no required check tests: {', '.join(uncovered)} "
+                               f"(python -m grader selftest {parts[1]} fails until each has one)")
+        return notices
 
     # ------------------------------------------------------------------------------------------- reloading
 

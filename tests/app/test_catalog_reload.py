@@ -132,3 +132,26 @@ def test_the_running_server_serves_an_edit_and_lists_a_broken_folder_in_healthz(
     assert listed["message"].startswith(f"broken/problem.toml:{line}: difficulty: Input should be")
     assert listed["serving_previous"] is False
     assert server.client.get("/problems/broken").status_code == 404
+
+
+def test_author_mode_shows_a_banner_with_untested_clauses_and_folders_that_do_not_load(
+    make_server: Callable[..., Server], problems: Path
+) -> None:
+    with (problems / "adder" / "problem.toml").open("a") as toml:
+        toml.write('\n[[clauses]]\nid = "normalize_rows.promise"\ntext = "a promise no check tests"\n')
+    create_problem("broken", problems)
+    (problems / "broken" / "checks.py").write_text("import torch\n\nraise RuntimeError('not yet')\n")
+    server = make_server(problems_dir=problems, author_mode=True, problems_reload_s=0)
+    page = server.client.get("/problems/adder").text
+    assert "Author mode." in page
+    assert "adder: clauses no required check tests: normalize_rows.promise" in page
+    assert "broken/checks.py:3: broken/checks.py:3: failed to import" not in page  # the place is said once
+    assert "broken/checks.py:3: failed to import: RuntimeError: not yet (not served)" in page
+    assert "normalize_rows.promise" not in server.client.get("/").text  # clauses only on the problem's pages
+
+
+def test_without_author_mode_learners_see_no_banner(make_server: Callable[..., Server], problems: Path) -> None:
+    create_problem("broken", problems)
+    (problems / "broken" / "checks.py").write_text("raise RuntimeError('not yet')\n")
+    server = make_server(problems_dir=problems, problems_reload_s=0)
+    assert "Author mode." not in server.client.get("/problems/adder").text
