@@ -1,6 +1,7 @@
 """updates key in place like the official training loop (param_k.mul_(m).add_(...)).
 
 Overrides: momentum_update
+Source: facebookresearch/moco moco/builder.py, _momentum_update_key_encoder: param_k.mul_(m)
 """
 
 import torch

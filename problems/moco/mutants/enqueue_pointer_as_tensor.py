@@ -1,6 +1,7 @@
 """returns the new pointer as a tensor instead of a Python int.
 
 Overrides: enqueue
+Source: facebookresearch/moco moco/builder.py, __init__: queue_ptr is a long tensor
 """
 
 import torch

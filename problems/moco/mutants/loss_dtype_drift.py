@@ -5,4 +5,5 @@ Overrides: _unit_rows
 
 
 def _unit_rows(query, key, queue):
-    return _normalise_rows(query.double()), _normalise_rows(key.detach().double()), _normalise_rows(queue.detach().double())
+    q, k, negatives = query.double(), key.detach().double(), queue.detach().double()
+    return _normalise_rows(q), _normalise_rows(k), _normalise_rows(negatives)

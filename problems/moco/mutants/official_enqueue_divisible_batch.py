@@ -1,6 +1,7 @@
 """the official code's enqueue: asserts K % B == 0 and writes one contiguous slice.
 
 Overrides: enqueue
+Source: facebookresearch/moco moco/builder.py, _dequeue_and_enqueue: assert self.K % batch_size == 0
 """
 
 

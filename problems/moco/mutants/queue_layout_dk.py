@@ -1,6 +1,7 @@
 """reads the queue as [D, K] like the official code's buffer (normalises columns, q @ queue).
 
 Overrides: _unit_rows, _logits
+Source: facebookresearch/moco moco/builder.py, __init__: the queue buffer is randn(dim, K)
 """
 
 import torch
