@@ -34,16 +34,26 @@ def serve(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace], int
         "(default 127.0.0.1); the limits per network address count by it",
     )
 
+    parser.add_argument(
+        "--author",
+        action="store_true",
+        help="for problem authors: show the author banner (PAPERLAB_AUTHOR_MODE=1); edits to problem folders "
+        "are picked up while it runs either way (PAPERLAB_PROBLEMS_RELOAD_S)",
+    )
+
     def run(args: argparse.Namespace) -> int:
         import logging
 
         from app.main import create_app
         from app.serving import make_server
+        from app.settings import Settings
 
         # uvicorn configures only its own loggers; the app's (skipped problem folders, grader failures) go here.
         logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s:     %(name)s: %(message)s")
+        settings = Settings(author_mode=True) if args.author else None  # the environment fills in the rest
         server = make_server(
-            create_app(), host=args.host, port=args.port, log_level=args.log_level, proxy_headers=args.proxy_headers
+            create_app(settings), host=args.host, port=args.port, log_level=args.log_level,
+            proxy_headers=args.proxy_headers,
         )
         server.run()
         return 0

@@ -41,6 +41,8 @@ def create_app(settings: Settings | None = None, *, backend_factory: BackendFact
         # interval (default 5 ms) keeps page and API latency low while submissions are graded.
         sys.setswitchinterval(0.001)
         state.backend.start()
+        if settings.problems_reload_s > 0:  # authors' edits are served within a few seconds, no restart
+            state.catalog.start_watching(settings.problems_reload_s)
         # Everything loaded at start-up (torch, problems, templates) lives for the whole process: keep the
         # cyclic collector from walking it again and again while requests are served.
         gc.collect()
@@ -48,6 +50,7 @@ def create_app(settings: Settings | None = None, *, backend_factory: BackendFact
         try:
             yield
         finally:
+            state.catalog.stop_watching()
             state.streams.close_all()  # under app.serving they are ended already, before uvicorn waits for them
             state.backend.stop()
             state.engine.dispose()

@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from app.catalog import InvalidProblem
 from app.models import Submission
 from grader import Report
 
@@ -70,7 +71,7 @@ class Health(BaseModel):
     queue_limit: int | None
     in_flight: int
     problems: int
-    invalid_problems: list[str]
+    invalid_problems: list[InvalidProblem]  # folders that do not load: slug, file, line, message
     reason: str | None = None
 
 

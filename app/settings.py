@@ -74,6 +74,19 @@ class Settings(BaseSettings):
         "`PAPERLAB_VAR_DIR/secret_key` (mode 600).",
     )
     problems_dir: Path = Field(default=REPO_ROOT / "problems", description="Folder holding one sub-folder per problem.")
+    problems_reload_s: float = Field(
+        default=2.0,
+        ge=0,
+        le=60,
+        description="Seconds between looks at the problems folder for problems added, changed or removed, which "
+        "are then served without a restart (a folder that stops loading keeps its last good version); 0: off. "
+        "One look costs a stat per file (about 25 ms for the 14 problems of this repository).",
+    )
+    author_mode: bool = Field(
+        default=False,
+        description="Show problem authors a banner on the pages of a problem that does not load or whose "
+        "contract has clauses no required check tests (development only: learners should not see it).",
+    )
     templates_dir: Path = Field(default=REPO_ROOT / "templates", description="Folder of the Jinja2 page templates.")
     static_dir: Path = Field(
         default=REPO_ROOT / "static", description="Folder served at `/static` (the bundle in `dist/`)."

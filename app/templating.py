@@ -23,7 +23,9 @@ def make_templates(directory: Path) -> Jinja2Templates:
 
 
 def _common_context(request: Request) -> dict[str, Any]:
-    return {"unsafe_sandbox": request.app.state.paperlab.unsafe_sandbox}
+    state = request.app.state.paperlab
+    author_notices = state.catalog.author_notices(request.url.path) if state.settings.author_mode else []
+    return {"unsafe_sandbox": state.unsafe_sandbox, "author_notices": author_notices}
 
 
 def render(

@@ -1,4 +1,5 @@
-"""`python -m grader grade PROBLEM SUBMISSION.py [--json]`, `selftest [SLUG...|--all]`, `messages SLUG`, `new SLUG`.
+"""`python -m grader grade PROBLEM SUBMISSION.py [--json]`, `selftest [SLUG...|--all]`, `messages SLUG`,
+`preview SLUG`, `new SLUG`.
 
 Exit status of `grade`: 0 solved, 1 not solved (including code that crashed, timed out or did not load),
 2 usage or problem-folder errors. With --json, stdout carries exactly one JSON report and nothing else.
@@ -125,6 +126,29 @@ def command_messages(args: argparse.Namespace) -> int:
     return 0 if not silent else 1
 
 
+def command_preview(args: argparse.Namespace) -> int:
+    """The statement, hints, contract coverage, the grades of reference and starter, and each mutant's first
+    message: the problem as learners will meet it. Exit 0 when nothing needs fixing, 1 otherwise."""
+    import shutil
+
+    from grader.judge import grade
+    from grader.pool import WorkerPool
+    from grader.preview import build_preview, render_preview
+
+    try:
+        problem = load_problem(args.problem)
+        problem.mutant_sources()  # a malformed mutant fails here, before a pool starts
+        with WorkerPool(size=1, unsafe=args.unsafe_no_sandbox) as pool:
+            preview = build_preview(problem, lambda p, code: grade(p, code, pool=pool))
+    except ProblemError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    width = args.width or min(shutil.get_terminal_size((100, 24)).columns, 120)
+    color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    print(render_preview(preview, width=width, color=color), end="")
+    return 0 if not preview.problems_found else 1
+
+
 def command_new(args: argparse.Namespace) -> int:
     from grader.scaffold import ScaffoldError, create_problem
 
@@ -158,7 +182,13 @@ def build_parser() -> argparse.ArgumentParser:
     messages_parser.add_argument("problem", help="a slug under problems/ or a path to a problem folder")
     messages_parser.set_defaults(handler=command_messages)
 
-    for sub in (grade_parser, selftest_parser, messages_parser):
+    preview_parser = commands.add_parser(
+        "preview", help="show a problem as learners will: statement, grades of reference and starter, mutants")
+    preview_parser.add_argument("problem", help="a slug under problems/ or a path to a problem folder")
+    preview_parser.add_argument("--width", type=int, default=0, help="wrap the statement at this many columns")
+    preview_parser.set_defaults(handler=command_preview)
+
+    for sub in (grade_parser, selftest_parser, messages_parser, preview_parser):
         sub.add_argument("--unsafe-no-sandbox", action="store_true",
                          help="DEVELOPMENT ONLY: run submissions without bubblewrap; reports say sandbox 'none'")
 

@@ -9,6 +9,7 @@ import inspect
 import re
 import sys
 import tomllib
+import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -386,8 +387,22 @@ def _import_trusted(path: Path, module_name: str, *, helpers: ModuleType | None 
             spec.loader.exec_module(module)
     except Exception as exc:
         del sys.modules[module_name]
-        raise ProblemError(f"{path}: failed to import: {type(exc).__name__}: {exc}") from exc
+        line = _failing_line(exc, path)
+        where = f"{path}:{line}" if line else f"{path}"
+        raise ProblemError(f"{where}: failed to import: {type(exc).__name__}: {exc}") from exc
     return module
+
+
+def _failing_line(exc: BaseException, path: Path) -> int | None:
+    """The line of `path` where importing it failed: a syntax error's own line, else the innermost frame of the
+    traceback that is in `path` (an error raised deeper, in torch say, is reported where the file called it)."""
+    if isinstance(exc, SyntaxError) and exc.filename == str(path) and exc.lineno:
+        return exc.lineno
+    line = None
+    for frame, number in traceback.walk_tb(exc.__traceback__):
+        if frame.f_code.co_filename == str(path):
+            line = number
+    return line
 
 
 @contextlib.contextmanager

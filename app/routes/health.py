@@ -25,7 +25,7 @@ def healthz(backend: BackendDep, catalog: CatalogDep, session: SessionDep) -> JS
         queue_limit=backend_health.queue_limit,
         in_flight=crud.count_in_flight(session=session),
         problems=len(catalog),
-        invalid_problems=sorted(catalog.errors),
+        invalid_problems=list(catalog.invalid.values()),
         reason=backend_health.reason,
     )
     return JSONResponse(health.model_dump(mode="json"), status_code=200 if backend_health.available else 503)

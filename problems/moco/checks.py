@@ -124,7 +124,8 @@ def compare_losses(results: list[CallResult], expectations: list[tuple[float, to
 # ============================================================================================= moco_loss
 
 
-@check("moco_loss.hand_example", "Hand example: q = k = [1, 0], queue = [[-1, 0], [0, 1]]")
+@check("moco_loss.hand_example", "Hand example: q = k = [1, 0], queue = [[-1, 0], [0, 1]]",
+       clauses=["loss.hand_values", "loss.temperature", "loss.positive_in_denominator"])
 def loss_hand_example(sub: Any, ref: Any) -> None:
     cases = [(F64, 1), (F64, 2), (F64, 0.5), (F64, 0.2), (F64, 0.07), (F32, 0.5), (F32, 1)]
     results = sub.moco_loss.map([(hand_example_inputs(dtype) + (t,), {}) for dtype, t in cases])
@@ -143,7 +144,8 @@ def loss_hand_example(sub: Any, ref: Any) -> None:
         )
 
 
-@check("moco_loss.identical_representations", "Identical representations give log(K + 1)")
+@check("moco_loss.identical_representations", "Identical representations give log(K + 1)",
+       clauses=["loss.hand_values", "loss.normalise"])
 def loss_identical_representations(sub: Any, ref: Any) -> None:
     direction = torch.tensor([0.6, -0.8, 0.0], dtype=F64)
     calls, expectations = [], []
@@ -160,7 +162,8 @@ def loss_identical_representations(sub: Any, ref: Any) -> None:
     )
 
 
-@check("moco_loss.matches_reference", "Random cases in float32 and float64, B, K, D from 1 up, K = D")
+@check("moco_loss.matches_reference", "Random cases in float32 and float64, B, K, D from 1 up, K = D",
+       clauses=["loss.precision", "loss.positive", "loss.temperature", "loss.batch_mean"])
 def loss_matches_reference(sub: Any, ref: Any) -> None:
     # (B, K, D, dtype, T). K == D cases use a non-symmetric queue: reading it as [D, K] changes the answer.
     cases = [
@@ -187,7 +190,8 @@ def loss_matches_reference(sub: Any, ref: Any) -> None:
     )
 
 
-@check("moco_loss.batch_keys_are_not_negatives", "Other keys of the batch are not negatives")
+@check("moco_loss.batch_keys_are_not_negatives", "Other keys of the batch are not negatives",
+       clauses=["loss.positive"])
 def loss_batch_keys_are_not_negatives(sub: Any, ref: Any) -> None:
     # Each query is close to every key of the batch, far from the single queue row: if the other keys were
     # negatives the loss would be near log(B); with the queue alone it is small.
@@ -210,7 +214,8 @@ def loss_batch_keys_are_not_negatives(sub: Any, ref: Any) -> None:
         )
 
 
-@check("moco_loss.positive_in_denominator", "The positive logit is part of the log-sum-exp")
+@check("moco_loss.positive_in_denominator", "The positive logit is part of the log-sum-exp",
+       clauses=["loss.positive_in_denominator"])
 def loss_positive_in_denominator(sub: Any, ref: Any) -> None:
     query = torch.tensor([[1.0, 0.0], [0.0, 2.0]], dtype=F64)
     key = torch.tensor([[3.0, 0.3], [0.1, 1.0]], dtype=F64)
@@ -223,7 +228,7 @@ def loss_positive_in_denominator(sub: Any, ref: Any) -> None:
         expect_close(call_value(result), ref.moco_loss(query, key, queue, 0.5), what="the loss", call=result)
 
 
-@check("moco_loss.temperature_scales_every_logit", "Temperature divides every logit")
+@check("moco_loss.temperature_scales_every_logit", "Temperature divides every logit", clauses=["loss.temperature"])
 def loss_temperature_scales_every_logit(sub: Any, ref: Any) -> None:
     query, key, queue = random_loss_inputs(3, 4, 3, seed=7)
     temperatures = (0.25, 4, 0.05)
@@ -235,7 +240,7 @@ def loss_temperature_scales_every_logit(sub: Any, ref: Any) -> None:
     )
 
 
-@check("moco_loss.batch_mean", "The loss is the mean over the batch, not the sum")
+@check("moco_loss.batch_mean", "The loss is the mean over the batch, not the sum", clauses=["loss.batch_mean"])
 def loss_batch_mean(sub: Any, ref: Any) -> None:
     query, key, queue = random_loss_inputs(2, 5, 3, seed=11)
     single = (query[:1], key[:1], queue, 0.3)
@@ -252,6 +257,7 @@ def loss_batch_mean(sub: Any, ref: Any) -> None:
 @check(
     "moco_loss.rows_are_normalised",
     "Each row of query, key and queue is normalised (scaling changes nothing)",
+    clauses=["loss.normalise"],
 )
 def loss_rows_are_normalised(sub: Any, ref: Any) -> None:
     query, key, queue = random_loss_inputs(3, 4, 3, seed=21)
@@ -275,7 +281,8 @@ def loss_rows_are_normalised(sub: Any, ref: Any) -> None:
             expect_close(call_value(result), expected, what="the loss", call=result, rtol=rtol, atol=atol)
 
 
-@check("moco_loss.invariances", "Reordering the queue, or the batch with its keys, leaves the loss unchanged")
+@check("moco_loss.invariances", "Reordering the queue, or the batch with its keys, leaves the loss unchanged",
+       clauses=["loss.positive"])
 def loss_invariances(sub: Any, ref: Any) -> None:
     # The negatives are a set and the loss a mean: neither order may matter. Indexing the queue or the keys
     # by position instead of by row shows up here as a different loss.
@@ -301,7 +308,7 @@ def loss_invariances(sub: Any, ref: Any) -> None:
         )
 
 
-@check("moco_loss.norm_floor", "Rows are divided by max(norm, 1e-12), not norm + eps")
+@check("moco_loss.norm_floor", "Rows are divided by max(norm, 1e-12), not norm + eps", clauses=["loss.normalise"])
 def loss_norm_floor(sub: Any, ref: Any) -> None:
     # A row of norm 1e-13 becomes a row of norm 0.1, a row of norm 1e-9 a unit row. Adding eps to the norm,
     # or flooring at 1e-8, gives visibly different similarities.
@@ -322,7 +329,7 @@ def loss_norm_floor(sub: Any, ref: Any) -> None:
             expect_close(call_value(result), ref.moco_loss(*args), what="the loss", call=result)
 
 
-@check("moco_loss.zero_rows", "Zero rows have similarity 0 and the loss stays finite")
+@check("moco_loss.zero_rows", "Zero rows have similarity 0 and the loss stays finite", clauses=["loss.normalise"])
 def loss_zero_rows(sub: Any, ref: Any) -> None:
     query, key, queue = random_loss_inputs(3, 4, 3, seed=41)
     variants = {
@@ -358,7 +365,7 @@ def low_temperature_cases() -> tuple[tuple[torch.Tensor, ...], tuple[torch.Tenso
     return winner, loser
 
 
-@check("moco_loss.low_temperature", "Stable at T = 1e-3 and 1e-4 in float32")
+@check("moco_loss.low_temperature", "Stable at T = 1e-3 and 1e-4 in float32", clauses=["loss.stable"])
 def loss_low_temperature(sub: Any, ref: Any) -> None:
     # Logits reach 1/T = 10,000: exp overflows float32 and softmax probabilities underflow to 0.
     winner, loser = low_temperature_cases()
@@ -390,7 +397,8 @@ def loss_low_temperature(sub: Any, ref: Any) -> None:
             )
 
 
-@check("moco_loss.query_gradient", "The query gradient matches the reference and finite differences")
+@check("moco_loss.query_gradient", "The query gradient matches the reference and finite differences",
+       clauses=["loss.query_gradient"])
 def loss_query_gradient(sub: Any, ref: Any) -> None:
     query, key, queue = random_loss_inputs(3, 4, 3, seed=51)
     expected = reference_loss_gradient(ref, query, key, queue, 0.3)
@@ -409,7 +417,7 @@ def loss_query_gradient(sub: Any, ref: Any) -> None:
         )
 
 
-@check("moco_loss.key_and_queue_detached", "No gradient reaches key or queue")
+@check("moco_loss.key_and_queue_detached", "No gradient reaches key or queue", clauses=["loss.detached"])
 def loss_key_and_queue_detached(sub: Any, ref: Any) -> None:
     query, key, queue = random_loss_inputs(2, 3, 3, seed=61)
     result = sub.moco_loss.call(
@@ -424,7 +432,8 @@ def loss_key_and_queue_detached(sub: Any, ref: Any) -> None:
     expect_grad_close(result, "query", reference_loss_gradient(ref, query, key, queue, 0.3))
 
 
-@check("moco_loss.result_kind", "A 0-d tensor of the input dtype that requires grad exactly when query does")
+@check("moco_loss.result_kind", "A 0-d tensor of the input dtype that requires grad exactly when query does",
+       clauses=["loss.result_kind"])
 def loss_result_kind(sub: Any, ref: Any) -> None:
     cases = []
     for dtype, query_grad, others_grad in (
@@ -462,7 +471,7 @@ def loss_result_kind(sub: Any, ref: Any) -> None:
             )
 
 
-@check("moco_loss.inputs_unchanged", "query, key and queue are left unchanged")
+@check("moco_loss.inputs_unchanged", "query, key and queue are left unchanged", clauses=["loss.inputs_unchanged"])
 def loss_inputs_unchanged(sub: Any, ref: Any) -> None:
     query, key, queue = random_loss_inputs(3, 4, 3, seed=81)
     results = sub.moco_loss.map(
@@ -475,7 +484,8 @@ def loss_inputs_unchanged(sub: Any, ref: Any) -> None:
         expect_unchanged(result)
 
 
-@check("moco_loss.strided_views", "Transposed, sliced and expanded inputs give the same loss as copies")
+@check("moco_loss.strided_views", "Transposed, sliced and expanded inputs give the same loss as copies",
+       clauses=["loss.strided"])
 def loss_strided_views(sub: Any, ref: Any) -> None:
     base_query = randn(6, 3, seed=91)
     query = base_query[::2]  # [3, 3], row stride 6
@@ -493,7 +503,8 @@ def loss_strided_views(sub: Any, ref: Any) -> None:
             expect_close(call_value(result), ref.moco_loss(*contiguous), what="the loss", call=result)
 
 
-@check("moco_loss.rejects_bad_temperature", "Bad temperatures raise TypeError (kind) or ValueError (value)")
+@check("moco_loss.rejects_bad_temperature", "Bad temperatures raise TypeError (kind) or ValueError (value)",
+       clauses=["loss.temperature_contract"])
 def loss_rejects_bad_temperature(sub: Any, ref: Any) -> None:
     query, key, queue = random_loss_inputs(2, 3, 2, seed=101)
     cases = [
@@ -518,6 +529,7 @@ def loss_rejects_bad_temperature(sub: Any, ref: Any) -> None:
 @check(
     "moco_loss.rejects_bad_tensors",
     "Contract violations in query, key or queue raise TypeError or ValueError",
+    clauses=["loss.validation"],
 )
 def loss_rejects_bad_tensors(sub: Any, ref: Any) -> None:
     query, key, queue = random_loss_inputs(2, 3, 2, seed=111)
@@ -577,7 +589,8 @@ def extreme_temperature_cases(dtype: torch.dtype) -> list[tuple[tuple[Any, ...],
     return cases
 
 
-@check("moco_loss.extreme_temperatures", "Overflow and underflow at T = 1e-3 and 1e-4, aligned and opposite rows")
+@check("moco_loss.extreme_temperatures", "Overflow and underflow at T = 1e-3 and 1e-4, aligned and opposite rows",
+       clauses=["loss.stable"])
 def loss_extreme_temperatures(sub: Any, ref: Any) -> None:
     cases = [(dtype, case) for dtype in (F32, F64) for case in extreme_temperature_cases(dtype)]
     results = sub.moco_loss.map([(case[0], {}) for _, case in cases])
@@ -623,7 +636,8 @@ def edge_case_gradients(ref: Any) -> tuple[torch.Tensor, ...]:
     return tuple(reference_loss_gradient(ref, *args) for _, args in gradient_edge_cases())
 
 
-@check("moco_loss.edge_case_gradients", "Zero rows, tiny rows and T = 1e-3: finite query gradients, as expected")
+@check("moco_loss.edge_case_gradients", "Zero rows, tiny rows and T = 1e-3: finite query gradients, as expected",
+       clauses=["loss.query_gradient", "loss.normalise"])
 def loss_edge_case_gradients(sub: Any, ref: Any) -> None:
     cases = gradient_edge_cases()
     calls = [((args[0].clone().requires_grad_(True), *args[1:]), {}) for _, args in cases]
@@ -640,7 +654,8 @@ def loss_edge_case_gradients(sub: Any, ref: Any) -> None:
         expect_grad_close(result, "query", expected, hint=f"Here: {rows}.")
 
 
-@check("moco_loss.valid_extremes", "Large entries, norms next to the floor and extreme temperatures are accepted")
+@check("moco_loss.valid_extremes", "Large entries, norms next to the floor and extreme temperatures are accepted",
+       clauses=["loss.validation", "loss.stable"])
 def loss_valid_extremes(sub: Any, ref: Any) -> None:
     # Entries stay where a squared norm is finite in the dtype (about 1e19 in float32): beyond it torch's own
     # vector_norm and F.normalize overflow, and the statement leaves that range untested.
@@ -676,7 +691,8 @@ MIXED_DEVICES_HINT = (
 )
 
 
-@check("moco_loss.rejects_mixed_devices", "Tensors on two devices raise TypeError or ValueError")
+@check("moco_loss.rejects_mixed_devices", "Tensors on two devices raise TypeError or ValueError",
+       clauses=["inputs.one_device"])
 def loss_rejects_mixed_devices(sub: Any, ref: Any) -> None:
     # The meta device is a second device on any machine. It holds no values, so it is never the first tensor:
     # a finiteness test of the first tensor would be asked of a tensor that has none.
@@ -716,6 +732,7 @@ def paper_sized_dictionary_case(ref: Any) -> tuple[LossCase, torch.Tensor]:
     "moco_loss.paper_sized_dictionary",
     "Paper-sized dictionary: K = 65,536 keys of D = 128, batch of 8 (advisory)",
     required=False,
+    clauses=["loss.precision"],
 )
 def loss_paper_sized_dictionary(sub: Any, ref: Any) -> None:
     inputs, expected = paper_sized_dictionary_case(ref)
@@ -741,7 +758,8 @@ def expected_ema(query: torch.Tensor, key: torch.Tensor, momentum: float) -> tor
 EMA_HINT = "The update is theta_k_new = m * theta_k + (1 - m) * theta_q, where query is theta_q and key is theta_k."
 
 
-@check("momentum_update.formula", "theta_k_new = m theta_k + (1 - m) theta_q for m in {0, 0.2, 0.8, 0.999, 1}")
+@check("momentum_update.formula", "theta_k_new = m theta_k + (1 - m) theta_q for m in {0, 0.2, 0.8, 0.999, 1}",
+       clauses=["ema.formula", "ema.default"])
 def ema_formula(sub: Any, ref: Any) -> None:
     calls, expectations = [], []
     for dtype in (F32, F64):
@@ -761,7 +779,8 @@ def ema_formula(sub: Any, ref: Any) -> None:
     )
 
 
-@check("momentum_update.endpoints", "m = 0 equals query and m = 1 equals key exactly, in every dtype and shape")
+@check("momentum_update.endpoints", "m = 0 equals query and m = 1 equals key exactly, in every dtype and shape",
+       clauses=["ema.endpoints"])
 def ema_endpoints(sub: Any, ref: Any) -> None:
     calls = []
     for dtype in (F32, F64):
@@ -783,7 +802,8 @@ def ema_endpoints(sub: Any, ref: Any) -> None:
         )
 
 
-@check("momentum_update.large_entries", "Entries near the float32 and float64 maxima give the exact average")
+@check("momentum_update.large_entries", "Entries near the float32 and float64 maxima give the exact average",
+       clauses=["ema.formula"])
 def ema_large_entries(sub: Any, ref: Any) -> None:
     largest32 = torch.finfo(F32).max  # about 3.4e38
     cases = [
@@ -803,7 +823,7 @@ def ema_large_entries(sub: Any, ref: Any) -> None:
         )
 
 
-@check("momentum_update.shapes", "Scalars, empty tensors and N-d parameters")
+@check("momentum_update.shapes", "Scalars, empty tensors and N-d parameters", clauses=["ema.shapes"])
 def ema_shapes(sub: Any, ref: Any) -> None:
     shapes: list[tuple[int, ...]] = [(), (0,), (2, 0, 3), (7,), (2, 3, 4), (1, 1, 1, 1), (2, 1, 3, 2)]
     calls, expectations = [], []
@@ -820,7 +840,8 @@ def ema_shapes(sub: Any, ref: Any) -> None:
         )
 
 
-@check("momentum_update.dtype_preserved", "float32 and float64 are preserved, 0-d float32 included")
+@check("momentum_update.dtype_preserved", "float32 and float64 are preserved, 0-d float32 included",
+       clauses=["ema.dtype"])
 def ema_dtype_preserved(sub: Any, ref: Any) -> None:
     calls = []
     for dtype in (F32, F64):
@@ -835,7 +856,8 @@ def ema_dtype_preserved(sub: Any, ref: Any) -> None:
             expect_close(call_value(result), expected_ema(*args), call=result)
 
 
-@check("momentum_update.parameters", "nn.Parameter inputs give a result that does not require grad")
+@check("momentum_update.parameters", "nn.Parameter inputs give a result that does not require grad",
+       clauses=["ema.detached_storage"])
 def ema_parameters(sub: Any, ref: Any) -> None:
     calls = []
     for momentum in (0.0, 0.8, 1.0):
@@ -850,7 +872,8 @@ def ema_parameters(sub: Any, ref: Any) -> None:
         expect_close(call_value(result), expected_ema(*args), call=result, hint=EMA_HINT)
 
 
-@check("momentum_update.new_storage", "The result shares storage with neither input, at any m")
+@check("momentum_update.new_storage", "The result shares storage with neither input, at any m",
+       clauses=["ema.detached_storage"])
 def ema_new_storage(sub: Any, ref: Any) -> None:
     calls = []
     for momentum in (0.0, 0, 0.5, 1.0, 1):
@@ -867,7 +890,7 @@ def ema_new_storage(sub: Any, ref: Any) -> None:
             expect_no_alias(result)
 
 
-@check("momentum_update.inputs_unchanged", "query and key are left unchanged")
+@check("momentum_update.inputs_unchanged", "query and key are left unchanged", clauses=["ema.inputs_unchanged"])
 def ema_inputs_unchanged(sub: Any, ref: Any) -> None:
     calls = []
     for momentum in (0.0, 0.5, 0.999, 1.0):
@@ -879,7 +902,8 @@ def ema_inputs_unchanged(sub: Any, ref: Any) -> None:
             expect_unchanged(result)
 
 
-@check("momentum_update.strided_views", "Transposed, sliced and expanded inputs work like copies")
+@check("momentum_update.strided_views", "Transposed, sliced and expanded inputs work like copies",
+       clauses=["ema.strided"])
 def ema_strided_views(sub: Any, ref: Any) -> None:
     calls = [
         ((randn(3, 4, seed=281).t(), randn(4, 3, seed=282), 0.7), {}),
@@ -895,7 +919,8 @@ def ema_strided_views(sub: Any, ref: Any) -> None:
         )
 
 
-@check("momentum_update.rejects_bad_momentum", "Bad momenta raise TypeError (kind) or ValueError (value)")
+@check("momentum_update.rejects_bad_momentum", "Bad momenta raise TypeError (kind) or ValueError (value)",
+       clauses=["ema.momentum_contract"])
 def ema_rejects_bad_momentum(sub: Any, ref: Any) -> None:
     query, key = parameter_pair(2, 3, seed=291)
     cases = [
@@ -913,7 +938,8 @@ def ema_rejects_bad_momentum(sub: Any, ref: Any) -> None:
     expect_all_rejected(sub.momentum_update, (query, key, 0.9), cases)
 
 
-@check("momentum_update.rejects_bad_tensors", "Mismatched shapes (no broadcasting) and bad tensors are rejected")
+@check("momentum_update.rejects_bad_tensors", "Mismatched shapes (no broadcasting) and bad tensors are rejected",
+       clauses=["ema.shapes", "ema.dtype", "inputs.one_device"])
 def ema_rejects_bad_tensors(sub: Any, ref: Any) -> None:
     query, key = parameter_pair(2, 3, seed=301)
     nan_key = key.clone()
@@ -976,7 +1002,8 @@ WRAP_HINT = (
 )
 
 
-@check("enqueue.normalises_incoming", "Incoming rows are normalised; old rows are left exactly as they were")
+@check("enqueue.normalises_incoming", "Incoming rows are normalised; old rows are left exactly as they were",
+       clauses=["queue.normalise", "queue.writes"])
 def enqueue_normalises_incoming(sub: Any, ref: Any) -> None:
     queue = old_queue(6, 3, seed=401)
     keys = distinct_keys(2, 3, seed=402) * torch.tensor([[3.0], [0.1]], dtype=F64)
@@ -997,7 +1024,7 @@ def enqueue_normalises_incoming(sub: Any, ref: Any) -> None:
     )
 
 
-@check("enqueue.wraparound", "Sequential writes from the pointer, wrapping around the end")
+@check("enqueue.wraparound", "Sequential writes from the pointer, wrapping around the end", clauses=["queue.writes"])
 def enqueue_wraparound(sub: Any, ref: Any) -> None:
     cases = [(5, 2, 0), (5, 2, 4), (5, 4, 3), (7, 3, 5), (6, 4, 2), (5, 3, 1)]  # (K, B, pointer)
     calls = []
@@ -1007,7 +1034,8 @@ def enqueue_wraparound(sub: Any, ref: Any) -> None:
         expect_enqueued(result, ref.enqueue(*args), WRAP_HINT + " K need not be a multiple of B.")
 
 
-@check("enqueue.returned_pointer", "The returned pointer is (pointer + B) % K as a Python int")
+@check("enqueue.returned_pointer", "The returned pointer is (pointer + B) % K as a Python int",
+       clauses=["queue.pointer"])
 def enqueue_returned_pointer(sub: Any, ref: Any) -> None:
     cases = [(5, 0, 3), (5, 2, 1), (5, 2, 3), (4, 4, 0), (4, 4, 3), (4, 6, 1), (3, 7, 2), (1, 2, 0)]
     calls = [
@@ -1027,7 +1055,8 @@ def enqueue_returned_pointer(sub: Any, ref: Any) -> None:
         )
 
 
-@check("enqueue.empty_batch", "B = 0 returns an equal copy in new storage and the same pointer")
+@check("enqueue.empty_batch", "B = 0 returns an equal copy in new storage and the same pointer",
+       clauses=["queue.empty_batch"])
 def enqueue_empty_batch(sub: Any, ref: Any) -> None:
     queue = old_queue(4, 3, seed=441)
     result = sub.enqueue.call(queue, torch.zeros(0, 3, dtype=F64), 2)
@@ -1036,14 +1065,15 @@ def enqueue_empty_batch(sub: Any, ref: Any) -> None:
         expect_no_alias(result)
 
 
-@check("enqueue.full_batch", "B = K overwrites every slot once")
+@check("enqueue.full_batch", "B = K overwrites every slot once", clauses=["queue.writes"])
 def enqueue_full_batch(sub: Any, ref: Any) -> None:
     calls = [((old_queue(4, 3, seed=451), distinct_keys(4, 3, seed=452), pointer), {}) for pointer in (0, 1, 3)]
     for result, (args, _) in zip(sub.enqueue.map(calls), calls, strict=True):
         expect_enqueued(result, ref.enqueue(*args), WRAP_HINT)
 
 
-@check("enqueue.oversized_batch", "B > K, one or several wraps: the last K writes survive in their slots")
+@check("enqueue.oversized_batch", "B > K, one or several wraps: the last K writes survive in their slots",
+       clauses=["queue.writes"])
 def enqueue_oversized_batch(sub: Any, ref: Any) -> None:
     cases = [(4, 6, 1), (4, 11, 3), (3, 6, 0), (4, 9, 2), (5, 13, 4), (2, 5, 1)]  # (K, B, pointer)
     calls = [
@@ -1059,14 +1089,14 @@ def enqueue_oversized_batch(sub: Any, ref: Any) -> None:
         )
 
 
-@check("enqueue.single_slot", "K = 1")
+@check("enqueue.single_slot", "K = 1", clauses=["queue.writes", "queue.pointer"])
 def enqueue_single_slot(sub: Any, ref: Any) -> None:
     calls = [((old_queue(1, 3, seed=481), distinct_keys(batch, 3, seed=482), 0), {}) for batch in (0, 1, 3)]
     for result, (args, _) in zip(sub.enqueue.map(calls), calls, strict=True):
         expect_enqueued(result, ref.enqueue(*args), WRAP_HINT)
 
 
-@check("enqueue.zero_rows", "Zero key rows are written as zero rows")
+@check("enqueue.zero_rows", "Zero key rows are written as zero rows", clauses=["queue.normalise"])
 def enqueue_zero_rows(sub: Any, ref: Any) -> None:
     queue = old_queue(5, 3, seed=491, dtype=F32)
     keys = torch.tensor([[0.0, 0.0, 0.0], [3.0, 4.0, 0.0], [0.0, 0.0, 0.0]])
@@ -1078,7 +1108,8 @@ def enqueue_zero_rows(sub: Any, ref: Any) -> None:
     )
 
 
-@check("enqueue.detached_result", "Keys or queue that require grad give a result that does not")
+@check("enqueue.detached_result", "Keys or queue that require grad give a result that does not",
+       clauses=["queue.detached_storage"])
 def enqueue_detached_result(sub: Any, ref: Any) -> None:
     queue = old_queue(4, 3, seed=501)
     keys = distinct_keys(2, 3, seed=502)
@@ -1104,7 +1135,7 @@ def enqueue_detached_result(sub: Any, ref: Any) -> None:
         )
 
 
-@check("enqueue.half_precision", "float16 and bfloat16 are accepted and preserved")
+@check("enqueue.half_precision", "float16 and bfloat16 are accepted and preserved", clauses=["queue.dtypes"])
 def enqueue_half_precision(sub: Any, ref: Any) -> None:
     calls = [
         ((old_queue(5, 4, seed=511, dtype=dtype), distinct_keys(batch, 4, seed=512, dtype=dtype), 4), {})
@@ -1134,7 +1165,8 @@ HALF_EDGE_ROWS = {
 }
 
 
-@check("enqueue.half_precision_edge_rows", "float16 and bfloat16: zero rows stay zero, tiny and large rows are right")
+@check("enqueue.half_precision_edge_rows", "float16 and bfloat16: zero rows stay zero, tiny and large rows are right",
+       clauses=["queue.normalise", "queue.dtypes"])
 def enqueue_half_precision_edge_rows(sub: Any, ref: Any) -> None:
     calls = [
         ((old_queue(6, 4, seed=513, dtype=dtype), torch.tensor(rows, dtype=dtype), 5), {})
@@ -1161,7 +1193,8 @@ def enqueue_half_precision_edge_rows(sub: Any, ref: Any) -> None:
         )
 
 
-@check("enqueue.every_batch_size_detached", "B = 0, B < K, B = K, B > K: new detached storage in the queue's dtype")
+@check("enqueue.every_batch_size_detached", "B = 0, B < K, B = K, B > K: new detached storage in the queue's dtype",
+       clauses=["queue.detached_storage", "queue.empty_batch"])
 def enqueue_every_batch_size_detached(sub: Any, ref: Any) -> None:
     calls = []
     for dtype in (F32, F64):
@@ -1186,7 +1219,8 @@ def enqueue_every_batch_size_detached(sub: Any, ref: Any) -> None:
         expect_enqueued(result, ref.enqueue(queue.detach(), keys.detach(), pointer), WRAP_HINT)
 
 
-@check("enqueue.new_storage", "The returned queue shares no storage with the inputs")
+@check("enqueue.new_storage", "The returned queue shares no storage with the inputs",
+       clauses=["queue.detached_storage"])
 def enqueue_new_storage(sub: Any, ref: Any) -> None:
     calls = [((old_queue(5, 3, seed=521), distinct_keys(batch, 3, seed=522), 2), {}) for batch in (0, 2, 5, 7)]
     for result in sub.enqueue.map(calls):
@@ -1194,7 +1228,7 @@ def enqueue_new_storage(sub: Any, ref: Any) -> None:
             expect_no_alias(result)
 
 
-@check("enqueue.inputs_unchanged", "queue and keys are left unchanged")
+@check("enqueue.inputs_unchanged", "queue and keys are left unchanged", clauses=["queue.inputs_unchanged"])
 def enqueue_inputs_unchanged(sub: Any, ref: Any) -> None:
     calls = [((old_queue(5, 3, seed=531), distinct_keys(batch, 3, seed=532), 4), {}) for batch in (0, 2, 5, 7)]
     for result in sub.enqueue.map(calls):
@@ -1202,7 +1236,7 @@ def enqueue_inputs_unchanged(sub: Any, ref: Any) -> None:
             expect_unchanged(result)
 
 
-@check("enqueue.strided_views", "Transposed, sliced and expanded inputs work like copies")
+@check("enqueue.strided_views", "Transposed, sliced and expanded inputs work like copies", clauses=["queue.strided"])
 def enqueue_strided_views(sub: Any, ref: Any) -> None:
     calls = [
         ((randn(3, 5, seed=541).t(), randn(6, 3, seed=542)[::2], 4), {}),
@@ -1217,7 +1251,8 @@ def enqueue_strided_views(sub: Any, ref: Any) -> None:
         )
 
 
-@check("enqueue.rejects_bad_pointer", "Bad pointers raise TypeError (kind) or ValueError (range)")
+@check("enqueue.rejects_bad_pointer", "Bad pointers raise TypeError (kind) or ValueError (range)",
+       clauses=["queue.pointer_contract"])
 def enqueue_rejects_bad_pointer(sub: Any, ref: Any) -> None:
     queue, keys = old_queue(4, 3, seed=551), distinct_keys(2, 3, seed=552)
     cases = [
@@ -1234,7 +1269,8 @@ def enqueue_rejects_bad_pointer(sub: Any, ref: Any) -> None:
     expect_all_rejected(sub.enqueue, (queue, keys, 1), cases)
 
 
-@check("enqueue.rejects_bad_tensors", "Contract violations in queue or keys raise TypeError or ValueError")
+@check("enqueue.rejects_bad_tensors", "Contract violations in queue or keys raise TypeError or ValueError",
+       clauses=["queue.validation", "queue.dtypes", "inputs.one_device"])
 def enqueue_rejects_bad_tensors(sub: Any, ref: Any) -> None:
     queue, keys = old_queue(4, 3, seed=561), distinct_keys(2, 3, seed=562)
     nan_keys = keys.clone()
@@ -1601,7 +1637,8 @@ def chart_of(states: list[dict[str, Any]]) -> dict[str, Any]:
     return {"steps": list(range(len(series["loss"]))), "series": series}
 
 
-@check("experiment.trajectory", "Your own 12-step run follows an independent trajectory at every step")
+@check("experiment.trajectory", "Your own 12-step run follows an independent trajectory at every step",
+       clauses=["experiment.trajectory"])
 def experiment_trajectory(sub: Any, ref: Any, ctx: Any) -> None:
     """The learner's chained run, compared state by state with the independent trajectory; the charts show
     it from step 0. Only when it departs does a teacher-forced replay name the first step and function."""

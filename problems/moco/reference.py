@@ -114,6 +114,12 @@ def _normalise_large_rows(work: torch.Tensor) -> torch.Tensor:
 
 def moco_loss(query: torch.Tensor, key: torch.Tensor, queue: torch.Tensor, temperature: float) -> torch.Tensor:
     """InfoNCE with one positive (key i for query i) and the K queue rows as negatives; batch mean."""
+    _check_loss_inputs(query, key, queue, temperature)
+    q, k, negatives = _unit_rows(query, key, queue)
+    return _infonce(_logits(q, k, negatives, temperature))
+
+
+def _check_loss_inputs(query: torch.Tensor, key: torch.Tensor, queue: torch.Tensor, temperature: float) -> None:
     _check_temperature(temperature)
     _check_tensors(("query", "key", "queue"), (query, key, queue), LOSS_DTYPES)
     _check_matrix("query", query)
@@ -124,27 +130,55 @@ def moco_loss(query: torch.Tensor, key: torch.Tensor, queue: torch.Tensor, tempe
     if queue.shape[1] != query.shape[1]:
         raise ValueError(f"queue rows have {queue.shape[1]} entries but query rows have {query.shape[1]}")
 
-    q = _normalise_rows(query)  # [B, D], gradients flow through the norm
+
+def _unit_rows(
+    query: torch.Tensor, key: torch.Tensor, queue: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The three inputs with unit rows; gradients flow through the query's norm and never into key or queue."""
+    q = _normalise_rows(query)  # [B, D]
     k = _normalise_rows(key.detach())  # [B, D]
     negatives = _normalise_rows(queue.detach())  # [K, D]
+    return q, k, negatives
+
+
+def _logits(q: torch.Tensor, k: torch.Tensor, negatives: torch.Tensor, temperature: float) -> torch.Tensor:
+    """[B, 1 + K]: column 0 is the positive q_i . k_i / T, then q_i . n_j / T for every queue row."""
     positive = (q * k).sum(dim=1, keepdim=True) / temperature  # [B, 1]
     negative = q @ negatives.T / temperature  # [B, D] x [D, K] -> [B, K]
-    logits = torch.cat([positive, negative], dim=1)  # [B, 1 + K]
-    return (torch.logsumexp(logits, dim=1) - positive[:, 0]).mean()
+    return torch.cat([positive, negative], dim=1)
+
+
+def _infonce(logits: torch.Tensor) -> torch.Tensor:
+    """Mean over rows of logsumexp(row) - row[0], as a 0-d tensor; logsumexp subtracts the row's maximum."""
+    return (torch.logsumexp(logits, dim=1) - logits[:, 0]).mean()
 
 
 def momentum_update(query: torch.Tensor, key: torch.Tensor, momentum: float = 0.999) -> torch.Tensor:
     """theta_k_new = m * theta_k + (1 - m) * theta_q, in new storage that does not require grad."""
-    m = _check_momentum(momentum)
-    _check_tensors(("query", "key"), (query, key), LOSS_DTYPES)
-    if query.shape != key.shape:
-        raise ValueError(f"query has shape {tuple(query.shape)} but key has {tuple(key.shape)} (no broadcasting)")
+    m = _check_momentum_inputs(query, key, momentum)
     with torch.no_grad():  # the key encoder is never trained by gradient; the result is new storage
         return m * key.detach() + (1.0 - m) * query.detach()
 
 
+def _check_momentum_inputs(query: torch.Tensor, key: torch.Tensor, momentum: float) -> float:
+    m = _check_momentum(momentum)
+    _check_tensors(("query", "key"), (query, key), LOSS_DTYPES)
+    if query.shape != key.shape:
+        raise ValueError(f"query has shape {tuple(query.shape)} but key has {tuple(key.shape)} (no broadcasting)")
+    return m
+
+
 def enqueue(queue: torch.Tensor, keys: torch.Tensor, pointer: int) -> tuple[torch.Tensor, int]:
     """Write the normalised keys into a copy of the ring buffer from `pointer` on; return it, new pointer."""
+    _check_enqueue_inputs(queue, keys, pointer)
+    size, batch = queue.shape[0], keys.shape[0]
+    new_queue = queue.detach().clone()  # [K, D]
+    incoming = _normalise_rows(keys.detach())  # [B, D]
+    new_queue[_slots(pointer, batch, size, queue.device)] = incoming[max(0, batch - size) :]  # [min(B, K), D]
+    return new_queue, (pointer + batch) % size
+
+
+def _check_enqueue_inputs(queue: torch.Tensor, keys: torch.Tensor, pointer: int) -> None:
     _check_tensors(("queue", "keys"), (queue, keys), None)
     _check_matrix("queue", queue)
     _check_matrix("keys", keys, allow_empty_rows=True)
@@ -153,13 +187,7 @@ def enqueue(queue: torch.Tensor, keys: torch.Tensor, pointer: int) -> tuple[torc
     size = queue.shape[0]
     _check_pointer(pointer, size)
 
-    batch = keys.shape[0]
-    new_queue = queue.detach().clone()  # [K, D]
-    incoming = _normalise_rows(keys.detach())  # [B, D]
-    start = pointer
-    if batch > size:  # only the last K sequential writes survive; they start where write B-K would land
-        start = (pointer + batch - size) % size
-        incoming = incoming[batch - size :]
-    slots = (start + torch.arange(incoming.shape[0], device=queue.device)) % size  # [min(B, K)]
-    new_queue[slots] = incoming
-    return new_queue, (pointer + batch) % size
+
+def _slots(pointer: int, batch: int, size: int, device: torch.device) -> torch.Tensor:
+    """Key j goes to slot (pointer + j) % K; when B > K only the last K writes survive, so only their slots."""
+    return (pointer + torch.arange(max(0, batch - size), batch, device=device)) % size

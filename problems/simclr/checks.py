@@ -53,67 +53,13 @@ def _tolerances(dtype, temperature):
     return rtol, atol
 
 
-# ------------------------------------------------------------------------------------- naming the mistake
-
-
-def _mistakes(z1, z2, temperature):
-    """The loss each well-known mistake produces on these inputs, so a message can name the likely cause."""
-    n = z1.shape[0]
-    raw = torch.cat([z1, z2]).double()  # (2N, D)
-    z = raw / raw.norm(dim=1, keepdim=True).clamp_min(1e-12)
-    rows = torch.arange(2 * n)
-    partner = (rows + n) % (2 * n)
-    is_self = torch.eye(2 * n, dtype=torch.bool)
-
-    def loss(z, scale, *, mask_self=True, partner=partner, keep_positive=True, cross_view_only=False):
-        logits = z @ z.T * scale  # (2N, 2N)
-        positive = logits[rows, partner]
-        if mask_self:
-            logits = logits.masked_fill(is_self, -math.inf)
-        if not keep_positive:
-            logits = logits.masked_fill(torch.nn.functional.one_hot(partner, 2 * n).bool(), -math.inf)
-        if cross_view_only:
-            same_view = (rows[:, None] < n) == (rows[None, :] < n)
-            logits = logits.masked_fill(same_view, -math.inf)
-        return torch.logsumexp(logits, dim=1) - positive  # (2N,)
-
-    per_anchor = loss(z, 1 / temperature)
-    return {
-        "the view itself is still among its own candidates (mask the diagonal of the 2N x 2N similarities)":
-            loss(z, 1 / temperature, mask_self=False).mean(),
-        "the positive is missing from the denominator (the softmax runs over the positive and the negatives)":
-            loss(z, 1 / temperature, keep_positive=False).mean(),
-        "only the z1 -> z2 direction is averaged (average over all 2N anchors, from both views)":
-            per_anchor[:n].mean(),
-        "the sum over the 2N anchors is divided by N (divide by 2N)": per_anchor.sum() / n,
-        "the per-anchor losses are summed (take their mean)": per_anchor.sum(),
-        "the similarities are multiplied by the temperature (divide by it)": loss(z, temperature).mean(),
-        "the rows are not L2-normalised (cosine similarity needs unit rows)": loss(raw, 1 / temperature).mean(),
-        "each anchor's positive is the next view, i + 1 (it is its partner, i + N modulo 2N)":
-            loss(z, 1 / temperature, partner=(rows + 1) % (2 * n)).mean(),
-        "only the other view's rows are candidates (the N - 1 other views of the same side are negatives too)":
-            loss(z, 1 / temperature, cross_view_only=True).mean(),
-    }
-
-
-def _diagnosis(got, z1, z2, temperature):
-    """' (this is what you get when ...)' if the learner's value matches one of the known mistakes."""
-    if not isinstance(got, torch.Tensor) or got.numel() != 1 or not torch.isfinite(got).all():
-        return ""
-    for cause, value in _mistakes(z1.detach(), z2.detach(), temperature).items():
-        if math.isclose(float(got), float(value), rel_tol=1e-4, abs_tol=1e-6):
-            return f"(this is the value you get when {cause})"
-    return ""
-
-
 def _expect_loss(result, ref, z1, z2, temperature, *, hint=""):
-    """The learner's loss for one call equals the exact loss, with a named cause when we recognise the error."""
+    """The learner's loss for one call equals the exact loss. A value one of the mutants also gives is named by
+    the engine's diagnosis (the mutant's description), so no hand-written list of mistakes is needed here."""
     got = result.unwrap()
     expected = _expected(ref, z1, z2, temperature)
     expect_tensor(got, shape=(), dtype=z1.dtype, call=result)
     rtol, atol = _tolerances(z1.dtype, temperature)
-    if not torch.isclose(got.detach().double(), expected.double(), rtol=rtol, atol=atol):
-        hint = _diagnosis(got, z1, z2, temperature) or hint
     expect_close(got, expected, call=result, rtol=rtol, atol=atol, hint=hint)
 
 
@@ -132,8 +78,7 @@ def hand_example(sub, ref):
     result = sub.nt_xent_loss.call(z1, z2, 0.5)
     got = result.unwrap()
     expected = torch.tensor(math.log(1 + 2 * math.exp(-2.0)))
-    hint = _diagnosis(got, z1, z2, 0.5) or "(log(1 + 2 e^-2) = 0.2395: per anchor, one positive with cosine 1 " \
-        "and two negatives with cosine 0)"
+    hint = "(log(1 + 2 e^-2) = 0.2395: per anchor, one positive with cosine 1 and two negatives with cosine 0)"
     expect_close(got, expected, call=result, hint=hint)
 
 
@@ -146,8 +91,7 @@ def partner_is_positive(sub, ref):
     z2 = torch.tensor([[0.0, 1.0], [1.0, 0.0]])
     result = sub.nt_xent_loss.call(z1, z2, 0.5)
     got = result.unwrap()
-    hint = _diagnosis(got, z1, z2, 0.5) or "(log(2 + e^2) = 2.2395: the positive of z1[i] is z2[i], whatever " \
-        "the other rows look like)"
+    hint = "(log(2 + e^2) = 2.2395: the positive of z1[i] is z2[i], whatever the other rows look like)"
     expect_close(got, torch.tensor(math.log(2 + math.exp(2.0))), call=result, hint=hint)
 
 
@@ -172,7 +116,7 @@ def self_excluded(sub, ref):
     z1, z2 = torch.eye(3), torch.eye(3)
     result = sub.nt_xent_loss.call(z1, z2, 1.0)
     got = result.unwrap()
-    hint = _diagnosis(got, z1, z2, 1.0) or "(expected log(e + 4) - 1: one positive and 2N - 2 = 4 negatives)"
+    hint = "(expected log(e + 4) - 1: one positive and 2N - 2 = 4 negatives)"
     expect_close(got, torch.tensor(math.log(math.e + 4) - 1), call=result, hint=hint)
 
 

@@ -135,7 +135,22 @@ def test_checks_must_define_checks(folder: Path) -> None:
 def test_trusted_module_that_fails_to_import(folder: Path, name: str) -> None:
     (folder / name).write_text("import torch\nraise RuntimeError('broken on purpose')\n")
     message = load_error(folder)
-    assert message == f"{folder.resolve() / name}: failed to import: RuntimeError: broken on purpose"
+    assert message == f"{folder.resolve() / name}:2: failed to import: RuntimeError: broken on purpose"
+
+
+@pytest.mark.parametrize(
+    ("code", "line", "says"),
+    [
+        ("import torch\n\ndef f(:\n    pass\n", 3, "SyntaxError"),
+        ("def helper():\n    return undefined_name\n\nhelper()\n", 2, "NameError: name 'undefined_name'"),
+    ],
+)
+def test_an_import_failure_names_the_line_of_the_file_it_happened_in(
+    folder: Path, code: str, line: int, says: str
+) -> None:
+    (folder / "checks.py").write_text(code)
+    message = load_error(folder)
+    assert message.startswith(f"{folder.resolve() / 'checks.py'}:{line}: failed to import: {says}")
 
 
 def test_duplicate_check_ids_are_a_problem_error(folder: Path) -> None:

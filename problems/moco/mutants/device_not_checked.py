@@ -3,7 +3,6 @@
 Overrides: _check_tensors
 """
 
-import math
 import torch
 
 

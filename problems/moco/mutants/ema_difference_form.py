@@ -3,15 +3,10 @@
 Overrides: momentum_update
 """
 
-import math
 import torch
 
 
-def momentum_update(query: torch.Tensor, key: torch.Tensor, momentum: float = 0.999) -> torch.Tensor:
-    """theta_k_new = m * theta_k + (1 - m) * theta_q, in new storage that does not require grad."""
-    m = _check_momentum(momentum)
-    _check_tensors(("query", "key"), (query, key), LOSS_DTYPES)
-    if query.shape != key.shape:
-        raise ValueError(f"query has shape {tuple(query.shape)} but key has {tuple(key.shape)} (no broadcasting)")
-    with torch.no_grad():  # the key encoder is never trained by gradient; the result is new storage
+def momentum_update(query, key, momentum=0.999):
+    m = _check_momentum_inputs(query, key, momentum)
+    with torch.no_grad():
         return key.detach() + (1.0 - m) * (query.detach() - key.detach())

@@ -3,7 +3,6 @@
 Overrides: _normalise_rows
 """
 
-import math
 import torch
 
 
