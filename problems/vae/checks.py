@@ -414,7 +414,7 @@ def contract_value_errors(sub, ref):
 
 # --------------------------------------------------------------------------------------------- experiment
 
-EXPERIMENT_LOGVARS = list(range(-6, 7))  # the chart's horizontal axis: logvar of one latent dimension
+EXPERIMENT_LOGVARS = list(range(-4, 4))  # the chart's horizontal axis: logvar of one latent dimension
 EXPERIMENT_SAMPLES = 64
 
 
