@@ -364,28 +364,28 @@ def experiment_collapse(sub, ref, ctx):
     runs = {centred: {"logits": initial.clone(), "teacher": initial.clone(), "center": torch.zeros(TOY_K).double(),
                       "loss": [], "diversity": []} for centred in (True, False)}
     noise_generator = torch.Generator().manual_seed(101)
+    loss_calls = {True: [], False: []}  # the runs' dynamics need only your centre, so the losses go in one batch
     for _ in range(TOY_STEPS):
         noise = [0.05 * torch.randn(TOY_N, TOY_K, generator=noise_generator, dtype=torch.float64)
                  for _ in range(TOY_VIEWS)]
-        calls = []
         for centred, run in runs.items():
+            center = run["center"] if centred else torch.zeros(TOY_K).double()
             student = [run["logits"] + n for n in noise]
-            teacher = [run["teacher"] + noise[0], run["teacher"] + noise[1]]
-            run["views"] = (student, teacher)
-            calls.append(((student, teacher, run["center"] if centred else torch.zeros(TOY_K).double()), {}))
-        for (centred, run), result in zip(runs.items(), sub.dino_loss.map(calls), strict=True):
-            run["loss"].append(float(expect_tensor(result.unwrap(), shape=(), call=result)))
-            run["diversity"].append(_diversity(run["teacher"], run["center"] if centred else 0.0))
+            run["views"] = (student, [run["teacher"] + noise[0], run["teacher"] + noise[1]])
+            loss_calls[centred].append(((student, run["views"][1], center), {}))
+            run["diversity"].append(_diversity(run["teacher"], center))
         centred_run = runs[True]
         update = sub.update_center.call(centred_run["center"], centred_run["views"][1], 0.9)
         new_center = expect_tensor(update.unwrap(), shape=(TOY_K,), call=update).double()
         for centred, run in runs.items():
             student, teacher = run["views"]
-            gradient = sum(_reference_student_grads(ref, student, teacher, run["center"] if centred
-                                                    else torch.zeros(TOY_K).double()))
-            run["logits"] = run["logits"] - TOY_LR * gradient
+            center = run["center"] if centred else torch.zeros(TOY_K).double()
+            run["logits"] = run["logits"] - TOY_LR * sum(_reference_student_grads(ref, student, teacher, center))
             run["teacher"] = 0.9 * run["teacher"] + 0.1 * run["logits"]
         centred_run["center"] = new_center
+    results = sub.dino_loss.map(loss_calls[True] + loss_calls[False])
+    losses = [float(expect_tensor(result.unwrap(), shape=(), call=result)) for result in results]
+    runs[True]["loss"], runs[False]["loss"] = losses[:TOY_STEPS], losses[TOY_STEPS:]
     ctx.record_experiment(steps=list(range(TOY_STEPS)), series={
         "diversity_with_centring": runs[True]["diversity"],
         "diversity_without_centring": runs[False]["diversity"],
