@@ -115,6 +115,8 @@ def loss_local_views(sub, ref):
 def loss_random_float64(sub, ref):
     sizes = [(2, 1, 3), (2, 4, 5), (3, 3, 4), (4, 5, 6), (6, 2, 8), (8, 3, 3)]
     cases = [_case(10 + i, *size) for i, size in enumerate(sizes)]
+    student, teacher, center = cases[2]
+    cases.append((tuple(student), tuple(teacher), center))  # tuples of views are accepted as well as lists
     results = sub.dino_loss.map([(case, {}) for case in cases])
     for result, case in zip(results, cases, strict=True):
         _expect_loss(result, ref, *case)
