@@ -1,0 +1,121 @@
+"""Reference DDPM pieces (Ho et al., 2020): the linear noise schedule, the closed-form forward sample q(x_t | x_0)
+(Eq. 4) and the forward-process posterior q(x_{t-1} | x_t, x_0) (Eqs. 6-7). Hidden from learners.
+
+Time steps are zero-based: index t in [0, T) is the paper's step t + 1, so betas[t] is the paper's beta_{t+1}."""
+
+import math
+
+import torch
+
+FLOAT_DTYPES = (torch.float32, torch.float64)
+
+
+def _check_number(name, value):
+    """TypeError unless a Python int or float (not bool); ValueError unless finite."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TypeError(f"{name} must be a Python int or float, got {type(value).__name__}")
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value}")
+
+
+def _check_schedule_args(T, beta_start, beta_end):
+    if isinstance(T, bool) or not isinstance(T, int):
+        raise TypeError(f"T must be a Python int, got {type(T).__name__}")
+    if T < 1:
+        raise ValueError(f"T must be >= 1, got {T}")
+    _check_number("beta_start", beta_start)
+    _check_number("beta_end", beta_end)
+    if not 0 < beta_start <= beta_end < 1:
+        raise ValueError(f"need 0 < beta_start <= beta_end < 1, got beta_start={beta_start}, beta_end={beta_end}")
+
+
+def _check_float_tensor(name, t):
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
+    if t.dtype not in FLOAT_DTYPES:
+        raise TypeError(f"{name} must be float32 or float64, got {t.dtype}")
+    if not torch.isfinite(t).all():
+        raise ValueError(f"{name} must contain only finite values")
+
+
+def _check_pair(names, a, b):
+    """Two data tensors of one [N, ...] shape (at least 1-D), dtype and device."""
+    _check_float_tensor(names[0], a)
+    _check_float_tensor(names[1], b)
+    if b.dtype != a.dtype:
+        raise TypeError(f"{names[1]} must have {names[0]}'s dtype {a.dtype}, got {b.dtype}")
+    if a.dim() < 1:
+        raise ValueError(f"{names[0]} must be [N, ...] with a batch axis, got a 0-d tensor")
+    if b.shape != a.shape:
+        raise ValueError(f"{names[1]} must have {names[0]}'s shape {tuple(a.shape)}, got {tuple(b.shape)}")
+    if b.device != a.device:
+        raise ValueError(f"{names[1]} must be on {names[0]}'s device {a.device}, got {b.device}")
+
+
+def _check_steps(t, n, num_steps, device):
+    """t: an int64 tensor [N] of zero-based steps in [0, T)."""
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"t must be a torch.Tensor of int64 step indices, got {type(t).__name__}")
+    if t.dtype != torch.int64:
+        raise TypeError(f"t must hold int64 step indices, got {t.dtype}")
+    if t.shape != (n,):
+        raise ValueError(f"t must have shape [N] = ({n},), one step per example, got {tuple(t.shape)}")
+    if t.device != device:
+        raise ValueError(f"t must be on the data's device {device}, got {t.device}")
+    if n and (int(t.min()) < 0 or int(t.max()) >= num_steps):
+        raise ValueError(f"t must be zero-based steps in [0, {num_steps}), got {t.tolist()}")
+
+
+def _check_table(name, table, device, *, one_allowed):
+    """A 1-D, non-empty schedule table with values in (0, 1], or (0, 1) when one_allowed is False."""
+    _check_float_tensor(name, table)
+    if table.dim() != 1 or table.shape[0] < 1:
+        raise ValueError(f"{name} must be 1-D [T] with T >= 1, got shape {tuple(table.shape)}")
+    if table.device != device:
+        raise ValueError(f"{name} must be on the data's device {device}, got {table.device}")
+    below_one = (table <= 1) if one_allowed else (table < 1)
+    if not ((table > 0) & below_one).all():
+        raise ValueError(f"{name} values must lie in (0, 1{']' if one_allowed else ')'}")
+
+
+def linear_beta_schedule(T, beta_start=1e-4, beta_end=0.02):
+    _check_schedule_args(T, beta_start, beta_end)
+    return torch.linspace(beta_start, beta_end, T, dtype=torch.float64)  # (T,), both ends included
+
+
+def _per_example(values, t, like):
+    """values[t] for each example, shaped [N, 1, ..., 1] so that it scales every element of example i."""
+    return values[t].reshape(-1, *([1] * (like.dim() - 1)))
+
+
+def q_sample(x0, t, noise, alphas_cumprod):
+    _check_pair(("x0", "noise"), x0, noise)
+    _check_table("alphas_cumprod", alphas_cumprod, x0.device, one_allowed=True)
+    _check_steps(t, x0.shape[0], alphas_cumprod.shape[0], x0.device)
+    alpha_bar = alphas_cumprod.double()
+    signal = _per_example(alpha_bar.sqrt(), t, x0).to(x0.dtype)  # (N, 1, ..., 1)
+    noise_scale = _per_example((1 - alpha_bar).sqrt(), t, x0).to(x0.dtype)
+    return signal * x0 + noise_scale * noise  # Eq. 4: sqrt(abar_t) x0 + sqrt(1 - abar_t) eps
+
+
+def _cumulative(betas):
+    """(alphas, alphas_cumprod, alphas_cumprod_prev) in float64: 1 - abar_t for small t is a difference of
+    nearly equal numbers, which in float32 carries a relative error of eps32 / beta ~ 1e-3."""
+    betas = betas.double()
+    alphas = 1 - betas
+    alphas_cumprod = torch.cumprod(alphas, dim=0)
+    alphas_cumprod_prev = torch.cat([alphas_cumprod.new_ones(1), alphas_cumprod[:-1]])  # abar before step 0 is 1
+    return alphas, alphas_cumprod, alphas_cumprod_prev
+
+
+def posterior_mean_variance(x0, xt, t, betas):
+    _check_pair(("x0", "xt"), x0, xt)
+    _check_table("betas", betas, x0.device, one_allowed=False)
+    _check_steps(t, x0.shape[0], betas.shape[0], x0.device)
+    alphas, alpha_bar, alpha_bar_prev = _cumulative(betas)
+    beta = betas.double()
+    x0_coef = alpha_bar_prev.sqrt() * beta / (1 - alpha_bar)  # Eq. 7, the weight of x0
+    xt_coef = alphas.sqrt() * (1 - alpha_bar_prev) / (1 - alpha_bar)  # Eq. 7, the weight of x_t
+    variance = (1 - alpha_bar_prev) / (1 - alpha_bar) * beta  # beta tilde: exactly 0 at t = 0
+    mean = _per_example(x0_coef, t, x0).to(x0.dtype) * x0 + _per_example(xt_coef, t, x0).to(x0.dtype) * xt
+    return mean, variance[t].to(x0.dtype)  # (N, ...) and (N,)
