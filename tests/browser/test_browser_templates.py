@@ -144,7 +144,9 @@ def test_problem_page_has_every_element_the_bundle_needs(environment: Environmen
     for element_id in ("run-tests", "reset-code", "verdicts", "progress", "summary", "charts", "notes-link"):
         assert f'id="{element_id}"' in html
     assert re.search(r'<div id="editor"[^>]*data-slug="moco"[^>]*data-last-submission="sub-1"', html)
-    assert 'aria-live="polite"' in html
+    # One announcement per run (a status region outside the list), never the list of checks itself.
+    assert re.search(r'<p id="run-announcer"[^>]*role="status"', html)
+    assert not re.search(r'<div id="verdicts"[^>]*aria-live', html)
     assert re.search(r'id="notes-link"[^>]*hidden', html)
     # One newline after <textarea> is dropped by the HTML parser, so the code's own leading newline survives.
     assert '<textarea id="initial-code" hidden aria-hidden="true">\n\nx = 1\n</textarea>' in html
