@@ -3,6 +3,7 @@ import { Draft, createEditor } from "./editor.js";
 import { RunError, fetchSubmission, findRunInFlight, follow, submit } from "./run.js";
 import { VerdictPanel } from "./verdicts.js";
 import { formatTime } from "./times.js";
+import { initHints } from "./hints.js";
 
 export async function initProblemPage() {
   const mount = document.getElementById("editor");
@@ -18,6 +19,7 @@ export async function initProblemPage() {
   const starterCode = document.getElementById("starter-code")?.value ?? "";
   let serverCode = document.getElementById("initial-code")?.value ?? starterCode;
 
+  const hints = initHints(document.getElementById("hints"));
   const draft = new Draft(slug);
   const opening = draft.choose(serverCode);
   let running = false;
@@ -103,10 +105,14 @@ export async function initProblemPage() {
     const code = editor.getCode();
     setRunning(true);
     runMessage.textContent = "";
+    // Marked at once (the rows stay until the server accepts the run): a refusal restores the state.
+    const shownBefore = panel.state;
+    panel.setState("submitting");
     let id;
     try {
       id = await submit(slug, code);
     } catch (error) {
+      panel.setState(shownBefore);
       // A run of this learner still being graded (another tab, or one from before a reload): follow it.
       const inFlight = error instanceof RunError && error.status === 429 ? await findRunInFlight(slug) : null;
       if (inFlight) {
@@ -145,6 +151,7 @@ export async function initProblemPage() {
         drawCharts(submission.report);
         runMessage.textContent = "";
         setRunning(false);
+        hints.refresh(); // a failed attempt may have unlocked the next hint
       },
     });
   }

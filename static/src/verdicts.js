@@ -51,6 +51,7 @@ export class VerdictPanel {
   }
 
   setState(state) {
+    this.state = state;
     this.root.closest(".verdict-panel")?.setAttribute("data-state", state);
     this.root.setAttribute("aria-busy", state === "queued" || state === "running" ? "true" : "false");
   }
