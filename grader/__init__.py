@@ -16,6 +16,7 @@ from grader.pool import LoadResult, WorkerPool
 from grader.problems import Problem, ProblemError, discover, load_problem
 from grader.report import CheckResult, Experiment, Report, ReportError, summarise
 from grader.sandbox import GRADER_DIR, SandboxStatus, SandboxUnavailable, probe
+from grader.scratch import ScratchResult, run_script, scratch_example
 
 __all__ = [
     "GRADER_DIR",
@@ -31,10 +32,13 @@ __all__ = [
     "Request",
     "SandboxStatus",
     "SandboxUnavailable",
+    "ScratchResult",
     "WorkerPool",
     "discover",
     "grade",
     "load_problem",
     "probe",
+    "run_script",
+    "scratch_example",
     "summarise",
 ]

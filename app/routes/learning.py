@@ -8,11 +8,14 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from sqlalchemy.orm import Session
 from starlette.responses import Response
 
+from app.addresses import client_address
 from app.deps import CatalogDep, LearnerDep, StateDep, in_session
 from app.hints import HintOut, HintUnlockRequest, hints_for, unlock_hint
 from app.routes.pages import with_learner
+from app.scratch import ScratchRequest, run_scratch
 from app.solutions import SolutionOut, access_of, read_solution, reveal_solution
 from app.templating import render
+from grader import ScratchResult
 
 router = APIRouter(prefix="/api", tags=["learning"])
 pages_router = APIRouter(include_in_schema=False, default_response_class=HTMLResponse)
@@ -61,6 +64,32 @@ async def give_up_and_reveal(slug: str, state: StateDep, learner: LearnerDep) ->
     problem = state.catalog.entry(slug).problem
     return await in_session(
         state, lambda session: reveal_solution(session=session, learner_id=learner, problem=problem)
+    )
+
+
+@router.post(
+    "/problems/{slug}/runs",
+    response_model=ScratchResult,
+    responses={
+        **NOT_FOUND,
+        413: {"description": "Code and script together over PAPERLAB_MAX_CODE_BYTES"},
+        429: {"description": "The learner's runs per minute (tests and scripts together), the address's, or a "
+              "script of theirs still running (see Retry-After)"},
+        503: {"description": "No sandbox in this process (grading unavailable, or on remote workers)"},
+    },
+)
+async def scratch_run(
+    slug: str, body: ScratchRequest, request: Request, state: StateDep, learner: LearnerDep
+) -> ScratchResult:
+    """"Try it": run the learner's script after their functions, in the sandbox under the problem's limits.
+    No verdict and no attempt; answers when the script has finished (200)."""
+    problem = state.catalog.entry(slug).problem
+    address = client_address(request)
+    return await in_session(
+        state,
+        lambda session: run_scratch(
+            state=state, session=session, learner_id=learner, address=address, problem=problem, body=body
+        ),
     )
 
 
