@@ -22,6 +22,7 @@ from app.progress import reveal_of
 from app.schemas import as_json, attempt, submission_out
 from app.state import AppState
 from app.templating import render
+from grader import scratch_example
 
 router = APIRouter(include_in_schema=False, default_response_class=HTMLResponse)
 
@@ -57,6 +58,7 @@ async def problem_page(slug: str, request: Request, catalog: CatalogDep, state: 
             "solved": crud.has_solved(session=session, learner_id=learner, problem=entry.slug),
             "last_submission_id": last.id if last is not None else None,
             "hints": hints_for(session=session, learner_id=learner, problem=entry.problem),
+            "scratch_example": scratch_example(entry.problem),
         }
 
     return render(request, "problem.html", await with_learner(state, request, load))

@@ -4,6 +4,7 @@ import { RunError, fetchSubmission, findRunInFlight, follow, submit } from "./ru
 import { VerdictPanel } from "./verdicts.js";
 import { formatTime } from "./times.js";
 import { initHints } from "./hints.js";
+import { initScratch } from "./scratch.js";
 
 export async function initProblemPage() {
   const mount = document.getElementById("editor");
@@ -39,6 +40,12 @@ export async function initProblemPage() {
     },
   });
   addEventListener("pagehide", () => draft.flush());
+  initScratch({
+    root: document.getElementById("scratch"),
+    slug,
+    getCode: () => editor.getCode(),
+    goToCodeLine: (line) => editor.goToLine(line),
+  });
   if (opening.restored) {
     saveStatus.textContent = `Restored your unsubmitted draft from ${formatTime(new Date(opening.restored.savedAt).toISOString())}`;
   }
