@@ -35,13 +35,7 @@ async def with_learner(state: AppState, request: Request, work: Callable[[Sessio
     return await in_session(state, lambda session: work(session, learner))
 
 
-@router.api_route("/", methods=["GET", "HEAD"])
-async def index(request: Request, catalog: CatalogDep, state: StateDep) -> Response:
-    states = await with_learner(
-        state, request, lambda session, learner: crud.problem_states(session=session, learner_id=learner)
-    )
-    problems = [{**entry.public(), "state": states.get(entry.slug, "new")} for entry in catalog.entries.values()]
-    return render(request, "index.html", {"problems": problems})
+# The home page ("/") lives in app.routes.home: the catalogue as learning paths.
 
 
 @router.api_route("/problems/{slug}", methods=["GET", "HEAD"])

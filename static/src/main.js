@@ -8,6 +8,7 @@ const pages = {
   notes: () => drawExperimentFromPage(document.getElementById("notes-charts"), { placeholders: true }),
   submission: () => drawExperimentFromPage(document.getElementById("charts"), { placeholders: false }),
   history: async () => (await import("./history.js")).initHistoryPage(),
+  index: async () => (await import("./catalogue.js")).initCataloguePage(),
 };
 
 async function renderMathIfAny() {

@@ -221,7 +221,7 @@ def test_problem_list_and_tablet_layout(learner: Learner) -> None:
     page = learner.page
     learner.goto("/")
     card = page.locator(".problem-card", has=page.locator("a[href='/problems/moco']"))
-    assert card.locator(".badge--state").inner_text().strip() == "New"
+    assert card.locator(".badge--state").inner_text().strip() == "Not started"
     learner.screenshot("index")
 
     page.set_viewport_size({"width": 768, "height": 1024})
