@@ -146,3 +146,17 @@ class SolutionReveal(Base):
     problem: Mapped[str] = mapped_column(String(64), primary_key=True)
     failed_attempts: Mapped[int] = mapped_column(Integer, doc="Failed attempts when the learner gave up.")
     revealed_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class DeviceLink(Base):
+    """A "continue on another device" link: the browser that opens it (and confirms) becomes this learner.
+    Single-use, expiring, revocable; the link carries a signed id, never the learner's id or cookie."""
+
+    __tablename__ = "device_links"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    learner_id: Mapped[str] = mapped_column(ForeignKey("learners.id", ondelete="CASCADE"), index=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    used_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)

@@ -1,4 +1,4 @@
-"""The learner's side: hints opened on request, solutions revealed.
+"""The learner's side: hints opened on request, solutions revealed, links to continue on another device.
 
 Revision ID: 0002
 Revises: 0001
@@ -41,8 +41,24 @@ def upgrade() -> None:
         ),
         sa.PrimaryKeyConstraint("learner_id", "problem", name="pk_solution_reveals"),
     )
+    op.create_table(
+        "device_links",
+        sa.Column("id", sa.String(36), nullable=False),
+        sa.Column("learner_id", sa.String(36), nullable=False),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("used_at", sa.DateTime(timezone=True), nullable=True),
+        sa.Column("revoked_at", sa.DateTime(timezone=True), nullable=True),
+        sa.ForeignKeyConstraint(
+            ["learner_id"], ["learners.id"], name="fk_device_links_learner_id_learners", ondelete="CASCADE"
+        ),
+        sa.PrimaryKeyConstraint("id", name="pk_device_links"),
+    )
+    op.create_index("ix_device_links_learner_id", "device_links", ["learner_id"])
 
 
 def downgrade() -> None:
+    op.drop_index("ix_device_links_learner_id", table_name="device_links")
+    op.drop_table("device_links")
     op.drop_table("solution_reveals")
     op.drop_table("hint_unlocks")
