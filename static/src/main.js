@@ -2,6 +2,9 @@
 // Heavy modules (CodeMirror, KaTeX, uPlot) are imported lazily, so esbuild splits them into chunks
 // that only the pages using them download.
 import { localiseTimes } from "./times.js";
+import { initThemeToggle } from "./theme.js";
+
+initThemeToggle(); // first, before anything draws: the stored choice overrides the system's
 
 const pages = {
   problem: async () => (await import("./problem-page.js")).initProblemPage(),
