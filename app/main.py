@@ -16,7 +16,7 @@ from starlette.staticfiles import StaticFiles
 
 from app.handlers import install_error_handlers
 from app.identity import LearnerCookieMiddleware
-from app.routes import api, docs, events, health, metrics, pages
+from app.routes import api, devices, docs, events, health, home, learning, metrics, pages
 from app.security import BodySizeLimitMiddleware, CrossSiteWriteMiddleware, SecurityHeadersMiddleware
 from app.settings import Settings
 from app.state import BackendFactory, build_state
@@ -64,9 +64,14 @@ def create_app(settings: Settings | None = None, *, backend_factory: BackendFact
         redoc_url=None,
     )
     install_error_handlers(app)
+    app.include_router(home.router)
     app.include_router(pages.router)
     app.include_router(docs.router)
     app.include_router(api.router)
+    app.include_router(learning.router)
+    app.include_router(learning.pages_router)
+    app.include_router(devices.router)
+    app.include_router(devices.pages_router)
     app.include_router(events.router)
     app.include_router(health.router)
     app.include_router(metrics.router)

@@ -120,3 +120,43 @@ class Solved(Base):
     problem: Mapped[str] = mapped_column(String(64), primary_key=True)
     submission_id: Mapped[str] = mapped_column(ForeignKey("submissions.id", ondelete="CASCADE"))
     solved_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+# ---------------------------------------------------------------- the learner's side: hints and solutions
+
+
+class HintUnlock(Base):
+    """A hint the learner opened on request, before their failed attempts unlocked it (hints unlocked by
+    attempts need no row: they follow from the submissions)."""
+
+    __tablename__ = "hint_unlocks"
+
+    learner_id: Mapped[str] = mapped_column(ForeignKey("learners.id", ondelete="CASCADE"), primary_key=True)
+    problem: Mapped[str] = mapped_column(String(64), primary_key=True)
+    hint_index: Mapped[int] = mapped_column(Integer, primary_key=True)
+    unlocked_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class SolutionReveal(Base):
+    """The learner gave up and read the reference solution; a later solve is marked "after reveal"."""
+
+    __tablename__ = "solution_reveals"
+
+    learner_id: Mapped[str] = mapped_column(ForeignKey("learners.id", ondelete="CASCADE"), primary_key=True)
+    problem: Mapped[str] = mapped_column(String(64), primary_key=True)
+    failed_attempts: Mapped[int] = mapped_column(Integer, doc="Failed attempts when the learner gave up.")
+    revealed_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class DeviceLink(Base):
+    """A "continue on another device" link: the browser that opens it (and confirms) becomes this learner.
+    Single-use, expiring, revocable; the link carries a signed id, never the learner's id or cookie."""
+
+    __tablename__ = "device_links"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    learner_id: Mapped[str] = mapped_column(ForeignKey("learners.id", ondelete="CASCADE"), index=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    used_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)

@@ -16,6 +16,8 @@ from grader.pool import LoadResult, WorkerPool
 from grader.problems import Problem, ProblemError, discover, load_problem
 from grader.report import CheckResult, Experiment, Report, ReportError, summarise
 from grader.sandbox import GRADER_DIR, SandboxStatus, SandboxUnavailable, probe
+from grader.scratch import ScratchResult, run_script, scratch_example
+from grader.tracks import Track, Tracks, TracksError, load_tracks
 
 __all__ = [
     "GRADER_DIR",
@@ -31,10 +33,17 @@ __all__ = [
     "Request",
     "SandboxStatus",
     "SandboxUnavailable",
+    "Track",
+    "Tracks",
+    "TracksError",
+    "ScratchResult",
     "WorkerPool",
     "discover",
     "grade",
     "load_problem",
+    "load_tracks",
     "probe",
+    "run_script",
+    "scratch_example",
     "summarise",
 ]

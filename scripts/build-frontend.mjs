@@ -57,6 +57,7 @@ for (const name of ["swagger-ui-bundle.js", "swagger-ui.css"]) {
   await copyFile(join(swaggerDist, name), join(swagger, name));
 }
 await copyFile(join(src, "swagger-init.js"), join(swagger, "swagger-init.js"));
+await copyFile(join(src, "swagger-overrides.css"), join(swagger, "swagger-overrides.css"));
 
 // Report sizes, so a dependency that balloons the bundle shows up in the build log.
 async function* walk(dir) {

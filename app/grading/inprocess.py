@@ -118,6 +118,11 @@ class InProcessBackend:
             reason=self._unavailable_reason,
         )
 
+    @property
+    def pool(self) -> Pool | None:
+        """The warm sandboxes, shared with scratch runs (app.scratch); None while grading is unavailable."""
+        return self._pool
+
     def wait_idle(self) -> None:
         """Block until every queued submission has been graded (tests, benchmarks)."""
         self._queue.join()

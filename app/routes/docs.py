@@ -14,6 +14,7 @@ PAGE = """<!doctype html>
   <title>PaperLab API</title>
   <link rel="icon" href="data:,">
   <link rel="stylesheet" href="/static/dist/swagger/swagger-ui.css">
+  <link rel="stylesheet" href="/static/dist/swagger/swagger-overrides.css">
 </head>
 <body>
   <div id="swagger-ui"></div>

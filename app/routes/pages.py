@@ -17,9 +17,12 @@ from starlette.responses import Response
 
 from app import crud
 from app.deps import CatalogDep, StateDep, in_session, learner_for
+from app.hints import hints_for
+from app.progress import reveal_of
 from app.schemas import as_json, attempt, submission_out
 from app.state import AppState
 from app.templating import render
+from grader import scratch_example
 
 router = APIRouter(include_in_schema=False, default_response_class=HTMLResponse)
 
@@ -32,13 +35,7 @@ async def with_learner(state: AppState, request: Request, work: Callable[[Sessio
     return await in_session(state, lambda session: work(session, learner))
 
 
-@router.api_route("/", methods=["GET", "HEAD"])
-async def index(request: Request, catalog: CatalogDep, state: StateDep) -> Response:
-    states = await with_learner(
-        state, request, lambda session, learner: crud.problem_states(session=session, learner_id=learner)
-    )
-    problems = [{**entry.public(), "state": states.get(entry.slug, "new")} for entry in catalog.entries.values()]
-    return render(request, "index.html", {"problems": problems})
+# The home page ("/") lives in app.routes.home: the catalogue as learning paths.
 
 
 @router.api_route("/problems/{slug}", methods=["GET", "HEAD"])
@@ -54,6 +51,8 @@ async def problem_page(slug: str, request: Request, catalog: CatalogDep, state: 
             "starter_code": entry.problem.starter,
             "solved": crud.has_solved(session=session, learner_id=learner, problem=entry.slug),
             "last_submission_id": last.id if last is not None else None,
+            "hints": hints_for(session=session, learner_id=learner, problem=entry.problem),
+            "scratch_example": scratch_example(entry.problem),
         }
 
     return render(request, "problem.html", await with_learner(state, request, load))
@@ -81,14 +80,20 @@ async def notes_page(slug: str, request: Request, catalog: CatalogDep, state: St
 @router.get("/problems/{slug}/history")
 async def history_page(slug: str, request: Request, catalog: CatalogDep, state: StateDep) -> Response:
     entry = catalog.entry(slug)
-    attempts = await with_learner(
-        state,
-        request,
-        lambda session, learner: [
-            as_json(attempt(s)) for s in crud.list_submissions(session=session, learner_id=learner, problem=entry.slug)
-        ],
-    )
-    return render(request, "history.html", {"problem": entry.public(), "attempts": attempts})
+    def load(session: Session, learner: str) -> dict[str, Any]:
+        submissions = crud.list_submissions(session=session, learner_id=learner, problem=entry.slug)
+        reveal = reveal_of(session=session, learner_id=learner, problem=entry.slug)
+        revealed = reveal.revealed_at if reveal is not None else None
+        return {
+            "attempts": [
+                {**as_json(attempt(s)), "after_reveal": revealed is not None and s.created_at >= revealed}
+                for s in submissions
+            ],
+            "reveal": reveal,
+        }
+
+    context = await with_learner(state, request, load)
+    return render(request, "history.html", {"problem": entry.public(), **context})
 
 
 @router.get("/submissions/{submission_id}")

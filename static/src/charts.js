@@ -75,9 +75,11 @@ function drawChart(slot, experiment, name) {
     el("figcaption", { class: "chart__caption" }, el("span", { class: "chart__title", text: known.title }), readout),
     plotBox,
   );
+  // The canvas is an image with a one-line description; the numbers themselves are in a table below it.
+  plotBox.setAttribute("role", "img");
+  plotBox.setAttribute("aria-label", `${known.title}: ${describe(values, steps)}`);
+  figure.append(dataTable(known, steps, values));
   slot.replaceChildren(figure);
-  slot.setAttribute("role", "img");
-  slot.setAttribute("aria-label", `${known.title}: ${describe(values, steps)}`);
 
   const width = () => Math.max(240, Math.floor(plotBox.clientWidth || slot.clientWidth || 480));
   const plot = new uPlot(
@@ -95,9 +97,12 @@ function drawChart(slot, experiment, name) {
       },
       cursor: { drag: { x: true, y: false } },
       scales: { x: { time: false } },
+      // Colours come from the theme's custom properties, read again whenever the chart is redrawn.
       axes: [
-        { label: "step", stroke: "#4b5563", grid: { stroke: "#eceef2" }, ticks: { stroke: "#d1d5db" } },
-        { stroke: "#4b5563", grid: { stroke: "#eceef2" }, ticks: { stroke: "#d1d5db" }, size: 56 },
+        { label: "step", stroke: () => cssColour("--chart-axis"), grid: { stroke: () => cssColour("--chart-grid") },
+          ticks: { stroke: () => cssColour("--chart-tick") } },
+        { stroke: () => cssColour("--chart-axis"), grid: { stroke: () => cssColour("--chart-grid") },
+          ticks: { stroke: () => cssColour("--chart-tick") }, size: 56 },
       ],
       series: [
         { label: "step" },
@@ -107,6 +112,7 @@ function drawChart(slot, experiment, name) {
     [steps, values],
     plotBox,
   );
+  addEventListener("paperlab:theme", () => plot.setSize({ width: width(), height: HEIGHT }));
   new ResizeObserver(() => {
     const next = width();
     if (Math.abs(next - plot.width) > 2) plot.setSize({ width: next, height: HEIGHT });
@@ -129,5 +135,27 @@ function describe(values, steps) {
     `${values.length} points over steps ${steps[0]}–${steps[steps.length - 1]}, ` +
     `from ${fmt(values[0])} to ${fmt(values[values.length - 1])}, ` +
     `min ${fmt(Math.min(...finite))}, max ${fmt(Math.max(...finite))}`
+  );
+}
+
+function cssColour(name) {
+  return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || "#4b5563";
+}
+
+// "Show data": every point as a row, for screen readers and for anyone who wants the numbers.
+function dataTable(known, steps, values) {
+  const rows = values.map((value, i) => el("tr", {}, el("td", { text: String(steps[i]) }), el("td", { text: formatValue(value) })));
+  const table = el(
+    "table",
+    { class: "chart__table" },
+    el("caption", { class: "visually-hidden", text: `${known.title}, by step` }),
+    el("thead", {}, el("tr", {}, el("th", { scope: "col", text: "step" }), el("th", { scope: "col", text: known.label }))),
+    el("tbody", {}, rows),
+  );
+  return el(
+    "details",
+    { class: "chart__data" },
+    el("summary", { text: "Show data" }),
+    el("div", { class: "chart__data-wrap", tabindex: "0", role: "region", "aria-label": `${known.title} data` }, table),
   );
 }

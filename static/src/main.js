@@ -2,12 +2,16 @@
 // Heavy modules (CodeMirror, KaTeX, uPlot) are imported lazily, so esbuild splits them into chunks
 // that only the pages using them download.
 import { localiseTimes } from "./times.js";
+import { initThemeToggle } from "./theme.js";
+
+initThemeToggle(); // first, before anything draws: the stored choice overrides the system's
 
 const pages = {
   problem: async () => (await import("./problem-page.js")).initProblemPage(),
   notes: () => drawExperimentFromPage(document.getElementById("notes-charts"), { placeholders: true }),
   submission: () => drawExperimentFromPage(document.getElementById("charts"), { placeholders: false }),
   history: async () => (await import("./history.js")).initHistoryPage(),
+  index: async () => (await import("./catalogue.js")).initCataloguePage(),
 };
 
 async function renderMathIfAny() {

@@ -1,8 +1,10 @@
 // The problem page: editor + Run tests + live verdicts + charts, glued together.
 import { Draft, createEditor } from "./editor.js";
-import { RunError, fetchSubmission, follow, submit } from "./run.js";
+import { RunError, fetchSubmission, findRunInFlight, follow, submit } from "./run.js";
 import { VerdictPanel } from "./verdicts.js";
 import { formatTime } from "./times.js";
+import { initHints } from "./hints.js";
+import { initScratch } from "./scratch.js";
 
 export async function initProblemPage() {
   const mount = document.getElementById("editor");
@@ -12,14 +14,20 @@ export async function initProblemPage() {
   const runButton = document.getElementById("run-tests");
   const resetButton = document.getElementById("reset-code");
   const runMessage = document.getElementById("run-message");
+  const runWait = document.getElementById("run-wait");
   const saveStatus = document.getElementById("save-status");
   const chartsBox = document.getElementById("charts");
   const starterCode = document.getElementById("starter-code")?.value ?? "";
   let serverCode = document.getElementById("initial-code")?.value ?? starterCode;
 
+  const hints = initHints(document.getElementById("hints"));
   const draft = new Draft(slug);
   const opening = draft.choose(serverCode);
   let running = false;
+  let heldUntil = 0; // Date.now() before which a refused run waits (Retry-After)
+  let following = null; // the id of the submission this page follows
+  // Tabs of one browser share the learner: one that starts a run tells the others, which then follow it.
+  const tabs = typeof BroadcastChannel === "function" ? new BroadcastChannel("paperlab-runs") : null;
 
   const editor = createEditor(mount, {
     code: opening.code,
@@ -32,6 +40,12 @@ export async function initProblemPage() {
     },
   });
   addEventListener("pagehide", () => draft.flush());
+  initScratch({
+    root: document.getElementById("scratch"),
+    slug,
+    getCode: () => editor.getCode(),
+    goToCodeLine: (line) => editor.goToLine(line),
+  });
   if (opening.restored) {
     saveStatus.textContent = `Restored your unsubmitted draft from ${formatTime(new Date(opening.restored.savedAt).toISOString())}`;
   }
@@ -44,6 +58,7 @@ export async function initProblemPage() {
       failed: document.getElementById("progress-failed"),
     },
     summary: document.getElementById("summary"),
+    announcer: document.getElementById("run-announcer"),
     notesLink: document.getElementById("notes-link"),
     checkCount: Number(mount.dataset.checkCount) || 0,
     onGoToLine: (line) => editor.goToLine(line),
@@ -85,65 +100,93 @@ export async function initProblemPage() {
     }
   }
 
+  tabs?.addEventListener("message", ({ data }) => {
+    if (data?.slug === slug && data.id && !running) {
+      panel.start();
+      watch(data.id);
+    }
+  });
+
   async function run() {
-    if (running || runButton.disabled) return;
+    if (running || Date.now() < heldUntil) return;
     const code = editor.getCode();
     setRunning(true);
     runMessage.textContent = "";
-    panel.start();
-    document.getElementById("summary").scrollIntoView({ block: "nearest" }); // the verdicts are what to watch now
+    // Marked at once (the rows stay until the server accepts the run): a refusal restores the state.
+    const shownBefore = panel.state;
+    panel.setState("submitting");
     let id;
     try {
       id = await submit(slug, code);
     } catch (error) {
+      panel.setState(shownBefore);
+      // A run of this learner still being graded (another tab, or one from before a reload): follow it.
+      const inFlight = error instanceof RunError && error.status === 429 ? await findRunInFlight(slug) : null;
+      if (inFlight) {
+        panel.start();
+        runMessage.textContent = "Your earlier run is still being graded; showing its verdict here.";
+        watch(inFlight.id);
+        return;
+      }
+      // Refused: the last verdicts stay on screen; the reason is said once, the wait counts down beside it.
       setRunning(false);
-      const message = error instanceof RunError ? error.message : "Something went wrong submitting your code.";
-      panel.fail(message);
+      runMessage.textContent = error instanceof RunError ? error.message : "Something went wrong submitting your code.";
       if (error instanceof RunError && error.retryAfter) holdRunButton(error.retryAfter);
       return;
     }
+    panel.start();
+    document.getElementById("summary").scrollIntoView({ block: "nearest" }); // the verdicts are what to watch now
     serverCode = code;
     draft.rebase(code);
     saveStatus.textContent = "";
+    tabs?.postMessage({ slug, id });
     watch(id);
   }
 
   function watch(id) {
+    if (following === id) return;
+    following = id;
     setRunning(true);
     follow(id, {
       onStatus: (data) => panel.status(data),
       onCheck: (data) => panel.check(data),
       onTrouble: (message) => (runMessage.textContent = message),
       onReport: (submission) => {
+        following = null;
         panel.report(submission);
         if (submission.report) panel.setPrevious(submission.report);
         drawCharts(submission.report);
         runMessage.textContent = "";
         setRunning(false);
+        hints.refresh(); // a failed attempt may have unlocked the next hint
       },
     });
   }
 
+  // aria-disabled, not disabled: a disabled button drops the keyboard focus onto <body>.
   function setRunning(value) {
     running = value;
-    runButton.disabled = value;
-    runButton.setAttribute("aria-busy", String(value));
-    runButton.firstChild.textContent = value ? "Running… " : "Run tests ";
+    updateRunButton();
   }
 
-  // After a 429/503: keep the button off until Retry-After has passed, counting down beside it.
+  function updateRunButton() {
+    const waitLeft = Math.ceil((heldUntil - Date.now()) / 1000);
+    runButton.setAttribute("aria-disabled", String(running || waitLeft > 0));
+    runButton.setAttribute("aria-busy", String(running));
+    runButton.firstChild.textContent = running ? "Running… " : "Run tests ";
+    runWait.textContent = !running && waitLeft > 0 ? `You can run again in ${waitLeft} s.` : "";
+  }
+
+  // After a 429/503: the button waits until Retry-After has passed, counting down beside it (not announced).
   function holdRunButton(seconds) {
-    let left = Math.min(seconds, 120);
-    runButton.disabled = true;
+    heldUntil = Date.now() + Math.min(seconds, 120) * 1000;
     const tick = () => {
-      if (left <= 0) {
-        runButton.disabled = false;
+      updateRunButton();
+      if (Date.now() < heldUntil) {
+        setTimeout(tick, 250);
+      } else {
         runMessage.textContent = "";
-        return;
       }
-      runMessage.textContent = `You can run again in ${left} s.`;
-      left -= 1;
-      setTimeout(tick, 1000);
     };
     tick();
   }

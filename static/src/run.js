@@ -34,8 +34,8 @@ export async function submit(slug, code) {
   if (response.status === 202 || response.ok) return body.id;
   const retryAfter = parseRetryAfter(response.headers.get("Retry-After"));
   const detail = typeof body.detail === "string" ? body.detail : null;
-  let message = detail ?? REFUSALS[response.status] ?? `The server refused the submission (HTTP ${response.status}).`;
-  if (retryAfter !== null) message += ` Try again in ${retryAfter} s.`;
+  // When to retry is shown once, as a countdown beside the button, so it is not added to the message here.
+  const message = detail ?? REFUSALS[response.status] ?? `The server refused the submission (HTTP ${response.status}).`;
   throw new RunError(message, { status: response.status, retryAfter });
 }
 
@@ -46,6 +46,22 @@ export function parseRetryAfter(header) {
   if (Number.isFinite(seconds)) return Math.max(0, Math.ceil(seconds));
   const date = Date.parse(header);
   return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - Date.now()) / 1000));
+}
+
+/** This learner's newest queued or running attempt at the problem, or null (none, or it cannot be read). */
+export async function findRunInFlight(slug) {
+  try {
+    const response = await fetch(`/api/problems/${encodeURIComponent(slug)}/submissions`, {
+      headers: { Accept: "application/json" },
+      credentials: "same-origin",
+    });
+    if (!response.ok) return null;
+    const attempts = await response.json();
+    const newest = Array.isArray(attempts) ? attempts[0] : null;
+    return newest && (newest.status === "queued" || newest.status === "running") ? newest : null;
+  } catch {
+    return null;
+  }
 }
 
 /** GET /api/submissions/{id}, or null when it cannot be read (gone, not ours, server down). */

@@ -28,8 +28,8 @@ export function hitResourceLimit(check) {
 }
 
 export class VerdictPanel {
-  constructor({ root, progress, bar, summary, notesLink, checkCount, onGoToLine, onErrorLine }) {
-    Object.assign(this, { root, progress, bar, summary, notesLink, onGoToLine, onErrorLine });
+  constructor({ root, progress, bar, summary, announcer, notesLink, checkCount, onGoToLine, onErrorLine }) {
+    Object.assign(this, { root, progress, bar, summary, announcer, notesLink, onGoToLine, onErrorLine });
     this.total = checkCount || 0;
     this.previous = null; // Map check id -> status of the previous attempt
     this.clear();
@@ -51,9 +51,17 @@ export class VerdictPanel {
   }
 
   setState(state) {
+    this.state = state;
     this.root.closest(".verdict-panel")?.setAttribute("data-state", state);
-    // Announce the whole panel once per run instead of every row as it streams in.
     this.root.setAttribute("aria-busy", state === "queued" || state === "running" ? "true" : "false");
+  }
+
+  /** The one thing a screen reader hears per run: the final summary (the rows stream in silently). */
+  announce(text) {
+    if (!this.announcer) return;
+    // Clearing first makes a repeated sentence ("Not solved yet: ...") count as new.
+    this.announcer.textContent = "";
+    setTimeout(() => (this.announcer.textContent = text), 50);
   }
 
   // ----- a run, as it happens -----
@@ -100,6 +108,7 @@ export class VerdictPanel {
         "error",
         label,
       );
+      if (!label) this.announce(this.summary.textContent);
       return;
     }
     // Rebuild from the report itself: it is the source of truth (the stream may have missed or replayed rows).
@@ -111,6 +120,7 @@ export class VerdictPanel {
     this.updateProgress(true);
     this.showNotices(report);
     this.setSummary(...this.describe(report), label);
+    if (!label) this.announce(this.summary.textContent); // a run just finished, not a page showing the last one
     if (report.solved) this.notesLink.hidden = false;
     this.foldCleanGroups();
     this.openFirstProblem();
@@ -282,6 +292,8 @@ function checkRow(check, previousStatus) {
     el("span", { class: "check__title", text: check.title || check.id }),
     check.required ? null : el("span", { class: "badge badge--optional", text: "optional" }),
     limitOf(check) ? el("span", { class: "badge badge--limit", text: LIMIT_WORDS[limitOf(check)] }) : null,
+    // Output is only visible when the row is open; say on the closed row that there is some.
+    check.output ? el("span", { class: "badge badge--output", text: "printed output" }) : null,
     flip
       ? el("span", {
           class: `check__flip check__flip--${flip}`,
@@ -317,7 +329,8 @@ function flipOf(before, now) {
 function notice(tone, title, text) {
   return el(
     "div",
-    { class: `notice notice--${tone}`, role: tone === "error" ? "alert" : null },
+    // No role="alert": the run's summary is its one announcement, and it already names the problem.
+    { class: `notice notice--${tone}` },
     el("p", { class: "notice__title", text: title }),
     text ? el("p", { class: "notice__text", text }) : null,
   );

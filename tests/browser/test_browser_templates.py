@@ -77,7 +77,12 @@ def render(environment: Environment, name: str, **context: Any) -> str:
     return environment.get_template(name).render(unsafe_sandbox=False, request=None, **context)
 
 
-PROBLEM_PAGE = {"problem": PROBLEM, "statement_html": "<p>S</p>", "starter_code": "pass\n"}
+HINTS = [
+    {"index": 0, "unlocked": True, "text": HOSTILE, "unlocks_after": 1, "unlocked_by": "request"},
+    {"index": 1, "unlocked": False, "text": None, "unlocks_after": 2, "unlocked_by": None},
+]
+PROBLEM_PAGE = {"problem": PROBLEM, "statement_html": "<p>S</p>", "starter_code": "pass\n", "hints": HINTS,
+                "scratch_example": HOSTILE}  # fmt: skip
 ATTEMPTS = [
     {"id": "a1", "created_at": NOW, "status": "done", "passed": 1, "total": 3, "solved": False},
     {
@@ -91,13 +96,22 @@ ATTEMPTS = [
 ]
 DONE = {"id": "a1", "created_at": NOW, "status": "done", "code": HOSTILE, "report": REPORT}
 PENDING = {"id": "a1", "created_at": NOW, "status": "running", "code": "", "report": None}
+CARDS = [
+    {**PROBLEM, "progress": progress, "progress_label": progress, "state": progress.split("_")[0],
+     "search_text": HOSTILE, "needs": [{"slug": "moco", "title": "MoCo <b>", "solved": True}]}
+    for progress in ("not_started", "attempted", "solved", "solved_after_reveal")
+]  # fmt: skip
+INDEX = {"tracks": [], "others": [], "filter": {"tag": "", "difficulty": "", "q": HOSTILE, "active": True},
+         "matched": 0, "all_tags": ["a<b>"], "difficulties": ["easy", "medium", "hard"]}  # fmt: skip
 CASES = [
     pytest.param(
         "index.html",
-        {"problems": [{**PROBLEM, "state": s} for s in ("new", "attempted", "solved")]},
+        {**INDEX, "tracks": [{"slug": "t", "title": "Track <b>", "summary": HOSTILE, "solved": 1, "total": 3,
+                              "problems": [{**card, "step": n} for n, card in enumerate(CARDS, 1)]}],
+         "others": CARDS},
         id="index",
     ),
-    pytest.param("index.html", {"problems": []}, id="index-empty"),
+    pytest.param("index.html", INDEX, id="index-empty"),
     pytest.param(
         "problem.html",
         {**PROBLEM_PAGE, "initial_code": HOSTILE, "solved": False, "last_submission_id": None},
@@ -115,8 +129,11 @@ CASES = [
     ),
     pytest.param("notes.html", {"problem": PROBLEM, "notes_html": "", "experiment": None}, id="notes-no-data"),
     pytest.param("locked.html", {"problem": PROBLEM}, id="locked"),
-    pytest.param("history.html", {"problem": PROBLEM, "attempts": ATTEMPTS}, id="history"),
-    pytest.param("history.html", {"problem": PROBLEM, "attempts": []}, id="history-empty"),
+    pytest.param("history.html", {"problem": PROBLEM, "attempts": [{**a, "after_reveal": False} for a in ATTEMPTS],
+                                  "reveal": None}, id="history"),
+    pytest.param("history.html", {"problem": PROBLEM, "attempts": [{**a, "after_reveal": True} for a in ATTEMPTS],
+                                  "reveal": {"failed_attempts": 3, "revealed_at": NOW}}, id="history-revealed"),
+    pytest.param("history.html", {"problem": PROBLEM, "attempts": [], "reveal": None}, id="history-empty"),
     pytest.param("submission.html", {"problem": PROBLEM, "submission": DONE}, id="submission"),
     pytest.param("submission.html", {"problem": PROBLEM, "submission": PENDING}, id="submission-pending"),
     pytest.param("error.html", {"status_code": 404, "title": "Not found", "message": HOSTILE}, id="error"),
@@ -140,11 +157,14 @@ def test_template_renders_the_contract_context_and_escapes(
 
 def test_problem_page_has_every_element_the_bundle_needs(environment: Environment) -> None:
     html = render(environment, "problem.html", problem=PROBLEM, statement_html="", initial_code="\nx = 1\n",
+                  hints=HINTS, scratch_example="print(1)\n",
                   starter_code="pass\n", solved=False, last_submission_id="sub-1")  # fmt: skip
     for element_id in ("run-tests", "reset-code", "verdicts", "progress", "summary", "charts", "notes-link"):
         assert f'id="{element_id}"' in html
     assert re.search(r'<div id="editor"[^>]*data-slug="moco"[^>]*data-last-submission="sub-1"', html)
-    assert 'aria-live="polite"' in html
+    # One announcement per run (a status region outside the list), never the list of checks itself.
+    assert re.search(r'<p id="run-announcer"[^>]*role="status"', html)
+    assert not re.search(r'<div id="verdicts"[^>]*aria-live', html)
     assert re.search(r'id="notes-link"[^>]*hidden', html)
     # One newline after <textarea> is dropped by the HTML parser, so the code's own leading newline survives.
     assert '<textarea id="initial-code" hidden aria-hidden="true">\n\nx = 1\n</textarea>' in html
@@ -159,6 +179,6 @@ def test_notes_embed_the_experiment_as_inert_json(environment: Environment) -> N
 
 
 def test_unsafe_sandbox_banner(environment: Environment) -> None:
-    html = environment.get_template("index.html").render(unsafe_sandbox=True, request=None, problems=[])
+    html = environment.get_template("index.html").render(unsafe_sandbox=True, request=None, **INDEX)
     assert "Submissions run WITHOUT a sandbox" in html
-    assert "WITHOUT a sandbox" not in render(environment, "index.html", problems=[])
+    assert "WITHOUT a sandbox" not in render(environment, "index.html", **INDEX)
