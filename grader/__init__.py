@@ -12,6 +12,7 @@ This is the engine's front door: the web app and the benchmark import from here,
 from grader.interleave import Answer, Request
 from grader.judge import grade
 from grader.limits import Limits
+from grader.messages import CallsRequest, reply_from_wire
 from grader.pool import LoadResult, WorkerPool
 from grader.problems import Problem, ProblemError, discover, load_problem
 from grader.report import CheckResult, Experiment, Report, ReportError, summarise
@@ -20,6 +21,7 @@ from grader.sandbox import GRADER_DIR, SandboxStatus, SandboxUnavailable, probe
 __all__ = [
     "GRADER_DIR",
     "Answer",
+    "CallsRequest",
     "CheckResult",
     "Experiment",
     "Limits",
@@ -36,5 +38,6 @@ __all__ = [
     "grade",
     "load_problem",
     "probe",
+    "reply_from_wire",
     "summarise",
 ]

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import math
 import os
 import queue
 import re
@@ -25,7 +24,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import torch
 
@@ -33,6 +32,18 @@ from grader import protocol
 from grader.calls import LimitKind, WorkerLost
 from grader.interleave import Answer, Request
 from grader.limits import Limits
+from grader.messages import (
+    CallsRequest,
+    ChildExited,
+    ControlMessage,
+    ExceptionSummary,
+    Forked,
+    ForkRequest,
+    Loaded,
+    LoadRequest,
+    TemplateReady,
+    reply_from_wire,
+)
 from grader.sandbox import (
     Cgroup,
     CgroupError,
@@ -47,6 +58,7 @@ from grader.sandbox import (
 )
 
 log = logging.getLogger(__name__)
+Message = TypeVar("Message", bound=ControlMessage)
 
 ZYGOTE_START_TIMEOUT_S = 120.0  # importing torch takes ~1.5 s; a loaded machine at a deadline may need far more
 CONTROL_TIMEOUT_S = 10.0
@@ -242,12 +254,12 @@ class Zygote:
                 os.close(descriptor)
         self.control = host_end
         try:
-            ready = self._receive(timeout)
+            ready = self._receive(timeout, TemplateReady)
         except WorkerLost as exc:
             tail = self._stderr.tail(wait_s=1.0)
             self.close()
             raise SandboxUnavailable(f"the worker template did not start: {exc.reason}; {tail}") from None
-        self.pid_in_sandbox = ready.get("pid")
+        self.pid_in_sandbox = ready.pid
 
     def stderr_tail(self) -> str:
         """The end of what the template wrote on stderr (it writes only when something went wrong)."""
@@ -263,7 +275,8 @@ class Zygote:
     def alive(self) -> bool:
         return self.process is not None and self.process.poll() is None
 
-    def _receive(self, timeout: float) -> dict[str, Any]:
+    def _receive(self, timeout: float, kind: type[Message]) -> Message:
+        """The template's next control message, which must be a `kind`."""
         assert self.control is not None
         self.control.settimeout(timeout)
         try:
@@ -274,7 +287,10 @@ class Zygote:
             raise WorkerLost(f"the worker template's channel failed: {exc}") from None
         if not data:
             raise WorkerLost("the worker template exited")
-        return dict(json.loads(data))
+        try:
+            return kind.from_wire(json.loads(data))  # type: ignore[return-value]
+        except (ValueError, protocol.ProtocolError) as exc:
+            raise WorkerLost(f"the worker template sent a malformed control message ({exc})") from None
 
     def take_child(self, limits: Limits) -> Child:
         """The child forked ahead of demand if there is one (re-capped for this problem), else a new one."""
@@ -306,15 +322,14 @@ class Zygote:
             job_cgroup.limit(max_pids=limits.max_processes, memory_bytes=_cgroup_memory(limits))
         host_end, worker_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
-            request = {"op": "fork", "ahead": ahead}  # a child forked ahead of demand warms itself up while it waits
-            socket.send_fds(self.control, [json.dumps(request).encode()], [worker_end.fileno()])
+            request = ForkRequest(ahead=ahead)  # a child forked ahead of demand warms itself up while it waits
+            socket.send_fds(self.control, [json.dumps(request.to_wire()).encode()], [worker_end.fileno()])
         except OSError as exc:
             host_end.close()
             raise WorkerLost(f"the worker template is gone ({exc})") from None
         finally:
             worker_end.close()
-        reply = self._receive(CONTROL_TIMEOUT_S)
-        pid = int(reply["pid"])
+        pid = self._receive(CONTROL_TIMEOUT_S, Forked).pid
         host_pid = pid
         if job_cgroup is not None and self.template_cgroup is not None:
             found = host_pid_of(self.template_cgroup, pid)
@@ -338,10 +353,8 @@ class Zygote:
         info = ExitInfo(exit_code=None, memory_exceeded=memory, pids_exhausted=pids)
         if self.alive():
             try:
-                exited = self._receive(CONTROL_TIMEOUT_S)
-                info.exit_code = exited.get("exit_code")
-                info.cpu_s = float(exited.get("cpu_s", 0.0))
-                info.max_rss_kb = int(exited.get("max_rss_kb", 0))
+                exited = self._receive(CONTROL_TIMEOUT_S, ChildExited)
+                info.exit_code, info.cpu_s, info.max_rss_kb = exited.exit_code, exited.cpu_s, exited.max_rss_kb
             except WorkerLost:
                 self.close()
         if child.cgroup is not None:
@@ -383,10 +396,6 @@ class Zygote:
         self._workdir.cleanup()
 
 
-def _number(value: Any) -> float:
-    return float(value) if type(value) in (int, float) and math.isfinite(value) else 0.0
-
-
 def _braces(text: str) -> str:
     return text.replace("{", "{{").replace("}", "}}")
 
@@ -405,33 +414,33 @@ class Child:
     stacks: int = -1  # read end of the pipe the child's faulthandler writes its stacks to
     source_lines: list[str] = field(default_factory=list)
 
-    def exchange(self, header: dict[str, Any], blobs: list[bytes], *, timeout: float,
+    def exchange(self, request: CallsRequest, blobs: list[bytes], *, timeout: float,
                  what: str | Callable[[], str], total_s: float | None = None) -> Answer:
         """Send one request and wait for its reply; any way the child fails becomes WorkerLost naming why
         (`what` describes the request, built only for such a message). `total_s`: the timeout is what was left of
         the submission's total time limit of that many seconds, and a time-out says so."""
         deadline = time.monotonic() + timeout
-        arena = self.send(header, blobs, deadline=deadline, timeout=timeout, what=what, total_s=total_s)
+        arena = self.send(request, blobs, deadline=deadline, timeout=timeout, what=what, total_s=total_s)
         return self.receive(arena, deadline=deadline, timeout=timeout, what=what, total_s=total_s)
 
-    def send(self, header: dict[str, Any], blobs: list[bytes], *, deadline: float, timeout: float,
+    def send(self, request: CallsRequest, blobs: list[bytes], *, deadline: float, timeout: float,
              what: str | Callable[[], str], total_s: float | None = None) -> protocol.Arena:
         """Send a request; its tensors go in an arena the judge keeps mapped (returned, for `receive`)."""
         arena = protocol.Arena.create(blobs)
         try:
             with self._failures(timeout, what, total_s):
                 self.sock.settimeout(max(0.001, deadline - time.monotonic()))
-                header = dict(header, arena={"size": arena.size, "blobs": arena.table()})
-                protocol.send_frame(self.sock, header, fds=(arena.fd,) if arena.fd >= 0 else ())
+                protocol.send_frame(self.sock, request.to_wire(arena), fds=(arena.fd,) if arena.fd >= 0 else ())
         except BaseException:
             arena.close()
             raise
         arena.release_fd()
         return arena
 
-    def send_load(self, header: dict[str, Any], *, timeout: float, what: str, total_s: float | None = None) -> Answer:
-        """The submission, with the key the child signs its replies with and the pipe it dumps its stacks to."""
-        self.source_lines = str(header.get("code", "")).splitlines()
+    def send_load(self, request: LoadRequest, *, timeout: float, what: str, total_s: float | None = None) -> Answer:
+        """The submission, with the key the child signs its replies with (`request.key` is this child's) and the
+        pipe it dumps its stacks to."""
+        self.source_lines = request.code.splitlines()
         stacks, theirs = os.pipe()
         os.set_blocking(stacks, False)
         self.stacks = stacks
@@ -439,7 +448,7 @@ class Child:
         try:
             with self._failures(timeout, what, total_s):
                 self.sock.settimeout(timeout)
-                protocol.send_frame(self.sock, dict(header, key=self.key.hex()), fds=(theirs,))
+                protocol.send_frame(self.sock, request.to_wire(), fds=(theirs,))
         finally:
             os.close(theirs)
         return self.receive(None, deadline=deadline, timeout=timeout, what=what, total_s=total_s)
@@ -481,7 +490,8 @@ class Child:
                 self._wait_for_reply(deadline)
                 header, blobs = protocol.recv_frame(  # type: ignore[misc]
                     self.sock, max_blob_bytes=self.limits.message_mb * 1024 * 1024, key=self.key, deadline=deadline)
-            return Answer(header, blobs, arena.written() if arena is not None else ())
+                message = reply_from_wire(header)  # a malformed reply is the learner's interference
+            return Answer(message, blobs, arena.written() if arena is not None else ())
         finally:
             if arena is not None:
                 arena.close()
@@ -552,7 +562,7 @@ class Child:
 class LoadResult:
     ok: bool
     functions: tuple[str, ...] = ()
-    raised: dict[str, Any] | None = None
+    raised: ExceptionSummary | None = None
     output: str = ""
     duration_ms: float = 0.0
 
@@ -585,25 +595,23 @@ class WorkerSession:
         except WorkerLost:  # the template died under us (a previous child may have killed it): one fresh try
             self.zygote = self.pool._replace(self.zygote)
             self.child = self.zygote.take_child(self.limits)
-        header = {"op": "load", "code": self.code, "seed": self.seed, "limits": self.limits.model_dump(),
-                  "modules": self.modules, "banned_calls": list(self.banned_calls)}
+        request = LoadRequest(code=self.code, seed=self.seed, limits=self.limits.model_dump(), modules=self.modules,
+                              banned_calls=self.banned_calls, key=self.child.key.hex())
         # A restart late in the submission gets what is left of its total time, and a time-out then says so.
         timeout, total_s = self._within_total(self.limits.load_timeout_s)
-        reply = self.child.send_load(header, timeout=timeout, what="loading your code", total_s=total_s).header
-        self.loaded = LoadResult(
-            ok=reply.get("ok") is True,
-            functions=tuple(str(name) for name in reply.get("functions", ()) if type(name) is str),
-            raised=reply.get("raised") if type(reply.get("raised")) is dict else None,
-            output=str(reply.get("output", "")),
-            duration_ms=_number(reply.get("duration_ms")),
-        )
+        reply = self.child.send_load(request, timeout=timeout, what="loading your code", total_s=total_s).message
+        if not isinstance(reply, Loaded):
+            self.child.end()
+            raise WorkerLost("the worker answered loading your code with a malformed reply", limit="tampering")
+        self.loaded = LoadResult(ok=reply.ok, functions=reply.functions, raised=reply.raised, output=reply.output,
+                                 duration_ms=reply.duration_ms)
         return self.loaded
 
-    def calls(self, header: dict[str, Any], blobs: list[bytes], *, timeout: float,
+    def calls(self, request: CallsRequest, blobs: list[bytes], *, timeout: float,
               what: str | Callable[[], str], function: str = "") -> Answer:
         """One request, under `timeout` and what is left of the submission's total time."""
         timeout, total_s = self._within_total(timeout)
-        return self._live_child().exchange(header, blobs, timeout=timeout, what=what, total_s=total_s)
+        return self._live_child().exchange(request, blobs, timeout=timeout, what=what, total_s=total_s)
 
     def grouped_calls(self, requests: Sequence[Request]) -> Iterator[Answer]:
         """Several requests to the same child, pipelined: the next one is sent the moment a reply is in (and its
@@ -616,7 +624,7 @@ class WorkerSession:
         def send(request: Request) -> tuple[Request, protocol.Arena, float, float, float | None]:
             timeout, total_s = self._within_total(request.timeout)
             deadline = time.monotonic() + timeout
-            arena = child.send(request.header, request.blobs, deadline=deadline, timeout=timeout,
+            arena = child.send(request.message, request.blobs, deadline=deadline, timeout=timeout,
                                what=request.what, total_s=total_s)
             return request, arena, deadline, timeout, total_s
 

@@ -170,8 +170,8 @@ def zygote(control_fd: int, *, sandboxed: bool) -> None:
         data, fds, _, _ = socket.recv_fds(control, 65536, 1)
         if not data:
             return
-        request = json.loads(data)
-        if request.get("op") != "fork" or len(fds) != 1:
+        request = json.loads(data)  # grader.messages.ForkRequest
+        if type(request) is not dict or request["op"] != "fork" or len(fds) != 1:
             return
         _reap_orphans()
         if _current_limits() != _PRISTINE_LIMITS:
@@ -182,7 +182,7 @@ def zygote(control_fd: int, *, sandboxed: bool) -> None:
         if pid == 0:
             try:
                 control.close()
-                _child(fds[0], warm=bool(request.get("ahead")))
+                _child(fds[0], warm=request["ahead"] is True)
             finally:
                 os._exit(0)
         os.close(fds[0])
@@ -535,8 +535,9 @@ class Served:
         self.opaque = output.namespace["Opaque"]
 
     def calls(self, request: dict[str, Any], blobs: list[Any], max_message: int) -> tuple[dict[str, Any], list[bytes]]:
-        """One `calls` request: every call in order, its reply, and the reply's blobs."""
-        calls = request.get("calls")
+        """One `calls` request: every call in order, its reply, and the reply's blobs (grader.messages names
+        every field; each reply carries all of them, so the judge can refuse one that lacks any)."""
+        calls = request["calls"]
         if type(calls) is not list:
             return {"op": "results", "results": []}, []
         reply_blobs: list[bytes] = []
@@ -552,7 +553,8 @@ class Served:
         args, kwargs = arguments
         self.graveyard.append(arguments)
         function = self.module.__dict__.get(call["function"])
-        reply: dict[str, Any] = {"value": None, "raised": None, "grads": {}, "aliased": []}
+        reply: dict[str, Any] = {"value": None, "raised": None, "missing": False, "grads": {}, "backward_error": None,
+                                 "grad_output": None, "mutated": [], "aliased": [], "output": "", "duration_ms": 0.0}
         if not callable(function):
             reply["missing"] = True
             return reply
@@ -581,7 +583,7 @@ class Served:
                 reply["value"] = encoder.encode(value)
             except protocol.ProtocolError as exc:
                 reply["value"] = {"opaque": f"unencodable result ({exc})"}
-            if call.get("grads"):
+            if call["grads"]:
                 self.gradients(reply, value, call, dict(tensors), decoder, encoder)
         reply["output"] = self.output.take()
         return reply
@@ -595,7 +597,7 @@ class Served:
         grads: dict[str, Any] = {key: None for key in wanted}
         reply["grads"] = grads
         results = _tensors_in(value)
-        given = call.get("grad_output")
+        given = call["grad_output"]
         try:
             if given is not None:
                 cotangent = decoder.decode(given)
@@ -767,9 +769,9 @@ def _child(job_fd: int, *, warm: bool) -> None:
     header, _, fds = _recv_frame(job, max_blob_bytes=0, with_fds=True)
     if fds:
         faulthandler.register(signal.SIGUSR1, file=fds[0], all_threads=True, chain=False)
-    key = bytes.fromhex(str(header["key"]))
+    key = bytes.fromhex(str(header["key"]))  # grader.messages.LoadRequest: every field is always sent
     limits = header["limits"]
-    seed = int(header.get("seed", 0))
+    seed = int(header["seed"])
     torch.manual_seed(seed)
     random.seed(seed)
     template = os.getppid()
@@ -779,22 +781,23 @@ def _child(job_fd: int, *, warm: bool) -> None:
     _apply_limits(limits)  # limits, so its stack counts in the baseline and not against the learner's memory
     output = Output(namespace, int(limits["output_kb"]) * 1024)
     sys.stdout = sys.stderr = output.writer
-    _ban(header.get("banned_calls"), namespace)
+    _ban(header["banned_calls"], namespace)
     guard = _seal(_get_ident())
     served = Served(types.ModuleType("submission"), output, learner.run, learner.graveyard, guard)
     started = _perf_counter()
-    ok, raised = _load_modules(header.get("modules"), learner.run)
+    ok, raised = _load_modules(header["modules"], learner.run)
     module = types.ModuleType("submission")
     if ok:
         module, ok, raised = _load_submission(str(header["code"]), learner.run)
     served.module = module
     if not ok:
-        reply = {"op": "loaded", "ok": False, "raised": served.exception_summary(raised), "output": output.take()}
+        reply = {"op": "loaded", "ok": False, "functions": [], "raised": served.exception_summary(raised),
+                 "output": output.take(), "duration_ms": (_perf_counter() - started) * 1000}
         _send_frame(job, reply, key=key)
         return
     functions = sorted(name for name, value in list(module.__dict__.items())
                        if type(name) is str and callable(value) and not name.startswith("__"))
-    _send_frame(job, {"op": "loaded", "ok": True, "functions": functions, "output": output.take(),
+    _send_frame(job, {"op": "loaded", "ok": True, "functions": functions, "raised": None, "output": output.take(),
                       "duration_ms": (_perf_counter() - started) * 1000}, key=key)
     max_message = int(limits["message_mb"]) * 1024 * 1024
     while True:
@@ -802,13 +805,13 @@ def _child(job_fd: int, *, warm: bool) -> None:
             request, _, fds = _recv_frame(job, max_blob_bytes=0, with_fds=True)
         except EOFError:
             return
-        if request.get("op") != "calls" or len(fds) > 1:
+        if request["op"] != "calls" or len(fds) > 1:  # grader.messages.CallsRequest
             return
-        arena = request.get("arena", {})
+        arena = request["arena"]
         if fds:
-            blobs = protocol.map_arena(fds[0], arena.get("size"), arena.get("blobs"))
+            blobs = protocol.map_arena(fds[0], arena["size"], arena["blobs"])
         else:
-            blobs = protocol._blob_table(arena.get("blobs", []), memoryview(bytearray()))
+            blobs = protocol._blob_table(arena["blobs"], memoryview(bytearray()))
         reply, reply_blobs = served.calls(request, blobs, max_message)
         _send_frame(job, reply, reply_blobs, key=key)
 
@@ -819,7 +822,7 @@ def _exercise_calls() -> None:
     module.f = lambda x, y, t: (x * y).sum() / t  # type: ignore[attr-defined]
     x = torch.randn(3, 4, dtype=torch.float64, requires_grad=True)
     arguments, blobs = protocol.encode(((x, x.detach().T.contiguous().T, 0.5), {}))
-    call = {"function": "f", "arguments": arguments, "grads": ["0"]}
+    call = {"function": "f", "arguments": arguments, "grads": ["0"], "grad_output": None}
     namespace = _learner_namespace()
     direct = lambda function, args, kwargs: (True, function(*args, **kwargs))  # noqa: E731
     served = Served(module, Output(namespace, 100), direct, [], None, arena_copies=True)
