@@ -13,10 +13,11 @@ from grader.interleave import Answer, Request
 from grader.judge import grade
 from grader.limits import Limits
 from grader.messages import CallsRequest, reply_from_wire
-from grader.pool import LoadResult, WorkerPool
+from grader.pool import WorkerPool
 from grader.problems import Problem, ProblemError, discover, load_problem
 from grader.report import CheckResult, Experiment, Report, ReportError, summarise
 from grader.sandbox import GRADER_DIR, SandboxStatus, SandboxUnavailable, probe
+from grader.session import LoadResult
 
 __all__ = [
     "GRADER_DIR",

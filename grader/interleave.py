@@ -53,7 +53,7 @@ class CallSession(Protocol):
 
 
 class GroupedCallSession(CallSession, Protocol):
-    """The worker session the scheduler sends batches of requests to (grader.pool.WorkerSession)."""
+    """The worker session the scheduler sends batches of requests to (grader.session.WorkerSession)."""
 
     def grouped_calls(self, requests: Sequence[Request]) -> Iterator[Answer]: ...
 

@@ -24,10 +24,11 @@ from grader.calls import (
 from grader.checks import Check, _with_hint
 from grader.interleave import CallSession, GroupedCallSession, Interleaver, TaskSession
 from grader.messages import Call, CallReply, CallResults, CallsRequest, ExceptionSummary, TooLarge
-from grader.pool import LoadResult, WorkerPool, WorkerSession
+from grader.pool import WorkerPool
 from grader.problems import HELPERS_MODULE, Problem
 from grader.report import CheckResult, Experiment, Report, ReportError, cap_text, summarise
 from grader.sandbox import SandboxUnavailable
+from grader.session import LoadResult, WorkerSession
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """The only code that runs inside the sandbox.
 
-`python -I worker.py zygote FD` starts a template process: it imports and warms up torch once, then, for each
+`python -I worker.py template FD` starts a template process: it imports and warms up torch once, then, for each
 `fork` request on its control socket (which carries the job's socket as SCM_RIGHTS), forks a child that serves
 exactly one submission and is never reused. The child loads the learner's code as a module and answers
 `calls` requests: call F with these arguments, report what came back, what was raised, the gradients asked
@@ -45,7 +45,7 @@ import types  # noqa: E402
 from typing import Any  # noqa: E402
 
 WORKER_DIR = os.path.dirname(os.path.abspath(__file__))
-if len(sys.argv) > 4 and sys.argv[1] == "zygote":  # the virtualenv's site-packages, at their sandbox paths
+if len(sys.argv) > 4 and sys.argv[1] == "template":  # the virtualenv's site-packages, at their sandbox paths
     import site
 
     for _site_dir in sys.argv[4:]:
@@ -147,10 +147,10 @@ def _exercise_torch() -> None:
     gc.collect()
 
 
-# ------------------------------------------------------------------------------------------------- zygote
+# ----------------------------------------------------------------------------------------------- template
 
 
-def zygote(control_fd: int, *, sandboxed: bool) -> None:
+def template(control_fd: int, *, sandboxed: bool) -> None:
     """Control messages are single JSON datagrams on a SOCK_SEQPACKET socket; a fork request carries the
     job's stream socket as SCM_RIGHTS.
 
@@ -774,8 +774,8 @@ def _child(job_fd: int, *, warm: bool) -> None:
     seed = int(header["seed"])
     torch.manual_seed(seed)
     random.seed(seed)
-    template = os.getppid()
-    seccomp.install([template, os.getpgid(template), 1])
+    parent = os.getppid()  # the template
+    seccomp.install([parent, os.getpgid(parent), 1])
     namespace = _learner_namespace()
     learner = LearnerThread(namespace)  # after seccomp (a filter binds the threads made after it), before the
     _apply_limits(limits)  # limits, so its stack counts in the baseline and not against the learner's memory
@@ -830,10 +830,10 @@ def _exercise_calls() -> None:
 
 
 def main() -> None:
-    if len(sys.argv) >= 4 and sys.argv[1] == "zygote" and sys.argv[3] in ("sandboxed", "unsandboxed"):
-        zygote(int(sys.argv[2]), sandboxed=sys.argv[3] == "sandboxed")
+    if len(sys.argv) >= 4 and sys.argv[1] == "template" and sys.argv[3] in ("sandboxed", "unsandboxed"):
+        template(int(sys.argv[2]), sandboxed=sys.argv[3] == "sandboxed")
         return
-    print("usage: worker.py zygote FD sandboxed|unsandboxed [SITE_DIR ...]", file=sys.stderr)
+    print("usage: worker.py template FD sandboxed|unsandboxed [SITE_DIR ...]", file=sys.stderr)
     sys.exit(2)
 
 
