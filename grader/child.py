@@ -23,11 +23,15 @@ from grader import protocol
 from grader.calls import LimitKind, WorkerLost
 from grader.interleave import Answer
 from grader.limits import Limits
-from grader.messages import CallsRequest, LoadRequest, reply_from_wire
+from grader.messages import CallsRequest, CallTimedOut, LoadRequest, reply_from_wire
 from grader.sandbox import Cgroup
 
 if TYPE_CHECKING:
     from grader.template import Template
+
+class _CallLimitExceeded(Exception):
+    """The child said one call of a request did not return within the call limit (messages.CallTimedOut)."""
+
 
 STACK_SAMPLE_S = 0.5  # how long a call that ran out of time gets to say which line it was on
 SUBMISSION_FRAME = re.compile(r'File "submission\.py", line (\d+)')
@@ -155,6 +159,8 @@ class Child:
                 header, blobs = protocol.recv_frame(  # type: ignore[misc]
                     self.sock, max_blob_bytes=self.limits.message_mb * 1024 * 1024, key=self.key, deadline=deadline)
                 message = reply_from_wire(header)  # a malformed reply is the learner's interference
+                if isinstance(message, CallTimedOut):
+                    raise _CallLimitExceeded
             return Answer(message, blobs, arena.written() if arena is not None else ())
         finally:
             if arena is not None:
@@ -165,6 +171,11 @@ class Child:
         """Any way the child fails, as a WorkerLost that names the limit or the cause and `what` was asked."""
         try:
             yield
+        except _CallLimitExceeded:  # the child's own clock: one call of the request broke the call limit
+            extra = self._pids_note() + self.running_line()
+            self.end()
+            raise self._lost(f"time limit {self.limits.call_timeout_s:g} s exceeded in {{what}}{extra}", "time",
+                             what) from None
         except TimeoutError:
             extra = self._pids_note() + (self.running_line() if total_s is None else "")
             self.end()

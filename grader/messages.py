@@ -3,9 +3,9 @@
 Two channels cross the boundary. The template's control socket carries one JSON datagram per message:
 `ForkRequest` from the judge; `TemplateReady`, `Forked` and `ChildExited` from the template. A child's job
 socket carries frames (grader.protocol): `LoadRequest` and `CallsRequest` from the judge; `Loaded`,
-`CallResults` and `TooLarge` from the child. The judge builds requests only as these models (`to_wire`) and
-reads every reply only through `from_wire`, which refuses a message with a missing, unknown or mistyped field
-(ProtocolError): nothing read from the worker falls back to a default.
+`CallResults`, `TooLarge` and `CallTimedOut` from the child. The judge builds requests only as these models
+(`to_wire`) and reads every reply only through `from_wire`, which refuses a message with a missing, unknown or
+mistyped field (ProtocolError): nothing read from the worker falls back to a default.
 
 The worker side builds the same wire dicts by hand (grader/worker.py). It runs beside the learner's code, and
 everything it does after the submission exists is C code or its own private module copy (docs/engine.md,
@@ -321,9 +321,23 @@ class TooLarge:
         return cls(size=_int(fields["size"], "size"))
 
 
-Reply: TypeAlias = Loaded | CallResults | TooLarge
-_REPLIES: dict[str, type[Loaded] | type[CallResults] | type[TooLarge]] = {
-    "loaded": Loaded, "results": CallResults, "too_large": TooLarge}
+@dataclass(frozen=True)
+class CallTimedOut:
+    """Child -> judge, instead of `CallResults`: one of the calls did not return within the call limit (the
+    child's own clock). The learner's thread is still running it; the child serves nothing more and waits to be
+    killed, so that the judge can first ask which line was running."""
+
+    FIELDS = frozenset({"op"})
+
+    @classmethod
+    def from_wire(cls, message: Any) -> CallTimedOut:
+        _op(_fields(message, "call timed out", cls.FIELDS), "call timed out", "call_timed_out")
+        return cls()
+
+
+Reply: TypeAlias = Loaded | CallResults | TooLarge | CallTimedOut
+_REPLIES: dict[str, type[Loaded] | type[CallResults] | type[TooLarge] | type[CallTimedOut]] = {
+    "loaded": Loaded, "results": CallResults, "too_large": TooLarge, "call_timed_out": CallTimedOut}
 
 
 def reply_from_wire(message: Any) -> Reply:
@@ -341,6 +355,7 @@ __all__ = [
     "Call",
     "CallReply",
     "CallResults",
+    "CallTimedOut",
     "CallsRequest",
     "ChildExited",
     "ControlMessage",

@@ -105,6 +105,7 @@ _S_IFLNK = 0o120000
 _S_IFMT = 0o170000
 
 SUBMISSION_FILENAME = "submission.py"
+CALL_CLOCK_MARGIN_S = 0.25  # see _child: the judge's deadline for a single call comes first
 PR_SET_DUMPABLE = 4
 
 
@@ -330,8 +331,16 @@ class Interfered(Exception):
     """The learner's code tampered with the thread that runs it (released it early, emptied its results)."""
 
 
+class CallTimedOut(Exception):
+    """A call of the learner's code did not return within the call limit; its thread is still running it."""
+
+
 class LearnerThread:
-    """Runs the learner's code, one call at a time, on a thread whose stack holds nothing of the worker's."""
+    """Runs the learner's code, one call at a time, on a thread whose stack holds nothing of the worker's.
+
+    `call_timeout_s`: how long `run` waits for one call (-1: for ever, while the submission loads, where the
+    judge's deadline decides). A request of several calls then ends at the first call that breaks the limit,
+    not when the judge's deadline for all of them runs out."""
 
     STACK_BYTES = 64 * 1024 * 1024  # deep but legal recursion (100,000 frames) must end in RecursionError
 
@@ -343,6 +352,7 @@ class LearnerThread:
         self._done = _allocate_lock()
         self._wake.acquire()
         self._done.acquire()
+        self.call_timeout_s = -1.0
         previous = _thread.stack_size(self.STACK_BYTES)
         try:
             _start_thread(namespace["serve"], (self._jobs, self._results, self.graveyard, self._wake, self._done))
@@ -354,7 +364,8 @@ class LearnerThread:
         is freed on the learner's thread, never on this one."""
         self._jobs.append((function, args, kwargs))
         self._wake.release()
-        self._done.acquire()
+        if not self._done.acquire(True, self.call_timeout_s):
+            raise CallTimedOut
         results = self._results
         if type(results) is not list or len(results) != 1:
             raise Interfered("your code interfered with the thread that runs it")
@@ -800,6 +811,9 @@ def _child(job_fd: int, *, warm: bool) -> None:
     _send_frame(job, {"op": "loaded", "ok": True, "functions": functions, "raised": None, "output": output.take(),
                       "duration_ms": (_perf_counter() - started) * 1000}, key=key)
     max_message = int(limits["message_mb"]) * 1024 * 1024
+    # A little after the call limit: a request of one call is the judge's deadline to decide, as before; this
+    # clock only ends a request of several calls at the first call that broke the limit.
+    learner.call_timeout_s = float(limits["call_timeout_s"]) + CALL_CLOCK_MARGIN_S
     while True:
         try:
             request, _, fds = _recv_frame(job, max_blob_bytes=0, with_fds=True)
@@ -812,7 +826,15 @@ def _child(job_fd: int, *, warm: bool) -> None:
             blobs = protocol.map_arena(fds[0], arena["size"], arena["blobs"])
         else:
             blobs = protocol._blob_table(arena["blobs"], memoryview(bytearray()))
-        reply, reply_blobs = served.calls(request, blobs, max_message)
+        try:
+            reply, reply_blobs = served.calls(request, blobs, max_message)
+        except CallTimedOut:
+            # The learner's thread is still in the call and this child can serve no more: say so (signed), then
+            # wait for the judge, which samples our stacks (the line that was running) and kills us.
+            _send_frame(job, {"op": "call_timed_out"}, key=key)
+            while job.recv(1):
+                pass
+            return
         _send_frame(job, reply, reply_blobs, key=key)
 
 
