@@ -3,6 +3,7 @@ sandboxed worker, and decides every verdict here, where the submission cannot re
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 import math
@@ -17,13 +18,12 @@ from grader.calls import (
     CallResult,
     CheckFailed,
     ExceptionInfo,
-    TracebackLine,
     WorkerLost,
     describe_call,
 )
 from grader.checks import Check, _with_hint
 from grader.interleave import CallSession, GroupedCallSession, Interleaver, TaskSession
-from grader.messages import Call, CallReply, CallResults, CallsRequest, ExceptionSummary, TooLarge
+from grader.messages import Call, CallReply, CallResults, CallsRequest, TooLarge
 from grader.pool import WorkerPool
 from grader.problems import HELPERS_MODULE, Problem
 from grader.report import CheckResult, Experiment, Report, ReportError, cap_text, summarise
@@ -38,13 +38,11 @@ MAX_CHECK_OUTPUT = 4000  # characters of a check's captured output kept in the r
 RESOURCE_ERRORS = ("MemoryError", "RuntimeError", "OSError")
 
 
-def exception_info(summary: ExceptionSummary, *, memory_mb: int | None = None) -> ExceptionInfo:
-    message = summary.message
-    out_of_memory = "MemoryError" in summary.ancestry or "can't allocate memory" in message
-    if out_of_memory and memory_mb is not None:
-        message = f"{message} [memory limit {memory_mb} MiB reached]".strip()
-    lines = tuple(TracebackLine(entry.line, entry.function, entry.text) for entry in summary.traceback)
-    return ExceptionInfo(type=summary.type, ancestry=summary.ancestry, message=message, traceback=lines)
+def with_memory_note(info: ExceptionInfo, *, memory_mb: int) -> ExceptionInfo:
+    """An out-of-memory exception says which limit it ran into."""
+    if "MemoryError" not in info.ancestry and "can't allocate memory" not in info.message:
+        return info
+    return dataclasses.replace(info, message=f"{info.message} [memory limit {memory_mb} MiB reached]".strip())
 
 
 @dataclass
@@ -206,8 +204,8 @@ class CheckRunner:
             grad_output=None if item.grad_output is None else decoder.decode(item.grad_output),
         )
 
-    def _raised(self, summary: ExceptionSummary) -> ExceptionInfo:
-        info = exception_info(summary, memory_mb=self.problem.limits.memory_mb)
+    def _raised(self, raised: ExceptionInfo) -> ExceptionInfo:
+        info = with_memory_note(raised, memory_mb=self.problem.limits.memory_mb)
         if not info.is_a(*RESOURCE_ERRORS):
             return info  # a TypeError or ValueError is the learner's answer, not a limit: skip the cgroup reads
         notes = self.session.limit_notes()
@@ -330,7 +328,7 @@ def _load_error(session: WorkerSession) -> tuple[LoadResult | None, ReportError 
         return loaded, None
     if loaded.raised is None:  # messages.Loaded guarantees a summary for a failed load
         return loaded, ReportError(kind="load", message="your code failed to load")
-    info = exception_info(loaded.raised)
+    info = loaded.raised
     return loaded, ReportError(kind="load", message=f"your code failed to load: {info.summary()}", line=info.line)
 
 

@@ -23,8 +23,9 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, TypeAlias
+from typing import Any, ClassVar, Self, TypeAlias
 
+from grader.calls import ExceptionInfo, TracebackLine
 from grader.protocol import Arena, ProtocolError
 
 Tree: TypeAlias = Any  # an encoded value (grader.protocol): checked when it is decoded, with its blobs
@@ -98,31 +99,32 @@ class ForkRequest:
 
 
 @dataclass(frozen=True)
-class TemplateReady:
-    """Template -> judge, once: torch is imported and warm. `pid`: the template's pid inside its sandbox."""
+class _PidMessage:
+    """A control message that carries only a pid (inside the sandbox)."""
 
     pid: int
-    FIELDS = frozenset({"op", "pid"})
+    OP: ClassVar[str]
+    FIELDS: ClassVar[frozenset[str]] = frozenset({"op", "pid"})
 
     @classmethod
-    def from_wire(cls, message: Any) -> TemplateReady:
-        fields = _fields(message, "template ready", cls.FIELDS)
-        _op(fields, "template ready", "ready")
+    def from_wire(cls, message: Any) -> Self:
+        fields = _fields(message, cls.OP, cls.FIELDS)
+        _op(fields, cls.OP, cls.OP)
         return cls(pid=_int(fields["pid"], "pid"))
 
 
 @dataclass(frozen=True)
-class Forked:
+class TemplateReady(_PidMessage):
+    """Template -> judge, once: torch is imported and warm. `pid`: the template's pid inside its sandbox."""
+
+    OP: ClassVar[str] = "ready"
+
+
+@dataclass(frozen=True)
+class Forked(_PidMessage):
     """Template -> judge: the child exists. `pid`: its pid inside the sandbox (the judge finds its host pid)."""
 
-    pid: int
-    FIELDS = frozenset({"op", "pid"})
-
-    @classmethod
-    def from_wire(cls, message: Any) -> Forked:
-        fields = _fields(message, "forked", cls.FIELDS)
-        _op(fields, "forked", "forked")
-        return cls(pid=_int(fields["pid"], "pid"))
+    OP: ClassVar[str] = "forked"
 
 
 @dataclass(frozen=True)
@@ -164,41 +166,29 @@ class LoadRequest:
                 "modules": dict(self.modules), "banned_calls": list(self.banned_calls), "key": self.key}
 
 
-@dataclass(frozen=True)
-class TracebackEntry:
-    line: int
-    function: str
-    text: str
+EXCEPTION_FIELDS = frozenset({"type", "mro", "message", "traceback"})
 
 
-@dataclass(frozen=True)
-class ExceptionSummary:
-    """An exception raised by the learner's code, summarised by the worker (never the object itself)."""
-
-    type: str
-    ancestry: tuple[str, ...]  # the class and its bases, by name (`mro` on the wire)
-    message: str
-    traceback: tuple[TracebackEntry, ...]  # the last frames inside the submission
-    FIELDS = frozenset({"type", "mro", "message", "traceback"})
-
-    @classmethod
-    def from_wire(cls, message: Any) -> ExceptionSummary:
-        fields = _fields(message, "exception", cls.FIELDS)
-        entries = fields["traceback"]
-        if type(entries) is not list:
-            raise ProtocolError("exception traceback must be a list")
-        traceback = []
-        for entry in entries:
-            if not (type(entry) is list and len(entry) == 3):
-                raise ProtocolError("a traceback entry must be [line, function, text]")
-            traceback.append(TracebackEntry(_int(entry[0], "traceback line"), _str(entry[1], "traceback function"),
-                                            _str(entry[2], "traceback text")))
-        return cls(type=_str(fields["type"], "exception type"), ancestry=_strings(fields["mro"], "exception mro"),
-                   message=_str(fields["message"], "exception message"), traceback=tuple(traceback))
+def exception_from_wire(message: Any) -> ExceptionInfo:
+    """An exception the learner's code raised, as the worker summarised it (never the object itself):
+    `{"type", "mro": [the class and its bases, by name], "message", "traceback": [[line, function, text]]}`,
+    the traceback's last frames inside the submission."""
+    fields = _fields(message, "exception", EXCEPTION_FIELDS)
+    entries = fields["traceback"]
+    if type(entries) is not list:
+        raise ProtocolError("exception traceback must be a list")
+    traceback = []
+    for entry in entries:
+        if not (type(entry) is list and len(entry) == 3):
+            raise ProtocolError("a traceback entry must be [line, function, text]")
+        traceback.append(TracebackLine(_int(entry[0], "traceback line"), _str(entry[1], "traceback function"),
+                                       _str(entry[2], "traceback text")))
+    return ExceptionInfo(type=_str(fields["type"], "exception type"), ancestry=_strings(fields["mro"], "exception mro"),
+                         message=_str(fields["message"], "exception message"), traceback=tuple(traceback))
 
 
-def _optional_exception(value: Any) -> ExceptionSummary | None:
-    return None if value is None else ExceptionSummary.from_wire(value)
+def _optional_exception(value: Any) -> ExceptionInfo | None:
+    return None if value is None else exception_from_wire(value)
 
 
 @dataclass(frozen=True)
@@ -208,7 +198,7 @@ class Loaded:
 
     ok: bool
     functions: tuple[str, ...]
-    raised: ExceptionSummary | None
+    raised: ExceptionInfo | None
     output: str
     duration_ms: float
     FIELDS = frozenset({"op", "ok", "functions", "raised", "output", "duration_ms"})
@@ -265,7 +255,7 @@ class CallReply:
     `duration_ms`: the learner's time in the call, as the worker measured it."""
 
     value: Tree = None
-    raised: ExceptionSummary | None = None
+    raised: ExceptionInfo | None = None
     missing: bool = False
     grads: Mapping[str, Tree | None] | None = None
     backward_error: str | None = None
@@ -359,7 +349,6 @@ __all__ = [
     "CallsRequest",
     "ChildExited",
     "ControlMessage",
-    "ExceptionSummary",
     "ForkRequest",
     "LoadRequest",
     "Loaded",
@@ -367,6 +356,6 @@ __all__ = [
     "TemplateReady",
     "TooLarge",
     "Forked",
-    "TracebackEntry",
+    "exception_from_wire",
     "reply_from_wire",
 ]

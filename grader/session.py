@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from grader import protocol
-from grader.calls import WorkerLost
+from grader.calls import ExceptionInfo, WorkerLost
 from grader.child import Child
 from grader.interleave import Answer, Request
 from grader.limits import Limits
-from grader.messages import CallsRequest, ExceptionSummary, Loaded, LoadRequest
+from grader.messages import CallsRequest, Loaded, LoadRequest
 from grader.template import Template
 
 
@@ -31,7 +31,7 @@ class TemplateSource(Protocol):
 class LoadResult:
     ok: bool
     functions: tuple[str, ...] = ()
-    raised: ExceptionSummary | None = None
+    raised: ExceptionInfo | None = None
     output: str = ""
     duration_ms: float = 0.0
 

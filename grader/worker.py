@@ -90,6 +90,7 @@ _Generator = torch.Generator
 _generator_seed = torch.Generator.manual_seed
 _send_frame = protocol.send_frame
 _recv_frame = protocol.recv_frame
+_recv_into = protocol._recv_into
 _perf_counter = time.perf_counter
 _get_ident = _thread.get_ident
 _allocate_lock = _thread.allocate_lock
@@ -832,7 +833,8 @@ def _child(job_fd: int, *, warm: bool) -> None:
             # The learner's thread is still in the call and this child can serve no more: say so (signed), then
             # wait for the judge, which samples our stacks (the line that was running) and kills us.
             _send_frame(job, {"op": "call_timed_out"}, key=key)
-            while job.recv(1):
+            # The learner's thread still runs and may rebind socket.socket's methods: the captured C one only.
+            while _recv_into(job, bytearray(1), 1):
                 pass
             return
         _send_frame(job, reply, reply_blobs, key=key)
