@@ -99,49 +99,52 @@ class ForkRequest:
 
 
 @dataclass(frozen=True)
-class _PidMessage:
-    """A control message that carries only a pid (inside the sandbox)."""
+class _Signal:
+    """A message that is nothing but its `op`."""
 
-    pid: int
     OP: ClassVar[str]
-    FIELDS: ClassVar[frozenset[str]] = frozenset({"op", "pid"})
 
     @classmethod
     def from_wire(cls, message: Any) -> Self:
-        fields = _fields(message, cls.OP, cls.FIELDS)
-        _op(fields, cls.OP, cls.OP)
-        return cls(pid=_int(fields["pid"], "pid"))
+        _op(_fields(message, cls.OP, frozenset({"op"})), cls.OP, cls.OP)
+        return cls()
 
 
 @dataclass(frozen=True)
-class TemplateReady(_PidMessage):
-    """Template -> judge, once: torch is imported and warm. `pid`: the template's pid inside its sandbox."""
+class TemplateReady(_Signal):
+    """Template -> judge, once: torch is imported and warm."""
 
     OP: ClassVar[str] = "ready"
 
 
 @dataclass(frozen=True)
-class Forked(_PidMessage):
+class Forked:
     """Template -> judge: the child exists. `pid`: its pid inside the sandbox (the judge finds its host pid)."""
 
-    OP: ClassVar[str] = "forked"
+    pid: int
+    FIELDS = frozenset({"op", "pid"})
+
+    @classmethod
+    def from_wire(cls, message: Any) -> Forked:
+        fields = _fields(message, "forked", cls.FIELDS)
+        _op(fields, "forked", "forked")
+        return cls(pid=_int(fields["pid"], "pid"))
 
 
 @dataclass(frozen=True)
 class ChildExited:
     """Template -> judge, the moment its child is reaped: how it ended, and what it used (rusage)."""
 
-    pid: int
     exit_code: int
     cpu_s: float
     max_rss_kb: int  # peak resident memory, pages shared with the template included (the benchmark reports it)
-    FIELDS = frozenset({"op", "pid", "exit_code", "cpu_s", "max_rss_kb"})
+    FIELDS = frozenset({"op", "exit_code", "cpu_s", "max_rss_kb"})
 
     @classmethod
     def from_wire(cls, message: Any) -> ChildExited:
         fields = _fields(message, "child exited", cls.FIELDS)
         _op(fields, "child exited", "exited")
-        return cls(pid=_int(fields["pid"], "pid"), exit_code=_int(fields["exit_code"], "exit_code"),
+        return cls(exit_code=_int(fields["exit_code"], "exit_code"),
                    cpu_s=_number(fields["cpu_s"], "cpu_s"), max_rss_kb=_int(fields["max_rss_kb"], "max_rss_kb"))
 
 
@@ -200,16 +203,14 @@ class Loaded:
     functions: tuple[str, ...]
     raised: ExceptionInfo | None
     output: str
-    duration_ms: float
-    FIELDS = frozenset({"op", "ok", "functions", "raised", "output", "duration_ms"})
+    FIELDS = frozenset({"op", "ok", "functions", "raised", "output"})
 
     @classmethod
     def from_wire(cls, message: Any) -> Loaded:
         fields = _fields(message, "loaded", cls.FIELDS)
         _op(fields, "loaded", "loaded")
         loaded = cls(ok=_bool(fields["ok"], "ok"), functions=_strings(fields["functions"], "functions"),
-                     raised=_optional_exception(fields["raised"]), output=_str(fields["output"], "output"),
-                     duration_ms=_number(fields["duration_ms"], "duration_ms"))
+                     raised=_optional_exception(fields["raised"]), output=_str(fields["output"], "output"))
         if loaded.ok == (loaded.raised is not None):
             raise ProtocolError("loaded: `raised` must be set exactly when `ok` is false")
         return loaded
@@ -312,17 +313,12 @@ class TooLarge:
 
 
 @dataclass(frozen=True)
-class CallTimedOut:
+class CallTimedOut(_Signal):
     """Child -> judge, instead of `CallResults`: one of the calls did not return within the call limit (the
     child's own clock). The learner's thread is still running it; the child serves nothing more and waits to be
     killed, so that the judge can first ask which line was running."""
 
-    FIELDS = frozenset({"op"})
-
-    @classmethod
-    def from_wire(cls, message: Any) -> CallTimedOut:
-        _op(_fields(message, "call timed out", cls.FIELDS), "call timed out", "call_timed_out")
-        return cls()
+    OP: ClassVar[str] = "call_timed_out"
 
 
 Reply: TypeAlias = Loaded | CallResults | TooLarge | CallTimedOut

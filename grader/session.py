@@ -33,7 +33,6 @@ class LoadResult:
     functions: tuple[str, ...] = ()
     raised: ExceptionInfo | None = None
     output: str = ""
-    duration_ms: float = 0.0
 
 
 @dataclass
@@ -49,7 +48,6 @@ class WorkerSession:
     modules: dict[str, str] = field(default_factory=dict)
     banned_calls: tuple[str, ...] = ()
     child: Child | None = None
-    loaded: LoadResult | None = None
     restarts: int = 0
     _started: float = field(default_factory=time.monotonic)
 
@@ -72,9 +70,7 @@ class WorkerSession:
         if not isinstance(reply, Loaded):
             self.child.end()
             raise WorkerLost("the worker answered loading your code with a malformed reply", limit="tampering")
-        self.loaded = LoadResult(ok=reply.ok, functions=reply.functions, raised=reply.raised, output=reply.output,
-                                 duration_ms=reply.duration_ms)
-        return self.loaded
+        return LoadResult(ok=reply.ok, functions=reply.functions, raised=reply.raised, output=reply.output)
 
     def calls(self, request: CallsRequest, blobs: list[bytes], *, timeout: float,
               what: str | Callable[[], str], function: str = "") -> Answer:

@@ -137,7 +137,6 @@ class Template:
         self.process_cgroup: Cgroup | None = None
         self.process: subprocess.Popen[bytes] | None = None
         self.control: socket.socket | None = None
-        self.pid_in_sandbox: int | None = None
         self.jobs = 0
         self.ready: Child | None = None  # a child forked ahead of demand, waiting for its submission
         self.tree_memory_bytes = 0  # the memory cap of this template's cgroup tree, raised to fit each child
@@ -180,12 +179,11 @@ class Template:
                 os.close(descriptor)
         self.control = host_end
         try:
-            ready = self._receive(timeout, TemplateReady)
+            self._receive(timeout, TemplateReady)
         except WorkerLost as exc:
             tail = self._stderr.tail(wait_s=1.0)
             self.close()
             raise SandboxUnavailable(f"the worker template did not start: {exc.reason}; {tail}") from None
-        self.pid_in_sandbox = ready.pid
 
     def stderr_tail(self) -> str:
         """The end of what the template wrote on stderr (it writes only when something went wrong)."""

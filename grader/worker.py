@@ -167,7 +167,7 @@ def template(control_fd: int, *, sandboxed: bool) -> None:
     _set_undumpable()
     if torch.get_num_threads() != 1 or threading.active_count() != 1:
         raise RuntimeError("the template must stay single-threaded: forking a threaded process deadlocks")
-    _send_control(control, {"op": "ready", "pid": os.getpid()})
+    _send_control(control, {"op": "ready"})
     while True:
         data, fds, _, _ = socket.recv_fds(control, 65536, 1)
         if not data:
@@ -194,7 +194,6 @@ def template(control_fd: int, *, sandboxed: bool) -> None:
             control,
             {
                 "op": "exited",
-                "pid": pid,
                 "exit_code": os.waitstatus_to_exitcode(status),
                 "cpu_s": usage.ru_utime + usage.ru_stime,
                 "max_rss_kb": usage.ru_maxrss,
@@ -796,7 +795,6 @@ def _child(job_fd: int, *, warm: bool) -> None:
     _ban(header["banned_calls"], namespace)
     guard = _seal(_get_ident())
     served = Served(types.ModuleType("submission"), output, learner.run, learner.graveyard, guard)
-    started = _perf_counter()
     ok, raised = _load_modules(header["modules"], learner.run)
     module = types.ModuleType("submission")
     if ok:
@@ -804,13 +802,13 @@ def _child(job_fd: int, *, warm: bool) -> None:
     served.module = module
     if not ok:
         reply = {"op": "loaded", "ok": False, "functions": [], "raised": served.exception_summary(raised),
-                 "output": output.take(), "duration_ms": (_perf_counter() - started) * 1000}
+                 "output": output.take()}
         _send_frame(job, reply, key=key)
         return
     functions = sorted(name for name, value in list(module.__dict__.items())
                        if type(name) is str and callable(value) and not name.startswith("__"))
-    _send_frame(job, {"op": "loaded", "ok": True, "functions": functions, "raised": None, "output": output.take(),
-                      "duration_ms": (_perf_counter() - started) * 1000}, key=key)
+    _send_frame(job, {"op": "loaded", "ok": True, "functions": functions, "raised": None, "output": output.take()},
+                key=key)
     max_message = int(limits["message_mb"]) * 1024 * 1024
     # A little after the call limit: a request of one call is the judge's deadline to decide, as before; this
     # clock only ends a request of several calls at the first call that broke the limit.
