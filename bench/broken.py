@@ -10,6 +10,7 @@ they depend on the machine.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -65,6 +66,7 @@ class BrokenResult:
     statuses: dict[str, int]
     limits: dict[str, int]
     exit_code: int
+    load_before: float  # the machine's 1-minute load average when the case started: a busy machine is slower
 
     @property
     def within_target(self) -> bool:
@@ -75,6 +77,7 @@ def run_case(slug: str, case: BrokenCase, reference: str, call_timeout_s: float)
     with tempfile.NamedTemporaryFile("w", suffix=".py", prefix="paperlab-broken-") as submission:
         submission.write(reference + "\n\n# --- broken on purpose (bench/broken.py) ---\n" + case.replacement)
         submission.flush()
+        load = os.getloadavg()[0]
         started = time.perf_counter()
         completed = subprocess.run(
             [sys.executable, "-m", "grader", "grade", slug, submission.name, "--json"],
@@ -93,7 +96,7 @@ def run_case(slug: str, case: BrokenCase, reference: str, call_timeout_s: float)
         statuses["no report"] += 1
     target = ALL_LOOP_TARGET_S if case.all_functions else call_timeout_s + ONE_BROKEN_SLACK_S
     return BrokenResult(case=case.name, wall_s=round(wall, 1), target_s=target, statuses=dict(statuses),
-                        limits=dict(limits), exit_code=completed.returncode)
+                        limits=dict(limits), exit_code=completed.returncode, load_before=round(load, 1))
 
 
 def bench_broken(slug: str = "moco") -> list[BrokenResult]:
@@ -105,11 +108,12 @@ def bench_broken(slug: str = "moco") -> list[BrokenResult]:
 
 
 def render_broken(results: list[BrokenResult]) -> str:
-    header = f"{'broken code (cold CLI)':<52} {'wall s':>7} {'target s':>9} {'ok':>3}  verdicts"
+    header = f"{'broken code (cold CLI)':<52} {'wall s':>7} {'target s':>9} {'ok':>3} {'load':>5}  verdicts"
     lines = [header, "-" * len(header)]
     for r in results:
         verdicts = ", ".join(f"{n} {status}" for status, n in sorted(r.statuses.items()))
         limits = ", ".join(f"{n} {limit}" for limit, n in sorted(r.limits.items()))
-        lines.append(f"{r.case:<52} {r.wall_s:>7.1f} {r.target_s:>9.1f} {'yes' if r.within_target else 'NO':>3}  "
+        lines.append(f"{r.case:<52} {r.wall_s:>7.1f} {r.target_s:>9.1f} {'yes' if r.within_target else 'NO':>3} "
+                     f"{r.load_before:>5.1f}  "
                      f"{verdicts}" + (f" (limit: {limits})" if limits else ""))
     return "\n".join(lines)
