@@ -38,11 +38,14 @@ MAX_CHECK_OUTPUT = 4000  # characters of a check's captured output kept in the r
 RESOURCE_ERRORS = ("MemoryError", "RuntimeError", "OSError")
 
 
-def with_memory_note(info: ExceptionInfo, *, memory_mb: int) -> ExceptionInfo:
-    """An out-of-memory exception says which limit it ran into."""
-    if "MemoryError" not in info.ancestry and "can't allocate memory" not in info.message:
-        return info
-    return dataclasses.replace(info, message=f"{info.message} [memory limit {memory_mb} MiB reached]".strip())
+def exception_info(raised: ExceptionInfo | None, *, memory_mb: int | None = None) -> ExceptionInfo:
+    """The learner's exception as a verdict shows it: an out-of-memory one says which limit it ran into
+    (`memory_mb`). None (a reply that names no exception) becomes a bare `Exception`."""
+    if raised is None:
+        return ExceptionInfo(type="Exception", ancestry=(), message="")
+    if memory_mb is None or ("MemoryError" not in raised.ancestry and "can't allocate memory" not in raised.message):
+        return raised
+    return dataclasses.replace(raised, message=f"{raised.message} [memory limit {memory_mb} MiB reached]".strip())
 
 
 @dataclass
@@ -205,7 +208,7 @@ class CheckRunner:
         )
 
     def _raised(self, raised: ExceptionInfo) -> ExceptionInfo:
-        info = with_memory_note(raised, memory_mb=self.problem.limits.memory_mb)
+        info = exception_info(raised, memory_mb=self.problem.limits.memory_mb)
         if not info.is_a(*RESOURCE_ERRORS):
             return info  # a TypeError or ValueError is the learner's answer, not a limit: skip the cgroup reads
         notes = self.session.limit_notes()
@@ -326,9 +329,7 @@ def _load_error(session: WorkerSession) -> tuple[LoadResult | None, ReportError 
         return None, ReportError(kind=kind, message=exc.reason, limit=exc.limit)
     if loaded.ok:
         return loaded, None
-    if loaded.raised is None:  # messages.Loaded guarantees a summary for a failed load
-        return loaded, ReportError(kind="load", message="your code failed to load")
-    info = loaded.raised
+    info = exception_info(loaded.raised)  # messages.Loaded guarantees one for a failed load
     return loaded, ReportError(kind="load", message=f"your code failed to load: {info.summary()}", line=info.line)
 
 
