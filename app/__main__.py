@@ -74,7 +74,7 @@ def worker(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace], in
     )
 
     def run(args: argparse.Namespace) -> int:
-        from app.worker import run_worker
+        from app.grading.celery_consumer import run_worker
 
         return run_worker(concurrency=args.concurrency, loglevel=args.log_level)
 

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from grader import GRADER_DIR, Answer, Limits, LoadResult, Request
+from grader import GRADER_DIR, Answer, CallsRequest, Limits, LoadResult, Request, reply_from_wire
 
 
 def _worker_module() -> types.ModuleType:
@@ -46,7 +46,7 @@ class InProcessSession:
         functions = tuple(sorted(name for name, value in vars(self.module).items() if callable(value)))
         return LoadResult(ok=True, functions=functions)
 
-    def calls(self, header: dict[str, Any], blobs: list[bytes], *, timeout: float,
+    def calls(self, request: CallsRequest, blobs: list[bytes], *, timeout: float,
               what: str | Callable[[], str], function: str = "") -> Answer:
         worker = _worker_module()
         if self.namespace is None:  # compiled once per submission, as the child does
@@ -54,13 +54,13 @@ class InProcessSession:
         namespace = self.namespace
         served = worker.Served(self.module, worker.Output(namespace, self.limits.output_kb * 1024), _direct, [], None)
         memory = [bytearray(blob) for blob in blobs]  # the arena: the calls work on it, then it is compared
-        reply, reply_blobs = served.calls(header, memory, 1 << 40)
+        reply, reply_blobs = served.calls(request.to_wire(None), memory, 1 << 40)
         written = tuple(bytes(now) != blob for now, blob in zip(memory, blobs, strict=True))
-        return Answer(reply, [bytearray(blob) for blob in reply_blobs], written)
+        return Answer(reply_from_wire(reply), [bytearray(blob) for blob in reply_blobs], written)
 
     def grouped_calls(self, requests: Sequence[Request]) -> Iterator[Answer]:
         for request in requests:
-            yield self.calls(request.header, request.blobs, timeout=request.timeout, what=request.what)
+            yield self.calls(request.message, request.blobs, timeout=request.timeout, what=request.what)
 
     def close(self) -> None:
         self.module = None

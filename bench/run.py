@@ -3,7 +3,9 @@
 (a) floor: the judge and checks in-process, the submission in the same process (no sandbox, no IPC);
 (b) cold:  one fresh sandboxed process per submission through the CLI (`python -m grader grade --json`);
 (c) warm:  the web app's HTTP API with its warm sandbox pool, at client concurrency 1, 2, 4 and 8, while
-           probes measure the latency of `GET /api/problems` and of the problem's page.
+           probes measure the latency of `GET /api/problems` and of the problem's page;
+(d) broken code, cold through the CLI: loops, a huge result, a segfault, deep recursion, an output flood
+           (bench.broken), each against its target.
 Prints a table and writes the same as JSON under bench/results/.
 """
 
@@ -26,6 +28,7 @@ from pathlib import Path
 
 import httpx
 
+from bench.broken import BrokenResult, bench_broken, render_broken
 from bench.inprocess import InProcessPool
 from grader import WorkerPool, grade, load_problem
 
@@ -54,6 +57,7 @@ class Results:
     rows: list[Row] = field(default_factory=list)
     ratios: dict[str, float] = field(default_factory=dict)
     memory_mb: dict[str, float] = field(default_factory=dict)
+    broken: list[BrokenResult] = field(default_factory=list)
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -336,6 +340,8 @@ def render(results: Results) -> str:
     lines.append("")
     lines.extend(f"{name}: {value}" for name, value in results.ratios.items())
     lines.extend(f"memory, {name}: {value:.0f} MB" for name, value in results.memory_mb.items())
+    if results.broken:
+        lines += ["", render_broken(results.broken)]
     return "\n".join(lines)
 
 
@@ -367,8 +373,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-client", type=int, default=10, help="submissions per client in each warm run")
     parser.add_argument("--grading-concurrency", type=int, default=None,
                         help="the server's PAPERLAB_GRADING_CONCURRENCY (default: the server's own, 2 per core)")
-    parser.add_argument("--output", default=str(RESULTS / "latest.json"))
+    parser.add_argument("--only", choices=("all", "broken"), default="all",
+                        help="broken: only row (d), the broken-code cases (moco)")
+    parser.add_argument("--output", default=None, help="default: bench/results/latest.json (broken.json with --only)")
     args = parser.parse_args(argv)
+    if args.only == "broken":
+        results = Results(machine=machine(), problem="moco", broken=bench_broken("moco"))
+        return _write(results, Path(args.output or RESULTS / "broken.json"))
 
     problem = load_problem(args.problem)
     submission = Path(args.submission) if args.submission else problem.folder / "reference.py"
@@ -395,10 +406,14 @@ def main(argv: list[str] | None = None) -> int:
     results.ratios["warm@1 / floor (median)"] = round(warm1.median_ms / floor.median_ms, 2)
     results.ratios["warm@1 target: <= 1.5 x floor + 50 ms"] = round(1.5 * floor.median_ms + 50, 1)
     results.ratios["best warm throughput (subs/s)"] = max(r.throughput_per_s for r in warm_rows)
+    if args.problem == "moco":
+        results.broken = bench_broken("moco")
+    return _write(results, Path(args.output or RESULTS / "latest.json"))
 
+
+def _write(results: Results, output: Path) -> int:
     text = render(results)
     print(text)
-    output = Path(args.output)
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(json.dumps(asdict(results), indent=2) + "\n")
     print(f"\nwritten to {output.relative_to(ROOT) if output.is_relative_to(ROOT) else output}")

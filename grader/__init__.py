@@ -12,16 +12,19 @@ This is the engine's front door: the web app and the benchmark import from here,
 from grader.interleave import Answer, Request
 from grader.judge import grade
 from grader.limits import Limits
-from grader.pool import LoadResult, WorkerPool
+from grader.messages import CallsRequest, reply_from_wire
+from grader.pool import WorkerPool
 from grader.problems import Problem, ProblemError, discover, load_problem
 from grader.report import CheckResult, Experiment, Report, ReportError, summarise
 from grader.sandbox import GRADER_DIR, SandboxStatus, SandboxUnavailable, probe
 from grader.scratch import ScratchResult, run_script, scratch_example
+from grader.session import LoadResult
 from grader.tracks import Track, Tracks, TracksError, load_tracks
 
 __all__ = [
     "GRADER_DIR",
     "Answer",
+    "CallsRequest",
     "CheckResult",
     "Experiment",
     "Limits",
@@ -45,5 +48,6 @@ __all__ = [
     "probe",
     "run_script",
     "scratch_example",
+    "reply_from_wire",
     "summarise",
 ]

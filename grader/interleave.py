@@ -29,13 +29,14 @@ import torch
 
 from grader.calls import WorkerLost
 from grader.limits import Limits
+from grader.messages import CallResults, CallsRequest, Reply
 
 
 @dataclass(frozen=True)
 class Answer:
     """The worker's reply to one request, and what the judge saw happen to the request's own memory."""
 
-    header: dict[str, Any]
+    message: Reply
     blobs: list[bytearray]
     written: tuple[bool, ...] = ()  # per blob of the request: the worker changed its bytes (seen in the arena)
 
@@ -47,19 +48,19 @@ class CallSession(Protocol):
 
     def limit_notes(self) -> str: ...
 
-    def calls(self, header: dict[str, Any], blobs: list[bytes], *, timeout: float,
+    def calls(self, request: CallsRequest, blobs: list[bytes], *, timeout: float,
               what: str | Callable[[], str], function: str = "") -> Answer: ...
 
 
 class GroupedCallSession(CallSession, Protocol):
-    """The worker session the scheduler sends batches of requests to (grader.pool.WorkerSession)."""
+    """The worker session the scheduler sends batches of requests to (grader.session.WorkerSession)."""
 
     def grouped_calls(self, requests: Sequence[Request]) -> Iterator[Answer]: ...
 
 
 @dataclass
 class Request:
-    header: dict[str, Any]
+    message: CallsRequest
     blobs: list[bytes]
     timeout: float
     what: str | Callable[[], str]
@@ -92,19 +93,14 @@ class TaskSession:
     def limit_notes(self) -> str:
         return self.session.limit_notes()
 
-    def calls(self, header: dict[str, Any], blobs: list[bytes], *, timeout: float,
+    def calls(self, request: CallsRequest, blobs: list[bytes], *, timeout: float,
               what: str | Callable[[], str], function: str = "") -> Answer:
-        reply = self.scheduler.switch(Request(header, blobs, timeout, what, function))
+        reply = self.scheduler.switch(Request(request, blobs, timeout, what, function))
         if isinstance(reply, BaseException):
             raise reply
-        results = reply.header.get("results")
-        if isinstance(results, list):
-            self.call_seconds += sum(_milliseconds(r.get("duration_ms")) for r in results if type(r) is dict) / 1000
+        if isinstance(reply.message, CallResults):
+            self.call_seconds += sum(result.duration_ms for result in reply.message.results) / 1000
         return reply  # type: ignore[no-any-return]
-
-
-def _milliseconds(value: Any) -> float:
-    return float(value) if type(value) in (int, float) and 0 <= value < 1e9 else 0.0
 
 
 Task = Callable[[TaskSession], Any]
@@ -228,7 +224,7 @@ class Interleaver:
         assert request is not None
         self.exchanges += 1
         try:
-            return self.session.calls(request.header, request.blobs, timeout=request.timeout, what=request.what,
+            return self.session.calls(request.message, request.blobs, timeout=request.timeout, what=request.what,
                                       function=request.function)
         except WorkerLost as exc:
             return exc

@@ -3,6 +3,7 @@ sandboxed worker, and decides every verdict here, where the submission cannot re
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 import math
@@ -17,16 +18,17 @@ from grader.calls import (
     CallResult,
     CheckFailed,
     ExceptionInfo,
-    TracebackLine,
     WorkerLost,
     describe_call,
 )
 from grader.checks import Check, _with_hint
 from grader.interleave import CallSession, GroupedCallSession, Interleaver, TaskSession
-from grader.pool import LoadResult, WorkerPool, WorkerSession
+from grader.messages import Call, CallReply, CallResults, CallsRequest, TooLarge
+from grader.pool import WorkerPool
 from grader.problems import HELPERS_MODULE, Problem
 from grader.report import CheckResult, Experiment, Report, ReportError, cap_text, summarise
 from grader.sandbox import SandboxUnavailable
+from grader.session import LoadResult, WorkerSession
 
 log = logging.getLogger(__name__)
 
@@ -36,20 +38,14 @@ MAX_CHECK_OUTPUT = 4000  # characters of a check's captured output kept in the r
 RESOURCE_ERRORS = ("MemoryError", "RuntimeError", "OSError")
 
 
-def exception_info(summary: dict[str, Any] | None, *, memory_mb: int | None = None) -> ExceptionInfo:
-    summary = summary or {}
-    message = str(summary.get("message", ""))
-    ancestry = tuple(str(name) for name in summary.get("mro", ()))
-    out_of_memory = "MemoryError" in ancestry or "can't allocate memory" in message
-    if out_of_memory and memory_mb is not None:
-        message = f"{message} [memory limit {memory_mb} MiB reached]".strip()
-    lines = tuple(
-        TracebackLine(int(entry[0]), str(entry[1]), str(entry[2]))
-        for entry in summary.get("traceback", ())
-        if isinstance(entry, list) and len(entry) == 3
-    )
-    kind = str(summary.get("type", "Exception"))
-    return ExceptionInfo(type=kind, ancestry=ancestry, message=message, traceback=lines)
+def exception_info(raised: ExceptionInfo | None, *, memory_mb: int | None = None) -> ExceptionInfo:
+    """The learner's exception as a verdict shows it: an out-of-memory one says which limit it ran into
+    (`memory_mb`). None (a reply that names no exception) becomes a bare `Exception`."""
+    if raised is None:
+        return ExceptionInfo(type="Exception", ancestry=(), message="")
+    if memory_mb is None or ("MemoryError" not in raised.ancestry and "can't allocate memory" not in raised.message):
+        return raised
+    return dataclasses.replace(raised, message=f"{raised.message} [memory limit {memory_mb} MiB reached]".strip())
 
 
 @dataclass
@@ -149,13 +145,13 @@ class CheckRunner:
             keys = [str(index) for index in range(len(args))] + list(kwargs)
             arguments_blobs.append(
                 {key: _storages_of(tree) for key, tree in zip(keys, positional + [t for _, t in keyword], strict=True)})
-            wire.append({
-                "function": function.name,
-                "arguments": {"tuple": [{"tuple": positional}, {"dict": keyword}]},
-                "grads": [function.key_of(name, args, kwargs) for name in grads],
-            })
-            if grad_outputs is not None and grad_outputs[index] is not None:
-                wire[-1]["grad_output"] = encoder.encode(grad_outputs[index], 1)
+            given = grad_outputs[index] if grad_outputs is not None else None
+            wire.append(Call(
+                function=function.name,
+                arguments={"tuple": [{"tuple": positional}, {"dict": keyword}]},
+                grads=tuple(function.key_of(name, args, kwargs) for name in grads),
+                grad_output=None if given is None else encoder.encode(given, 1),
+            ))
         limits = self.problem.limits
         timeout = limits.call_timeout_s * len(calls)  # the session also holds every request to the total limit
 
@@ -163,17 +159,15 @@ class CheckRunner:
             first = descriptions[0]()
             return first if len(calls) == 1 else f"{len(calls)} calls of {function.name}, e.g. {first}"
 
-        answer = self.session.calls({"op": "calls", "calls": wire}, encoder.blobs, timeout=timeout, what=what,
+        answer = self.session.calls(CallsRequest(tuple(wire)), encoder.blobs, timeout=timeout, what=what,
                                     function=function.name)
-        reply = answer.header
-        if reply.get("op") == "too_large":
-            size = reply.get("size")
-            megabytes = size / 2**20 if type(size) is int else float("nan")
-            raise WorkerLost(f"{what()} returned {megabytes:.1f} MiB of tensors; the limit is {limits.message_mb} MiB",
-                             limit="message_size")
-        results = reply.get("results")
-        if reply.get("op") != "results" or not isinstance(results, list) or len(results) != len(calls):
+        reply = answer.message
+        if isinstance(reply, TooLarge):
+            raise WorkerLost(f"{what()} returned {reply.size / 2**20:.1f} MiB of tensors; the limit is "
+                             f"{limits.message_mb} MiB", limit="message_size")
+        if not isinstance(reply, CallResults) or len(reply.results) != len(calls):
             raise WorkerLost(f"the worker answered {what()} with a malformed reply")
+        results = reply.results
         written = answer.written
         try:
             outcome = [
@@ -185,44 +179,36 @@ class CheckRunner:
             raise WorkerLost(f"the worker sent a malformed message during {what()} ({exc})") from None
         for result, (args, kwargs), call, used in zip(outcome, calls, wire, arguments_blobs, strict=True):
             result.arguments = (tuple(args), dict(kwargs))
-            result.encoded = (call["arguments"], [encoder.blobs[i] for i in sorted(set().union(*used.values()))])
+            result.encoded = (call.arguments, [encoder.blobs[i] for i in sorted(set().union(*used.values()))])
         return outcome
 
     def _result(
-        self, function: RemoteFunction, description: Callable[[], str], item: Any, blobs: list[bytearray],
+        self, function: RemoteFunction, description: Callable[[], str], item: CallReply, blobs: list[bytearray],
         written: set[str],
     ) -> CallResult:
-        if not isinstance(item, dict):
-            raise WorkerLost("the worker sent a malformed result")
-        if item.get("missing"):
+        if item.missing:
             raise CheckFailed(f"your code defines no function {function.name}")
-        output = str(item.get("output") or "")
-        if output:
-            self.output.append(output)
-        raised = item.get("raised")
+        if item.output:
+            self.output.append(item.output)
         decoder = protocol.Decoder(blobs)  # one per call: the item cap counts per call on both sides
-        grads: dict[str, Any] = {}
-        for key, value in (item.get("grads") or {}).items():
-            grads[function.name_of(str(key))] = None if value is None else decoder.decode(value)
-        reported = {str(key) for key in item.get("mutated", ()) if type(key) is str}
-        backward_error = item.get("backward_error")
-        grad_output = item.get("grad_output")
+        grads = {function.name_of(key): None if value is None else decoder.decode(value)
+                 for key, value in (item.grads or {}).items()}
         return CallResult(
             function=function.name,
             call=description,
-            value=None if raised else decoder.decode(item.get("value")),
-            raised=self._raised(raised) if raised else None,
+            value=None if item.raised else decoder.decode(item.value),
+            raised=self._raised(item.raised) if item.raised else None,
             grads=grads,
-            mutated=tuple(function.name_of(key) for key in sorted(written | reported, key=_argument_order)),
-            aliased=tuple(function.name_of(str(key)) for key in item.get("aliased", ())),
-            output=output,
-            duration_ms=float(item.get("duration_ms") or 0.0),
-            backward_error=str(backward_error)[:2000] if backward_error else None,
-            grad_output=None if grad_output is None else decoder.decode(grad_output),
+            mutated=tuple(function.name_of(key) for key in sorted(written | set(item.mutated), key=_argument_order)),
+            aliased=tuple(function.name_of(key) for key in item.aliased),
+            output=item.output,
+            duration_ms=item.duration_ms,
+            backward_error=item.backward_error[:2000] if item.backward_error else None,
+            grad_output=None if item.grad_output is None else decoder.decode(item.grad_output),
         )
 
-    def _raised(self, summary: dict[str, Any]) -> ExceptionInfo:
-        info = exception_info(summary, memory_mb=self.problem.limits.memory_mb)
+    def _raised(self, raised: ExceptionInfo) -> ExceptionInfo:
+        info = exception_info(raised, memory_mb=self.problem.limits.memory_mb)
         if not info.is_a(*RESOURCE_ERRORS):
             return info  # a TypeError or ValueError is the learner's answer, not a limit: skip the cgroup reads
         notes = self.session.limit_notes()
@@ -343,7 +329,7 @@ def _load_error(session: WorkerSession) -> tuple[LoadResult | None, ReportError 
         return None, ReportError(kind=kind, message=exc.reason, limit=exc.limit)
     if loaded.ok:
         return loaded, None
-    info = exception_info(loaded.raised)
+    info = exception_info(loaded.raised)  # messages.Loaded guarantees one for a failed load
     return loaded, ReportError(kind="load", message=f"your code failed to load: {info.summary()}", line=info.line)
 
 

@@ -108,7 +108,7 @@ def bwrap_command(bwrap: str, *, tmp_size_mb: int, argv: list[str],
 
     `--as-pid-1`: `argv` itself is the sandbox's pid 1, not a bubblewrap init whose /proc/1/cmdline would name
     every host path mounted here (checkout, virtualenv, home). pid 1 must then reap the orphans of its tree
-    (worker.zygote does); and the kernel drops every signal sent to it from inside its namespace unless it
+    (worker.template does); and the kernel drops every signal sent to it from inside its namespace unless it
     installed a handler for it, a wall against the children beside the seccomp filter.
 
     `worker_files` (name -> descriptor, open_worker_files): the worker's files are copied in (`--ro-bind-data`)
@@ -171,9 +171,9 @@ def worker_argv(control_fd: int, *, sandboxed: bool) -> list[str]:
     """The template's command line: inside the sandbox, the interpreter and worker at their sandbox paths."""
     if sandboxed:
         layout = interpreter_layout()
-        return [layout.python, "-I", "-B", f"{SANDBOX_WORKER_DIR}/worker.py", "zygote", str(control_fd),
+        return [layout.python, "-I", "-B", f"{SANDBOX_WORKER_DIR}/worker.py", "template", str(control_fd),
                 "sandboxed", *layout.site_dirs]
-    return [sys.executable, "-I", "-B", str(GRADER_DIR / "worker.py"), "zygote", str(control_fd), "unsandboxed"]
+    return [sys.executable, "-I", "-B", str(GRADER_DIR / "worker.py"), "template", str(control_fd), "unsandboxed"]
 
 
 # ---------------------------------------------------------------------------------------------- cgroups

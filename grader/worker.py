@@ -1,6 +1,6 @@
 """The only code that runs inside the sandbox.
 
-`python -I worker.py zygote FD` starts a template process: it imports and warms up torch once, then, for each
+`python -I worker.py template FD` starts a template process: it imports and warms up torch once, then, for each
 `fork` request on its control socket (which carries the job's socket as SCM_RIGHTS), forks a child that serves
 exactly one submission and is never reused. The child loads the learner's code as a module and answers
 `calls` requests: call F with these arguments, report what came back, what was raised, the gradients asked
@@ -45,7 +45,7 @@ import types  # noqa: E402
 from typing import Any  # noqa: E402
 
 WORKER_DIR = os.path.dirname(os.path.abspath(__file__))
-if len(sys.argv) > 4 and sys.argv[1] == "zygote":  # the virtualenv's site-packages, at their sandbox paths
+if len(sys.argv) > 4 and sys.argv[1] == "template":  # the virtualenv's site-packages, at their sandbox paths
     import site
 
     for _site_dir in sys.argv[4:]:
@@ -90,6 +90,7 @@ _Generator = torch.Generator
 _generator_seed = torch.Generator.manual_seed
 _send_frame = protocol.send_frame
 _recv_frame = protocol.recv_frame
+_recv_into = protocol._recv_into
 _perf_counter = time.perf_counter
 _get_ident = _thread.get_ident
 _allocate_lock = _thread.allocate_lock
@@ -105,6 +106,7 @@ _S_IFLNK = 0o120000
 _S_IFMT = 0o170000
 
 SUBMISSION_FILENAME = "submission.py"
+CALL_CLOCK_MARGIN_S = 0.25  # see _child: the judge's deadline for a single call comes first
 PR_SET_DUMPABLE = 4
 
 
@@ -147,10 +149,10 @@ def _exercise_torch() -> None:
     gc.collect()
 
 
-# ------------------------------------------------------------------------------------------------- zygote
+# ----------------------------------------------------------------------------------------------- template
 
 
-def zygote(control_fd: int, *, sandboxed: bool) -> None:
+def template(control_fd: int, *, sandboxed: bool) -> None:
     """Control messages are single JSON datagrams on a SOCK_SEQPACKET socket; a fork request carries the
     job's stream socket as SCM_RIGHTS.
 
@@ -165,13 +167,13 @@ def zygote(control_fd: int, *, sandboxed: bool) -> None:
     _set_undumpable()
     if torch.get_num_threads() != 1 or threading.active_count() != 1:
         raise RuntimeError("the template must stay single-threaded: forking a threaded process deadlocks")
-    _send_control(control, {"op": "ready", "pid": os.getpid()})
+    _send_control(control, {"op": "ready"})
     while True:
         data, fds, _, _ = socket.recv_fds(control, 65536, 1)
         if not data:
             return
-        request = json.loads(data)
-        if request.get("op") != "fork" or len(fds) != 1:
+        request = json.loads(data)  # grader.messages.ForkRequest
+        if type(request) is not dict or request["op"] != "fork" or len(fds) != 1:
             return
         _reap_orphans()
         if _current_limits() != _PRISTINE_LIMITS:
@@ -182,7 +184,7 @@ def zygote(control_fd: int, *, sandboxed: bool) -> None:
         if pid == 0:
             try:
                 control.close()
-                _child(fds[0], warm=bool(request.get("ahead")))
+                _child(fds[0], warm=request["ahead"] is True)
             finally:
                 os._exit(0)
         os.close(fds[0])
@@ -192,7 +194,6 @@ def zygote(control_fd: int, *, sandboxed: bool) -> None:
             control,
             {
                 "op": "exited",
-                "pid": pid,
                 "exit_code": os.waitstatus_to_exitcode(status),
                 "cpu_s": usage.ru_utime + usage.ru_stime,
                 "max_rss_kb": usage.ru_maxrss,
@@ -330,8 +331,16 @@ class Interfered(Exception):
     """The learner's code tampered with the thread that runs it (released it early, emptied its results)."""
 
 
+class CallTimedOut(Exception):
+    """A call of the learner's code did not return within the call limit; its thread is still running it."""
+
+
 class LearnerThread:
-    """Runs the learner's code, one call at a time, on a thread whose stack holds nothing of the worker's."""
+    """Runs the learner's code, one call at a time, on a thread whose stack holds nothing of the worker's.
+
+    `call_timeout_s`: how long `run` waits for one call (-1: for ever, while the submission loads, where the
+    judge's deadline decides). A request of several calls then ends at the first call that breaks the limit,
+    not when the judge's deadline for all of them runs out."""
 
     STACK_BYTES = 64 * 1024 * 1024  # deep but legal recursion (100,000 frames) must end in RecursionError
 
@@ -343,6 +352,7 @@ class LearnerThread:
         self._done = _allocate_lock()
         self._wake.acquire()
         self._done.acquire()
+        self.call_timeout_s = -1.0
         previous = _thread.stack_size(self.STACK_BYTES)
         try:
             _start_thread(namespace["serve"], (self._jobs, self._results, self.graveyard, self._wake, self._done))
@@ -354,7 +364,8 @@ class LearnerThread:
         is freed on the learner's thread, never on this one."""
         self._jobs.append((function, args, kwargs))
         self._wake.release()
-        self._done.acquire()
+        if not self._done.acquire(True, self.call_timeout_s):
+            raise CallTimedOut
         results = self._results
         if type(results) is not list or len(results) != 1:
             raise Interfered("your code interfered with the thread that runs it")
@@ -535,8 +546,9 @@ class Served:
         self.opaque = output.namespace["Opaque"]
 
     def calls(self, request: dict[str, Any], blobs: list[Any], max_message: int) -> tuple[dict[str, Any], list[bytes]]:
-        """One `calls` request: every call in order, its reply, and the reply's blobs."""
-        calls = request.get("calls")
+        """One `calls` request: every call in order, its reply, and the reply's blobs (grader.messages names
+        every field; each reply carries all of them, so the judge can refuse one that lacks any)."""
+        calls = request["calls"]
         if type(calls) is not list:
             return {"op": "results", "results": []}, []
         reply_blobs: list[bytes] = []
@@ -552,7 +564,8 @@ class Served:
         args, kwargs = arguments
         self.graveyard.append(arguments)
         function = self.module.__dict__.get(call["function"])
-        reply: dict[str, Any] = {"value": None, "raised": None, "grads": {}, "aliased": []}
+        reply: dict[str, Any] = {"value": None, "raised": None, "missing": False, "grads": {}, "backward_error": None,
+                                 "grad_output": None, "mutated": [], "aliased": [], "output": "", "duration_ms": 0.0}
         if not callable(function):
             reply["missing"] = True
             return reply
@@ -581,7 +594,7 @@ class Served:
                 reply["value"] = encoder.encode(value)
             except protocol.ProtocolError as exc:
                 reply["value"] = {"opaque": f"unencodable result ({exc})"}
-            if call.get("grads"):
+            if call["grads"]:
                 self.gradients(reply, value, call, dict(tensors), decoder, encoder)
         reply["output"] = self.output.take()
         return reply
@@ -595,7 +608,7 @@ class Served:
         grads: dict[str, Any] = {key: None for key in wanted}
         reply["grads"] = grads
         results = _tensors_in(value)
-        given = call.get("grad_output")
+        given = call["grad_output"]
         try:
             if given is not None:
                 cotangent = decoder.decode(given)
@@ -767,49 +780,61 @@ def _child(job_fd: int, *, warm: bool) -> None:
     header, _, fds = _recv_frame(job, max_blob_bytes=0, with_fds=True)
     if fds:
         faulthandler.register(signal.SIGUSR1, file=fds[0], all_threads=True, chain=False)
-    key = bytes.fromhex(str(header["key"]))
+    key = bytes.fromhex(str(header["key"]))  # grader.messages.LoadRequest: every field is always sent
     limits = header["limits"]
-    seed = int(header.get("seed", 0))
+    seed = int(header["seed"])
     torch.manual_seed(seed)
     random.seed(seed)
-    template = os.getppid()
-    seccomp.install([template, os.getpgid(template), 1])
+    parent = os.getppid()  # the template
+    seccomp.install([parent, os.getpgid(parent), 1])
     namespace = _learner_namespace()
     learner = LearnerThread(namespace)  # after seccomp (a filter binds the threads made after it), before the
     _apply_limits(limits)  # limits, so its stack counts in the baseline and not against the learner's memory
     output = Output(namespace, int(limits["output_kb"]) * 1024)
     sys.stdout = sys.stderr = output.writer
-    _ban(header.get("banned_calls"), namespace)
+    _ban(header["banned_calls"], namespace)
     guard = _seal(_get_ident())
     served = Served(types.ModuleType("submission"), output, learner.run, learner.graveyard, guard)
-    started = _perf_counter()
-    ok, raised = _load_modules(header.get("modules"), learner.run)
+    ok, raised = _load_modules(header["modules"], learner.run)
     module = types.ModuleType("submission")
     if ok:
         module, ok, raised = _load_submission(str(header["code"]), learner.run)
     served.module = module
     if not ok:
-        reply = {"op": "loaded", "ok": False, "raised": served.exception_summary(raised), "output": output.take()}
+        reply = {"op": "loaded", "ok": False, "functions": [], "raised": served.exception_summary(raised),
+                 "output": output.take()}
         _send_frame(job, reply, key=key)
         return
     functions = sorted(name for name, value in list(module.__dict__.items())
                        if type(name) is str and callable(value) and not name.startswith("__"))
-    _send_frame(job, {"op": "loaded", "ok": True, "functions": functions, "output": output.take(),
-                      "duration_ms": (_perf_counter() - started) * 1000}, key=key)
+    _send_frame(job, {"op": "loaded", "ok": True, "functions": functions, "raised": None, "output": output.take()},
+                key=key)
     max_message = int(limits["message_mb"]) * 1024 * 1024
+    # A little after the call limit: a request of one call is the judge's deadline to decide, as before; this
+    # clock only ends a request of several calls at the first call that broke the limit.
+    learner.call_timeout_s = float(limits["call_timeout_s"]) + CALL_CLOCK_MARGIN_S
     while True:
         try:
             request, _, fds = _recv_frame(job, max_blob_bytes=0, with_fds=True)
         except EOFError:
             return
-        if request.get("op") != "calls" or len(fds) > 1:
+        if request["op"] != "calls" or len(fds) > 1:  # grader.messages.CallsRequest
             return
-        arena = request.get("arena", {})
+        arena = request["arena"]
         if fds:
-            blobs = protocol.map_arena(fds[0], arena.get("size"), arena.get("blobs"))
+            blobs = protocol.map_arena(fds[0], arena["size"], arena["blobs"])
         else:
-            blobs = protocol._blob_table(arena.get("blobs", []), memoryview(bytearray()))
-        reply, reply_blobs = served.calls(request, blobs, max_message)
+            blobs = protocol._blob_table(arena["blobs"], memoryview(bytearray()))
+        try:
+            reply, reply_blobs = served.calls(request, blobs, max_message)
+        except CallTimedOut:
+            # The learner's thread is still in the call and this child can serve no more: say so (signed), then
+            # wait for the judge, which samples our stacks (the line that was running) and kills us.
+            _send_frame(job, {"op": "call_timed_out"}, key=key)
+            # The learner's thread still runs and may rebind socket.socket's methods: the captured C one only.
+            while _recv_into(job, bytearray(1), 1):
+                pass
+            return
         _send_frame(job, reply, reply_blobs, key=key)
 
 
@@ -819,7 +844,7 @@ def _exercise_calls() -> None:
     module.f = lambda x, y, t: (x * y).sum() / t  # type: ignore[attr-defined]
     x = torch.randn(3, 4, dtype=torch.float64, requires_grad=True)
     arguments, blobs = protocol.encode(((x, x.detach().T.contiguous().T, 0.5), {}))
-    call = {"function": "f", "arguments": arguments, "grads": ["0"]}
+    call = {"function": "f", "arguments": arguments, "grads": ["0"], "grad_output": None}
     namespace = _learner_namespace()
     direct = lambda function, args, kwargs: (True, function(*args, **kwargs))  # noqa: E731
     served = Served(module, Output(namespace, 100), direct, [], None, arena_copies=True)
@@ -827,10 +852,10 @@ def _exercise_calls() -> None:
 
 
 def main() -> None:
-    if len(sys.argv) >= 4 and sys.argv[1] == "zygote" and sys.argv[3] in ("sandboxed", "unsandboxed"):
-        zygote(int(sys.argv[2]), sandboxed=sys.argv[3] == "sandboxed")
+    if len(sys.argv) >= 4 and sys.argv[1] == "template" and sys.argv[3] in ("sandboxed", "unsandboxed"):
+        template(int(sys.argv[2]), sandboxed=sys.argv[3] == "sandboxed")
         return
-    print("usage: worker.py zygote FD sandboxed|unsandboxed [SITE_DIR ...]", file=sys.stderr)
+    print("usage: worker.py template FD sandboxed|unsandboxed [SITE_DIR ...]", file=sys.stderr)
     sys.exit(2)
 
 

@@ -120,13 +120,13 @@ def assert_pool_idle_and_clean(pool: WorkerPool) -> None:
             home = subdirs.pop("template", template)
             commands = [_cmdline(pid) for pid in _procs(home)]
             pythons = [c for c in commands if not _is_bwrap(c)]
-            assert len(pythons) == 1 and "worker.py zygote" in pythons[0], f"{home}: {commands}"
+            assert len(pythons) == 1 and "worker.py template" in pythons[0], f"{home}: {commands}"
             if home is not template:
                 assert _procs(template) == [], f"processes outside the template's leaf cgroup in {template}"
             assert len(subdirs) <= 1, f"job cgroups left behind in {template}: {sorted(subdirs)}"
             for job in subdirs.values():
                 waiting = [_cmdline(pid) for pid in _procs(job)]
-                assert len(waiting) == 1 and "worker.py zygote" in waiting[0], f"{job} holds {waiting}"
+                assert len(waiting) == 1 and "worker.py template" in waiting[0], f"{job} holds {waiting}"
                 assert not any(p.is_dir() for p in job.iterdir()), f"nested cgroups in {job}"
 
 
@@ -137,12 +137,12 @@ def assert_pool_removed(pool: WorkerPool) -> None:
 
 
 def template_host_pids(pool: WorkerPool) -> list[int]:
-    """Host pids of the pool's template Python processes (the zygotes, not bubblewrap, not children)."""
+    """Host pids of the pool's template Python processes (not bubblewrap, not children)."""
     root = pool_cgroup_dirs(pool)[0]
     pids = []
     for template in sorted(p for p in root.iterdir() if p.is_dir()):
         home = template / "template" if (template / "template").is_dir() else template
-        pids += [pid for pid in _procs(home) if not _is_bwrap(_cmdline(pid)) and "worker.py zygote" in _cmdline(pid)]
+        pids += [pid for pid in _procs(home) if not _is_bwrap(_cmdline(pid)) and "worker.py template" in _cmdline(pid)]
     return pids
 
 

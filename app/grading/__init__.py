@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 from app.db import SessionFactory
 from app.grading.base import AddressQueueFull, BackendHealth, BackendUnavailable, GradingBackend, QueueFull, Submitter
-from app.grading.events import EventBus, GradingEvent, InMemoryEventBus
+from app.grading.event_bus import EventBus, GradingEvent, InMemoryEventBus
 from app.settings import Settings
 from grader import Problem
 

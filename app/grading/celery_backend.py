@@ -1,6 +1,6 @@
 """Grading on many machines: a Celery queue on Redis, workers (`python -m app worker`) anywhere that reaches the
 broker and the database. The web side only stores a submission and enqueues its id; the worker task
-(app.worker) runs the same `app.grading.runner.grade_submission` as the in-process backend.
+(app.grading.celery_consumer) runs the same `app.grading.runner.grade_submission` as the in-process backend.
 
 Nothing is lost: tasks are acknowledged late (a worker that dies mid-grade leaves its task to another after the
 visibility timeout), grading claims a submission with a conditional UPDATE (a redelivered task does not grade
@@ -23,7 +23,7 @@ from sqlalchemy import func, select
 
 from app.db import SessionFactory
 from app.grading.base import BackendHealth, QueueFull, SubmissionKept, Submitter
-from app.grading.events import EventBus
+from app.grading.event_bus import EventBus
 from app.grading.redis_events import RedisEventBus, make_redis
 from app.grading.sweeper import BrokerUnreachable, Sweeper
 from app.grading.waiting_by_address import WaitingByAddress
@@ -63,7 +63,7 @@ def make_celery_app(settings: Settings) -> Celery:
 
 
 def celery_config(settings: Settings) -> dict[str, Any]:
-    """The one Celery configuration, for the web side (sending) and the workers (app.worker)."""
+    """The one Celery configuration, for the web side (sending) and the workers (app.grading.celery_consumer)."""
     visibility_s = settings.celery_visibility_timeout_s
     return {
         "broker_url": settings.celery_broker_url,

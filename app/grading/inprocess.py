@@ -13,7 +13,7 @@ from sqlalchemy import select
 
 from app.db import SessionFactory
 from app.grading.base import AddressQueueFull, BackendHealth, BackendUnavailable, Pool, QueueFull, Submitter
-from app.grading.events import EventBus
+from app.grading.event_bus import EventBus
 from app.grading.fair_queue import FairQueue
 from app.grading.runner import GradeFunction, grade_submission
 from app.models import IN_FLIGHT, Submission

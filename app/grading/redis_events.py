@@ -1,4 +1,4 @@
-"""Live grading events across machines: the EventBus protocol of app.grading.events on Redis.
+"""Live grading events across machines: the EventBus protocol of app.grading.event_bus on Redis.
 
 A worker publishes each event with one Lua script that appends it to the submission's replay log (a short-lived
 list), stamps it with (generation, sequence number) and PUBLISHes it on the submission's channel. Each web process
@@ -21,7 +21,7 @@ from typing import Self
 
 import redis
 
-from app.grading.events import GradingEvent
+from app.grading.event_bus import GradingEvent
 
 logger = logging.getLogger(__name__)
 

@@ -19,7 +19,7 @@ from sqlalchemy import ColumnElement, and_, or_, select, update
 import grader
 from app.db import SessionFactory, transaction
 from app.grading.base import Pool
-from app.grading.events import EventBus, GradingEvent
+from app.grading.event_bus import EventBus, GradingEvent
 from app.models import FINISHED, IN_FLIGHT, Solved, Submission, utcnow
 from grader import CheckResult, Problem, Report, ReportError, summarise
 

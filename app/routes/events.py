@@ -25,7 +25,7 @@ from app import crud
 from app.addresses import client_address
 from app.deps import EventBusDep, OpenStreamsDep, StateDep, known_learner
 from app.errors import NotFound
-from app.grading.events import EventBus, GradingEvent, Subscription
+from app.grading.event_bus import EventBus, GradingEvent, Subscription
 from app.models import FINISHED
 from app.schemas import SubmissionOut, as_json, submission_out
 from app.state import AppState

@@ -1,4 +1,4 @@
-"""GET /metrics for Prometheus (see app.metrics for what it holds)."""
+"""GET /metrics for Prometheus (see app.metrics_collector for what it holds)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from fastapi import APIRouter, Request, Response
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 
 from app.deps import StateDep
-from app.metrics import PaperLabCollector, make_registry
+from app.metrics_collector import PaperLabCollector, make_registry
 
 router = APIRouter(tags=["operations"])
 _registry_lock = threading.Lock()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from app.grading.events import GradingEvent, InMemoryEventBus
+from app.grading.event_bus import GradingEvent, InMemoryEventBus
 from tests.app.app_support import (
     CHECK_IDS,
     CORRECT,

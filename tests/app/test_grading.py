@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import update
 
 from app.db import make_engine, make_session_factory, transaction
-from app.grading.events import InMemoryEventBus
+from app.grading.event_bus import InMemoryEventBus
 from app.grading.runner import MAX_ATTEMPTS, grade_submission
 from app.migrate import upgrade
 from app.models import Learner, Solved, Submission

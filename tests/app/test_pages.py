@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -94,6 +95,8 @@ def test_security_headers_on_pages_api_and_errors(client: TestClient) -> None:
 
 def test_static_bundle_is_served(client: TestClient) -> None:
     if not Path("static/dist/app.js").is_file():
+        if os.environ.get("CI") == "true":  # `make test` builds the bundle: missing there is a failure
+            pytest.fail("the front-end bundle static/dist/app.js is missing: run `npm run build`")
         pytest.skip("the front-end bundle is not built (npm run build)")
     response = client.get("/static/dist/app.js")
     assert response.status_code == 200 and "javascript" in response.headers["content-type"]

@@ -10,6 +10,7 @@ import torch
 from grader.calls import WorkerLost
 from grader.interleave import Answer, Interleaver, Request, TaskSession
 from grader.limits import Limits
+from grader.messages import Call, CallReply, CallResults, CallsRequest
 
 
 @dataclass
@@ -27,32 +28,33 @@ class FakeSession:
     def limit_notes(self) -> str:
         return ""
 
-    def calls(self, header: dict[str, Any], blobs: list[bytes], *, timeout: float,
+    def calls(self, request: CallsRequest, blobs: list[bytes], *, timeout: float,
               what: str | Callable[[], str], function: str = "") -> Answer:
-        return next(self.grouped_calls([Request(header, blobs, timeout, what, function)]))
+        return next(self.grouped_calls([Request(request, blobs, timeout, what, function)]))
 
     def grouped_calls(self, requests: Sequence[Request]) -> Iterator[Answer]:
         self.exchanges.append({
-            "calls": [call for request in requests for call in request.header["calls"]],
+            "calls": [{"tag": call.arguments} for request in requests for call in request.message.calls],
             "blobs": [list(request.blobs) for request in requests],
-            "groups": [len(request.header["calls"]) for request in requests],
+            "groups": [len(request.message.calls) for request in requests],
             "timeouts": [request.timeout for request in requests],
         })
         for request in requests:  # one after another, as the worker session sends them
-            calls = request.header["calls"]
-            self.sent.extend(call["tag"] for call in calls)
-            if any(call["tag"] == "crash" for call in calls):
+            tags = [call.arguments for call in request.message.calls]  # a call's "arguments" are its tag here
+            self.sent.extend(tags)
+            if "crash" in tags:
                 raise WorkerLost(f"the worker process crashed during {request.what}",
                                  limit="crash" if request.function else None)
-            results = [{"value": call["tag"], "duration_ms": 2.0} for call in calls]
-            self.log.append("reply " + ",".join(call["tag"] for call in calls))
-            yield Answer({"op": "results", "results": results}, [], tuple(False for _ in request.blobs))
+            results = tuple(CallReply(value=tag, duration_ms=2.0) for tag in tags)
+            self.log.append("reply " + ",".join(tags))
+            yield Answer(CallResults(results), [], tuple(False for _ in request.blobs))
 
 
 def ask(session: TaskSession, *tags: str, blobs: tuple[bytes, ...] = ()) -> list[str]:
-    header = {"op": "calls", "calls": [{"function": "f", "tag": tag} for tag in tags]}
-    answer = session.calls(header, list(blobs), timeout=5.0 * len(tags), what="a call")
-    return [result["value"] for result in answer.header["results"]]
+    request = CallsRequest(tuple(Call(function="f", arguments=tag) for tag in tags))
+    answer = session.calls(request, list(blobs), timeout=5.0 * len(tags), what="a call")
+    assert isinstance(answer.message, CallResults)
+    return [result.value for result in answer.message.results]
 
 
 def run(tasks: list[Callable[[TaskSession], Any]], session: FakeSession | None = None,
@@ -183,9 +185,10 @@ def test_without_merging_every_request_goes_alone():
 
 
 def ask_function(session: TaskSession, function: str, *tags: str) -> list[str]:
-    header = {"op": "calls", "calls": [{"function": function, "tag": tag} for tag in tags]}
-    answer = session.calls(header, [], timeout=5.0 * len(tags), what=f"{function}()", function=function)
-    return [result["value"] for result in answer.header["results"]]
+    request = CallsRequest(tuple(Call(function=function, arguments=tag) for tag in tags))
+    answer = session.calls(request, [], timeout=5.0 * len(tags), what=f"{function}()", function=function)
+    assert isinstance(answer.message, CallResults)
+    return [result.value for result in answer.message.results]
 
 
 def outcome(call: Callable[[], list[str]]) -> str | list[str]:

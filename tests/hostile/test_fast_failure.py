@@ -4,8 +4,11 @@ names the line of the learner's code it was running."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
+from pathlib import Path
 
+from grader.problems import Problem, load_problem
 from grader.report import Report
 from tests.hostile.hostile_support import assert_unsolved_within
 
@@ -50,3 +53,32 @@ def test_a_learner_exception_that_mentions_a_limit_is_not_a_limit(grade_code: Gr
                                                 "raise ValueError('time limit exceeded')"))
     check = next(check for check in report.checks if check.id == "add_one.values")
     assert check.status == "failed" and "time limit exceeded" in check.message and check.limit is None
+
+
+MAPPED_CHECK = '''
+
+@check("add_one.table", "add_one over a table of inputs")
+def add_one_table(sub, ref):
+    inputs = [torch.full((2,), float(value)) for value in range(6)]
+    for got, x in zip(sub.add_one.map([((x,), {}) for x in inputs]), inputs):
+        expect_close(got.unwrap(), ref.add_one(x))
+'''
+
+LOOPING_ON_TWO = LOOPING_ADD_ONE.replace("    while True:\n        x = x + 0", (
+    "    while float(x.flatten()[0]) == 2.0:\n        x = x + 0\n    return x + 1"))
+
+
+def test_one_looping_call_of_many_in_one_request_costs_one_call_limit(
+    grade_code: GradeCode, adder: Problem, tmp_path: Path,
+) -> None:
+    # Six calls travel in one request, whose deadline is six call limits; the worker's own clock ends it at the
+    # first call that breaks one limit, so the time and the verdict are one call's.
+    folder = tmp_path / "adder"
+    shutil.copytree(adder.folder, folder)
+    (folder / "checks.py").write_text((folder / "checks.py").read_text() + MAPPED_CHECK)
+    report = grade_code(LOOPING_ON_TWO, problem=load_problem(folder))
+    table = next(check for check in report.checks if check.id == "add_one.table")
+    assert table.status == "failed" and table.limit == "time", table.message
+    assert table.message.startswith("time limit 3 s exceeded in 6 calls of add_one"), table.message
+    assert "(it was running line 6 of your code: `x = x + 0`)" in table.message, table.message
+    assert_unsolved_within(report, 3 + 10)

@@ -15,10 +15,11 @@ from typing import Any
 import pytest
 
 from grader.judge import grade
-from grader.pool import StderrTail, WorkerPool
+from grader.pool import WorkerPool
 from grader.problems import Problem
 from grader.report import Report
 from grader.sandbox import GRADER_DIR
+from grader.template import StderrTail
 from tests.hostile.hostile_support import REPO, assert_unsolved_within, submission
 
 GradeCode = Callable[..., Report]
@@ -53,7 +54,7 @@ def test_pid_1_and_the_template_show_no_host_path(seen: dict[str, Any], source: 
 
 def test_pid_1_is_the_template_not_bubblewrap(seen: dict[str, Any]) -> None:
     assert "bwrap" not in seen["cmdline"] and "--ro-bind" not in seen["cmdline"], seen["cmdline"][:500]
-    assert "worker.py zygote" in seen["cmdline"]
+    assert "worker.py template" in seen["cmdline"]
 
 
 def test_pid_1_stderr_cannot_be_written(seen: dict[str, Any]) -> None:

@@ -13,9 +13,10 @@ import pytest
 
 from grader.judge import grade
 from grader.limits import Limits
-from grader.pool import CGROUP_SLACK_BYTES, TEMPLATE_MEMORY_BYTES, WorkerPool
+from grader.pool import WorkerPool
 from grader.problems import Problem
 from grader.report import Report
+from grader.template import CGROUP_SLACK_BYTES, TEMPLATE_MEMORY_BYTES
 from tests.conftest import assert_pool_idle_and_clean, assert_pool_removed, new_pool, template_host_pids
 from tests.hostile.conftest import wait_until_all_idle
 from tests.hostile.hostile_support import messages
@@ -354,11 +355,11 @@ def test_signals_to_the_template_are_refused(one_template: WorkerPool, adder: Pr
 def test_the_template_tree_has_a_memory_cap(one_template: WorkerPool, adder: Problem) -> None:
     """Whatever a child could leave charged to the template's tree (its tmpfs pages, an unknown leak) is bounded:
     the template, one child at its limit, the sandbox's tmpfs."""
-    (zygote,) = one_template._all  # noqa: SLF001 - the test reads where the pool keeps its template
-    assert zygote.cgroup is not None
-    memory = zygote.cgroup.paths.get("memory", zygote.cgroup.paths.get("unified"))
+    (template,) = one_template._all  # noqa: SLF001 - the test reads where the pool keeps its template
+    assert template.cgroup is not None
+    memory = template.cgroup.paths.get("memory", template.cgroup.paths.get("unified"))
     assert memory is not None
-    name = "memory.max" if zygote.cgroup.version == 2 else "memory.limit_in_bytes"
+    name = "memory.max" if template.cgroup.version == 2 else "memory.limit_in_bytes"
     cap = int((memory / name).read_text())
     child_cap = (adder.limits.memory_mb << 20) + CGROUP_SLACK_BYTES
     assert cap >= TEMPLATE_MEMORY_BYTES + child_cap

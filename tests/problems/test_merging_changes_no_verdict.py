@@ -1,5 +1,5 @@
-"""Sending the calls of several checks in one round trip changes no verdict: every solution kept with the MoCo
-and SimCLR problems (reference, starter, variants, mutants) gets the same statuses and messages as when each
+"""Sending the calls of several checks in one round trip changes no verdict: every solution kept with every
+problem in problems/ (reference, starter, variants, mutants) gets the same statuses and messages as when each
 check's request goes alone."""
 
 import functools
@@ -9,10 +9,14 @@ import pytest
 from grader import judge
 from grader.interleave import Interleaver
 from grader.pool import WorkerPool
-from grader.problems import Problem, load_problem
+from grader.problems import Problem, discover
 from grader.report import Report
 
-PROBLEMS = {slug: load_problem(slug) for slug in ("moco", "simclr")}
+# Two gradings per kept solution of every problem: minutes, not seconds.
+pytestmark = pytest.mark.slow
+
+_FOUND, _INVALID = discover()
+PROBLEMS = {problem.slug: problem for problem in _FOUND}
 
 
 def solutions(problem: Problem) -> list[tuple[str, str]]:
@@ -32,6 +36,11 @@ CASES = [
 
 def verdicts(report: Report) -> tuple[object, ...]:
     return report.solved, report.error, [(c.id, c.status, c.message, c.output) for c in report.checks]
+
+
+def test_every_problem_folder_is_discovered() -> None:
+    assert _INVALID == {}, _INVALID  # a folder that does not load would silently drop out of the table below
+    assert {"moco", "simclr"} <= set(PROBLEMS)
 
 
 @pytest.mark.parametrize(("slug", "code"), CASES)

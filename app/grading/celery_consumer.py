@@ -1,4 +1,6 @@
-"""The Celery grading worker: `python -m app worker [--concurrency N]`.
+"""The consumer side of the Celery backend, the grading worker process: `python -m app worker [--concurrency N]`.
+
+(app.grading.celery_backend is the sending side: the web server queues the tasks this module runs.)
 
 Each grading process (a prefork child) opens its own database engine and keeps ONE warm
 grader.pool.WorkerPool (size 1: one grading at a time per process), made when the process starts

@@ -1,0 +1,233 @@
+"""A single-use child: the process a template forked for one submission, and the exchange of frames with it.
+
+Each request is sent with its tensors in an arena (grader.protocol.Arena) and waited for under one deadline;
+every way the child can fail (time, memory, crash, a forged or malformed frame, a reply over the size cap)
+becomes a WorkerLost that names the limit and what was being asked. A call that ran out of time is asked,
+before the child is killed, which line of the submission it was running (faulthandler, on SIGUSR1).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import select
+import signal
+import socket
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from grader import protocol
+from grader.calls import LimitKind, WorkerLost
+from grader.interleave import Answer
+from grader.limits import Limits
+from grader.messages import CallsRequest, CallTimedOut, LoadRequest, reply_from_wire
+from grader.sandbox import Cgroup
+
+if TYPE_CHECKING:
+    from grader.template import Template
+
+class _CallLimitExceeded(Exception):
+    """The child said one call of a request did not return within the call limit (messages.CallTimedOut)."""
+
+
+STACK_SAMPLE_S = 0.5  # how long a call that ran out of time gets to say which line it was on
+SUBMISSION_FRAME = re.compile(r'File "submission\.py", line (\d+)')
+
+
+@dataclass
+class ExitInfo:
+    exit_code: int | None
+    cpu_s: float = 0.0
+    max_rss_kb: int = 0
+    memory_exceeded: bool = False
+    pids_exhausted: bool = False
+
+
+def explain_exit(info: ExitInfo, limits: Limits) -> tuple[str, LimitKind]:
+    """(reason, what ended it) for a child that died on its own."""
+    code = info.exit_code
+    if info.memory_exceeded:
+        return f"memory limit {limits.memory_mb} MiB exceeded", "memory"
+    if code in (-signal.SIGXCPU, -signal.SIGKILL) and info.cpu_s >= limits.cpu_time_s - 1:
+        return f"CPU time limit {limits.cpu_time_s} s exceeded", "time"
+    if info.pids_exhausted and code is not None and code != 0:
+        return f"the worker process died after reaching the limit of {limits.max_processes} processes", "processes"
+    if code == -signal.SIGSEGV:
+        return "the worker process crashed with a segmentation fault", "crash"
+    if code is not None and code < 0:
+        return f"the worker process was killed by {signal.Signals(-code).name}", "crash"
+    if code is None:
+        return "the worker process disappeared", "crash"
+    return f"your code ended the worker process (exit status {code}; a submission must not call os._exit)", "crash"
+
+
+def _braces(text: str) -> str:
+    return text.replace("{", "{{").replace("}", "}}")
+
+
+@dataclass
+class Child:
+    """One single-use worker process holding one submission."""
+
+    template: Template
+    sock: socket.socket
+    host_pid: int
+    cgroup: Cgroup | None
+    limits: Limits
+    exit_info: ExitInfo | None = None
+    key: bytes = field(default_factory=lambda: os.urandom(32))  # signs every frame the child sends back
+    stacks: int = -1  # read end of the pipe the child's faulthandler writes its stacks to
+    source_lines: list[str] = field(default_factory=list)
+
+    def exchange(self, request: CallsRequest, blobs: list[bytes], *, timeout: float,
+                 what: str | Callable[[], str], total_s: float | None = None) -> Answer:
+        """Send one request and wait for its reply; any way the child fails becomes WorkerLost naming why
+        (`what` describes the request, built only for such a message). `total_s`: the timeout is what was left of
+        the submission's total time limit of that many seconds, and a time-out says so."""
+        deadline = time.monotonic() + timeout
+        arena = self.send(request, blobs, deadline=deadline, timeout=timeout, what=what, total_s=total_s)
+        return self.receive(arena, deadline=deadline, timeout=timeout, what=what, total_s=total_s)
+
+    def send(self, request: CallsRequest, blobs: list[bytes], *, deadline: float, timeout: float,
+             what: str | Callable[[], str], total_s: float | None = None) -> protocol.Arena:
+        """Send a request; its tensors go in an arena the judge keeps mapped (returned, for `receive`)."""
+        arena = protocol.Arena.create(blobs)
+        try:
+            with self._failures(timeout, what, total_s):
+                self.sock.settimeout(max(0.001, deadline - time.monotonic()))
+                protocol.send_frame(self.sock, request.to_wire(arena), fds=(arena.fd,) if arena.fd >= 0 else ())
+        except BaseException:
+            arena.close()
+            raise
+        arena.release_fd()
+        return arena
+
+    def send_load(self, request: LoadRequest, *, timeout: float, what: str, total_s: float | None = None) -> Answer:
+        """The submission, with the key the child signs its replies with (`request.key` is this child's) and the
+        pipe it dumps its stacks to."""
+        self.source_lines = request.code.splitlines()
+        stacks, theirs = os.pipe()
+        os.set_blocking(stacks, False)
+        self.stacks = stacks
+        deadline = time.monotonic() + timeout
+        try:
+            with self._failures(timeout, what, total_s):
+                self.sock.settimeout(timeout)
+                protocol.send_frame(self.sock, request.to_wire(), fds=(theirs,))
+        finally:
+            os.close(theirs)
+        return self.receive(None, deadline=deadline, timeout=timeout, what=what, total_s=total_s)
+
+    def running_line(self) -> str:
+        """Ask the child which line of the submission it is running (its stacks, dumped by faulthandler on
+        SIGUSR1), as ' (it was running line N of your code: `...`)', or '' when it does not say in time."""
+        if self.stacks < 0:
+            return ""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(self.host_pid, signal.SIGUSR1)
+        dump, end = b"", time.monotonic() + STACK_SAMPLE_S
+        while time.monotonic() < end and len(dump) < 65536:
+            # The dump comes in a few writes; once some of it is in, a short quiet spell means it is complete.
+            wait = max(0.0, end - time.monotonic()) if not dump else min(0.05, max(0.0, end - time.monotonic()))
+            readable, _, _ = select.select([self.stacks], [], [], wait)
+            if not readable:
+                break
+            try:
+                chunk = os.read(self.stacks, 65536)
+            except BlockingIOError:
+                continue
+            if not chunk:
+                break
+            dump += chunk
+        match = SUBMISSION_FRAME.search(dump.decode(errors="replace"))
+        if match is None:
+            return ""
+        number = int(match.group(1))
+        text = self.source_lines[number - 1].strip()[:120] if 0 < number <= len(self.source_lines) else ""
+        return f" (it was running line {number} of your code" + (f": `{text}`)" if text else ")")
+
+    def receive(self, arena: protocol.Arena | None, *, deadline: float, timeout: float,
+                what: str | Callable[[], str], total_s: float | None = None) -> Answer:
+        """The reply to the request whose arena this is, read whole before `deadline`; then the arena is
+        compared with what the judge wrote into it and unmapped."""
+        try:
+            with self._failures(timeout, what, total_s):
+                self._wait_for_reply(deadline)
+                header, blobs = protocol.recv_frame(  # type: ignore[misc]
+                    self.sock, max_blob_bytes=self.limits.message_mb * 1024 * 1024, key=self.key, deadline=deadline)
+                message = reply_from_wire(header)  # a malformed reply is the learner's interference
+                if isinstance(message, CallTimedOut):
+                    raise _CallLimitExceeded
+            return Answer(message, blobs, arena.written() if arena is not None else ())
+        finally:
+            if arena is not None:
+                arena.close()
+
+    @contextlib.contextmanager
+    def _failures(self, timeout: float, what: str | Callable[[], str], total_s: float | None) -> Iterator[None]:
+        """Any way the child fails, as a WorkerLost that names the limit or the cause and `what` was asked."""
+        try:
+            yield
+        except _CallLimitExceeded:  # the child's own clock: one call of the request broke the call limit
+            extra = self._pids_note() + self.running_line()
+            self.end()
+            raise self._lost(f"time limit {self.limits.call_timeout_s:g} s exceeded in {{what}}{extra}", "time",
+                             what) from None
+        except TimeoutError:
+            extra = self._pids_note() + (self.running_line() if total_s is None else "")
+            self.end()
+            which = (f"time limit {timeout:g} s exceeded" if total_s is None
+                     else f"total time limit {total_s:g} s for the whole submission used up")
+            raise self._lost(f"{which} in {{what}}{extra}", "time" if total_s is None else "total_time", what) from None
+        except protocol.Unsigned:
+            self.end()
+            raise self._lost("your code wrote on the grader's channel: a malformed message the worker did not "
+                             "sign arrived during {what}", "tampering", what) from None
+        except protocol.MessageTooLarge as exc:
+            self.end()
+            raise self._lost(f"{{what}} sent back {exc.size / 2**20:.1f} MiB; the limit is "
+                             f"{exc.cap / 2**20:g} MiB", "message_size", what) from None
+        except (EOFError, ConnectionError, BrokenPipeError, protocol.ProtocolError, OSError) as exc:
+            info = self.end()
+            if isinstance(exc, protocol.ProtocolError):
+                raise self._lost("the worker sent a malformed message during {what}", "tampering", what) from None
+            reason, limit = explain_exit(info, self.limits)
+            raise self._lost(f"{_braces(reason)} during {{what}}{self._pids_note(info)}", limit, what) from None
+
+    @staticmethod
+    def _lost(reason: str, limit: LimitKind | None, what: str | Callable[[], str]) -> WorkerLost:
+        description = what() if callable(what) else what
+        return WorkerLost(reason.format(what=description), limit=limit)
+
+    def _wait_for_reply(self, deadline: float) -> None:
+        """Until the reply starts to arrive. Completion is decided by watching the child, not only the socket:
+        a helper process of the learner's may hold the socket open after the child itself has died, and the
+        template reports the child's exit on its control socket the moment it happens."""
+        control = self.template.control
+        watched = [self.sock] if control is None else [self.sock, control]
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError
+            readable, _, _ = select.select(watched, [], [], remaining)
+            if self.sock in readable:
+                return
+            if readable:
+                raise EOFError("the child exited")
+
+    def _pids_note(self, info: ExitInfo | None = None) -> str:
+        exhausted = info.pids_exhausted if info else (self.cgroup.pids_exhausted() if self.cgroup else False)
+        return f" (your code also hit the limit of {self.limits.max_processes} processes/threads)" if exhausted else ""
+
+    def end(self) -> ExitInfo:
+        if self.stacks >= 0:
+            os.close(self.stacks)
+            self.stacks = -1
+        if self.exit_info is None:
+            with contextlib.suppress(OSError):
+                self.sock.close()
+            self.exit_info = self.template.reap(self)
+        return self.exit_info

@@ -1,0 +1,357 @@
+"""Every message between the judge and the worker, as typed, frozen models.
+
+Two channels cross the boundary. The template's control socket carries one JSON datagram per message:
+`ForkRequest` from the judge; `TemplateReady`, `Forked` and `ChildExited` from the template. A child's job
+socket carries frames (grader.protocol): `LoadRequest` and `CallsRequest` from the judge; `Loaded`,
+`CallResults`, `TooLarge` and `CallTimedOut` from the child. The judge builds requests only as these models
+(`to_wire`) and reads every reply only through `from_wire`, which refuses a message with a missing, unknown or
+mistyped field (ProtocolError): nothing read from the worker falls back to a default.
+
+The worker side builds the same wire dicts by hand (grader/worker.py). It runs beside the learner's code, and
+everything it does after the submission exists is C code or its own private module copy (docs/engine.md,
+"Trust"); this module, with its Python validation, stays on the trusted side and is never loaded in the
+sandbox. The worker always sends every field, so the strict parse here checks the worker as well.
+
+Values (results, gradients, arguments) stay encoded trees (grader.protocol.Encoder) inside these messages;
+grader.protocol.Decoder validates and rebuilds them with the frame's blobs. Frozen dataclasses with hand-written
+checks, not a model library: parsing a reply costs about what decoding its JSON costs (10-15 microseconds per call
+result on a busy 2-core machine, timeit over a 12-result `CallResults`), a few milliseconds per grading.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar, Self, TypeAlias
+
+from grader.calls import ExceptionInfo, TracebackLine
+from grader.protocol import Arena, ProtocolError
+
+Tree: TypeAlias = Any  # an encoded value (grader.protocol): checked when it is decoded, with its blobs
+
+
+# ------------------------------------------------------------------------------------------- field checks
+
+
+def _fields(message: Any, kind: str, names: frozenset[str]) -> Mapping[str, Any]:
+    """`message` as a dict with exactly the fields `names` (its `op`, if any, checked by the caller)."""
+    if type(message) is not dict:
+        raise ProtocolError(f"{kind}: expected an object, got {type(message).__name__}")
+    if message.keys() != names:  # a set comparison, no copy
+        keys = frozenset(message)
+        missing, unknown = sorted(names - keys), sorted(str(key)[:40] for key in keys - names)
+        raise ProtocolError(f"{kind}: missing fields {missing}, unknown fields {unknown}")
+    return message
+
+
+def _op(message: Mapping[str, Any], kind: str, op: str) -> None:
+    if message["op"] != op:
+        raise ProtocolError(f"{kind}: op {str(message['op'])[:40]!r}, expected {op!r}")
+
+
+def _bool(value: Any, name: str) -> bool:
+    if type(value) is not bool:
+        raise ProtocolError(f"{name} must be true or false")
+    return value
+
+
+def _int(value: Any, name: str) -> int:
+    if type(value) is not int:
+        raise ProtocolError(f"{name} must be an integer")
+    return value
+
+
+def _number(value: Any, name: str) -> float:
+    if type(value) not in (int, float) or not math.isfinite(value) or value < 0:
+        raise ProtocolError(f"{name} must be a finite number >= 0")
+    return float(value)
+
+
+def _str(value: Any, name: str) -> str:
+    if type(value) is not str:
+        raise ProtocolError(f"{name} must be a string")
+    return value
+
+
+def _optional_str(value: Any, name: str) -> str | None:
+    return None if value is None else _str(value, name)
+
+
+def _strings(value: Any, name: str) -> tuple[str, ...]:
+    if type(value) is not list or any(type(item) is not str for item in value):
+        raise ProtocolError(f"{name} must be a list of strings")
+    return tuple(value)
+
+
+# ------------------------------------------------------------------------------- the template's channel
+
+
+@dataclass(frozen=True)
+class ForkRequest:
+    """Judge -> template: fork a child for the job socket sent with this datagram. `ahead`: the child is forked
+    before its submission exists, and warms itself up while it waits."""
+
+    ahead: bool
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"op": "fork", "ahead": self.ahead}
+
+
+@dataclass(frozen=True)
+class _Signal:
+    """A message that is nothing but its `op`."""
+
+    OP: ClassVar[str]
+
+    @classmethod
+    def from_wire(cls, message: Any) -> Self:
+        _op(_fields(message, cls.OP, frozenset({"op"})), cls.OP, cls.OP)
+        return cls()
+
+
+@dataclass(frozen=True)
+class TemplateReady(_Signal):
+    """Template -> judge, once: torch is imported and warm."""
+
+    OP: ClassVar[str] = "ready"
+
+
+@dataclass(frozen=True)
+class Forked:
+    """Template -> judge: the child exists. `pid`: its pid inside the sandbox (the judge finds its host pid)."""
+
+    pid: int
+    FIELDS = frozenset({"op", "pid"})
+
+    @classmethod
+    def from_wire(cls, message: Any) -> Forked:
+        fields = _fields(message, "forked", cls.FIELDS)
+        _op(fields, "forked", "forked")
+        return cls(pid=_int(fields["pid"], "pid"))
+
+
+@dataclass(frozen=True)
+class ChildExited:
+    """Template -> judge, the moment its child is reaped: how it ended, and what it used (rusage)."""
+
+    exit_code: int
+    cpu_s: float
+    max_rss_kb: int  # peak resident memory, pages shared with the template included (the benchmark reports it)
+    FIELDS = frozenset({"op", "exit_code", "cpu_s", "max_rss_kb"})
+
+    @classmethod
+    def from_wire(cls, message: Any) -> ChildExited:
+        fields = _fields(message, "child exited", cls.FIELDS)
+        _op(fields, "child exited", "exited")
+        return cls(exit_code=_int(fields["exit_code"], "exit_code"),
+                   cpu_s=_number(fields["cpu_s"], "cpu_s"), max_rss_kb=_int(fields["max_rss_kb"], "max_rss_kb"))
+
+
+# ------------------------------------------------------------------------------------ a child's channel
+
+
+@dataclass(frozen=True)
+class LoadRequest:
+    """Judge -> child, once: the submission and everything it runs under. `key` (hex) signs the child's replies;
+    `modules`: sources importable beside it (a problem's helpers.py); `banned_calls`: dotted names of library
+    functions replaced, before it loads, by one that refuses."""
+
+    code: str
+    seed: int
+    limits: Mapping[str, Any]  # grader.limits.Limits.model_dump()
+    modules: Mapping[str, str]
+    banned_calls: tuple[str, ...]
+    key: str
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"op": "load", "code": self.code, "seed": self.seed, "limits": dict(self.limits),
+                "modules": dict(self.modules), "banned_calls": list(self.banned_calls), "key": self.key}
+
+
+EXCEPTION_FIELDS = frozenset({"type", "mro", "message", "traceback"})
+
+
+def exception_from_wire(message: Any) -> ExceptionInfo:
+    """An exception the learner's code raised, as the worker summarised it (never the object itself):
+    `{"type", "mro": [the class and its bases, by name], "message", "traceback": [[line, function, text]]}`,
+    the traceback's last frames inside the submission."""
+    fields = _fields(message, "exception", EXCEPTION_FIELDS)
+    entries = fields["traceback"]
+    if type(entries) is not list:
+        raise ProtocolError("exception traceback must be a list")
+    traceback = []
+    for entry in entries:
+        if not (type(entry) is list and len(entry) == 3):
+            raise ProtocolError("a traceback entry must be [line, function, text]")
+        traceback.append(TracebackLine(_int(entry[0], "traceback line"), _str(entry[1], "traceback function"),
+                                       _str(entry[2], "traceback text")))
+    return ExceptionInfo(type=_str(fields["type"], "exception type"), ancestry=_strings(fields["mro"], "exception mro"),
+                         message=_str(fields["message"], "exception message"), traceback=tuple(traceback))
+
+
+def _optional_exception(value: Any) -> ExceptionInfo | None:
+    return None if value is None else exception_from_wire(value)
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """Child -> judge: the submission loaded (`functions`: the callables it defines) or raised (`raised`).
+    `output`: what loading printed."""
+
+    ok: bool
+    functions: tuple[str, ...]
+    raised: ExceptionInfo | None
+    output: str
+    FIELDS = frozenset({"op", "ok", "functions", "raised", "output"})
+
+    @classmethod
+    def from_wire(cls, message: Any) -> Loaded:
+        fields = _fields(message, "loaded", cls.FIELDS)
+        _op(fields, "loaded", "loaded")
+        loaded = cls(ok=_bool(fields["ok"], "ok"), functions=_strings(fields["functions"], "functions"),
+                     raised=_optional_exception(fields["raised"]), output=_str(fields["output"], "output"))
+        if loaded.ok == (loaded.raised is not None):
+            raise ProtocolError("loaded: `raised` must be set exactly when `ok` is false")
+        return loaded
+
+
+@dataclass(frozen=True)
+class Call:
+    """One call of a learner's function. `arguments`: the encoded `((args...), {kwargs})`; `grads`: the argument
+    keys ("0", "1", ... or keyword names) to return vector-Jacobian products for, with `grad_output` as the
+    cotangent when the check chose one."""
+
+    function: str
+    arguments: Tree
+    grads: tuple[str, ...] = ()
+    grad_output: Tree | None = None
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"function": self.function, "arguments": self.arguments, "grads": list(self.grads),
+                "grad_output": self.grad_output}
+
+
+@dataclass(frozen=True)
+class CallsRequest:
+    """Judge -> child: calls to make in order. Their tensors travel in an arena (grader.protocol.Arena), whose
+    size and blob table go with the frame."""
+
+    calls: tuple[Call, ...]
+
+    def to_wire(self, arena: Arena | None) -> dict[str, Any]:
+        size, table = (arena.size, arena.table()) if arena is not None else (0, [])
+        return {"op": "calls", "calls": [call.to_wire() for call in self.calls],
+                "arena": {"size": size, "blobs": table}}
+
+
+@dataclass(frozen=True)
+class CallReply:
+    """What one call did. Exactly one of: `missing` (no such function), `raised`, or a `value`.
+
+    `grads`: argument key -> encoded gradient (None: no gradient reached it); `backward_error`: why backward()
+    failed, when gradients were asked for; `grad_output`: the cotangent the worker chose, when the check did
+    not give one. `mutated`: arguments whose shape, strides, storage or version changed (bytes written to an
+    argument the judge sees in its own arena); `aliased`: arguments a returned tensor shares memory with.
+    `duration_ms`: the learner's time in the call, as the worker measured it."""
+
+    value: Tree = None
+    raised: ExceptionInfo | None = None
+    missing: bool = False
+    grads: Mapping[str, Tree | None] | None = None
+    backward_error: str | None = None
+    grad_output: Tree | None = None
+    mutated: tuple[str, ...] = ()
+    aliased: tuple[str, ...] = ()
+    output: str = ""
+    duration_ms: float = 0.0
+    FIELDS = frozenset({"value", "raised", "missing", "grads", "backward_error", "grad_output", "mutated",
+                        "aliased", "output", "duration_ms"})
+
+    @classmethod
+    def from_wire(cls, message: Any) -> CallReply:
+        fields = _fields(message, "call result", cls.FIELDS)
+        grads = fields["grads"]
+        if type(grads) is not dict or any(type(key) is not str for key in grads):
+            raise ProtocolError("grads must be an object keyed by argument")
+        return cls(value=fields["value"], raised=_optional_exception(fields["raised"]),
+                   missing=_bool(fields["missing"], "missing"), grads=grads,
+                   backward_error=_optional_str(fields["backward_error"], "backward_error"),
+                   grad_output=fields["grad_output"], mutated=_strings(fields["mutated"], "mutated"),
+                   aliased=_strings(fields["aliased"], "aliased"), output=_str(fields["output"], "output"),
+                   duration_ms=_number(fields["duration_ms"], "duration_ms"))
+
+
+@dataclass(frozen=True)
+class CallResults:
+    """Child -> judge: one reply per call of the request, in order."""
+
+    results: tuple[CallReply, ...]
+    FIELDS = frozenset({"op", "results"})
+
+    @classmethod
+    def from_wire(cls, message: Any) -> CallResults:
+        fields = _fields(message, "results", cls.FIELDS)
+        _op(fields, "results", "results")
+        if type(fields["results"]) is not list:
+            raise ProtocolError("results must be a list")
+        return cls(results=tuple(CallReply.from_wire(item) for item in fields["results"]))
+
+
+@dataclass(frozen=True)
+class TooLarge:
+    """Child -> judge, instead of `CallResults`: the results' tensors total `size` bytes, over the message cap."""
+
+    size: int
+    FIELDS = frozenset({"op", "size"})
+
+    @classmethod
+    def from_wire(cls, message: Any) -> TooLarge:
+        fields = _fields(message, "too large", cls.FIELDS)
+        _op(fields, "too large", "too_large")
+        return cls(size=_int(fields["size"], "size"))
+
+
+@dataclass(frozen=True)
+class CallTimedOut(_Signal):
+    """Child -> judge, instead of `CallResults`: one of the calls did not return within the call limit (the
+    child's own clock). The learner's thread is still running it; the child serves nothing more and waits to be
+    killed, so that the judge can first ask which line was running."""
+
+    OP: ClassVar[str] = "call_timed_out"
+
+
+Reply: TypeAlias = Loaded | CallResults | TooLarge | CallTimedOut
+_REPLIES: dict[str, type[Loaded] | type[CallResults] | type[TooLarge] | type[CallTimedOut]] = {
+    "loaded": Loaded, "results": CallResults, "too_large": TooLarge, "call_timed_out": CallTimedOut}
+
+
+def reply_from_wire(message: Any) -> Reply:
+    """A child's reply, whichever it is (by its `op`); ProtocolError for anything else."""
+    op = message.get("op") if type(message) is dict else None
+    kind = _REPLIES.get(op) if type(op) is str else None
+    if kind is None:
+        raise ProtocolError(f"a reply with op {str(op)[:40]!r}")
+    return kind.from_wire(message)
+
+
+ControlMessage: TypeAlias = TemplateReady | Forked | ChildExited
+
+__all__ = [
+    "Call",
+    "CallReply",
+    "CallResults",
+    "CallTimedOut",
+    "CallsRequest",
+    "ChildExited",
+    "ControlMessage",
+    "ForkRequest",
+    "LoadRequest",
+    "Loaded",
+    "Reply",
+    "TemplateReady",
+    "TooLarge",
+    "Forked",
+    "exception_from_wire",
+    "reply_from_wire",
+]

@@ -1,0 +1,85 @@
+"""Hints never lie. A known mistake a failed check names (grader.diagnose) is one whose own result, recomputed
+here independently of the diagnoser and its cache, equals what the submission returned on that very input and
+differs from the reference's; and no problem's [[hints]] text is empty or repeated.
+
+Every kept mutant of every problem is graded as a submission: the named mistake may be another mutant than the
+one graded (two mistakes can coincide on an input), but then it reproduces that input's value too."""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+from typing import Any
+
+import pytest
+import torch
+
+from grader import judge
+from grader.calls import CallResult
+from grader.diagnose import same
+from grader.pool import WorkerPool
+from grader.problems import Problem, discover
+
+PROBLEMS, _ = discover()
+BY_SLUG = {problem.slug: problem for problem in PROBLEMS}
+MUTANTS = [
+    pytest.param(problem.slug, source.name, id=f"{problem.slug}/{source.name}")
+    for problem in PROBLEMS for source in problem.mutant_sources() if source.description
+]
+
+
+def recompute(module: Any, call: CallResult) -> Any:
+    assert call.arguments is not None
+    args, kwargs = call.arguments
+    function = getattr(module, call.function, None)
+    assert callable(function), f"{call.function} is not in {module.__name__}"
+    with torch.no_grad():
+        return function(*copy.deepcopy(args), **copy.deepcopy(kwargs))
+
+
+@pytest.mark.parametrize("problem", [pytest.param(p, id=p.slug) for p in PROBLEMS])
+def test_hints_are_neither_empty_nor_repeated(problem: Problem) -> None:
+    texts = [" ".join(hint.text.split()) for hint in problem.hints]
+    assert all(texts), f"{problem.slug} has an empty hint"
+    repeated = [text for text, count in Counter(texts).items() if count > 1]
+    assert repeated == [], f"{problem.slug} repeats hints: {repeated}"
+
+
+def test_no_two_problems_share_a_hint() -> None:
+    owners: dict[str, list[str]] = {}
+    for problem in PROBLEMS:
+        for hint in problem.hints:
+            owners.setdefault(" ".join(hint.text.split()), []).append(problem.slug)
+    shared = {text[:60]: slugs for text, slugs in owners.items() if len(slugs) > 1}
+    assert shared == {}
+
+
+@pytest.mark.slow  # every mutant of every problem graded: minutes
+@pytest.mark.sandbox
+@pytest.mark.parametrize(("slug", "mutant"), MUTANTS)
+def test_a_named_mistake_reproduces_what_the_submission_returned(
+    slug: str, mutant: str, sandbox_pool: WorkerPool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    problem = BY_SLUG[slug]
+    diagnoser = problem.diagnoser
+    assert diagnoser is not None
+    named: list[tuple[CallResult, str]] = []
+    diagnose = diagnoser.diagnose
+
+    def recording(call: CallResult) -> str | None:
+        description = diagnose(call)
+        if description is not None:
+            named.append((call, description))
+        return description
+
+    monkeypatch.setattr(diagnoser, "diagnose", recording)
+    source = next(s for s in problem.mutant_sources() if s.name == mutant)
+    report = judge.grade(problem, source.code, pool=sandbox_pool)
+    modules = dict(diagnoser.mutants())
+    for call, description in named:
+        assert description in modules, description
+        reproduced = recompute(modules[description], call)
+        assert same(reproduced, call.value), f"{call.call}: '{description}' does not reproduce the submission's value"
+        assert not same(recompute(problem.reference, call), call.value), f"{call.call}: the reference gives it too"
+        shown = [check.message for check in report.checks if description in check.message]
+        assert shown, f"the diagnosis '{description}' was made but no check shows it"

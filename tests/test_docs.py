@@ -1,0 +1,62 @@
+"""The docs keep up with the code: every module of grader/ and app/ is in its map (docs/engine.md, docs/app.md),
+every name the check API exports is documented for authors, and the Python blocks of docs/authoring.md run."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import torch
+
+import grader.checks
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+AUTHORING = (DOCS / "authoring.md").read_text()
+# A Python block, with the HTML comment on the line before it, if any: `<!-- doc-example: PATH MODE -->` blocks
+# are run by tests/grader/test_authoring_doc.py, `<!-- not-runnable: why -->` blocks are excerpts on purpose.
+PYTHON_BLOCK = re.compile(r"(?:<!-- (?P<marker>[\w-]+):?[^\n]*-->\n)?```python\n(?P<code>.*?)```", re.S)
+
+
+def modules(package: str) -> list[str]:
+    return sorted(str(path.relative_to(ROOT)) for path in (ROOT / package).rglob("*.py")
+                  if "problem_template" not in path.parts and "__pycache__" not in path.parts)
+
+
+@pytest.mark.parametrize(("package", "doc"), [("grader", "engine.md"), ("app", "app.md")])
+def test_every_module_is_in_its_map(package: str, doc: str) -> None:
+    text = (DOCS / doc).read_text()
+    missing = [module for module in modules(package) if f"`{module}`" not in text]
+    assert missing == [], f"docs/{doc} does not name {missing}"
+
+
+def test_the_problem_template_is_in_the_engine_map() -> None:
+    assert "`grader/problem_template/`" in (DOCS / "engine.md").read_text()
+
+
+@pytest.mark.parametrize("name", grader.checks.__all__)
+def test_every_exported_check_name_is_documented_for_authors(name: str) -> None:
+    assert re.search(rf"(?<![\w.]){re.escape(name)}\b", AUTHORING), f"docs/authoring.md never mentions `{name}`"
+
+
+def python_blocks() -> list[tuple[int, str | None, str]]:
+    return [(AUTHORING[: m.start()].count("\n") + 1, m["marker"], m["code"]) for m in PYTHON_BLOCK.finditer(AUTHORING)]
+
+
+def test_the_authoring_doc_has_python_blocks() -> None:
+    assert len(python_blocks()) >= 3
+
+
+@pytest.mark.parametrize(("line", "marker", "code"),
+                         [pytest.param(*block, id=f"line-{block[0]}") for block in python_blocks()])
+def test_a_python_block_of_the_authoring_doc_runs(line: int, marker: str | None, code: str) -> None:
+    if marker == "doc-example":
+        pytest.skip("run inside a problem folder by tests/grader/test_authoring_doc.py")
+    assert marker in (None, "not-runnable"), f"line {line}: unknown marker {marker!r}"
+    if marker == "not-runnable":
+        return
+    # What a problem's checks.py and mutants see: the check API and torch.
+    namespace = {"__name__": "authoring_doc_example", "torch": torch, **{n: getattr(grader.checks, n)
+                                                                          for n in grader.checks.__all__}}
+    exec(compile(code, f"docs/authoring.md:{line}", "exec"), namespace)  # noqa: S102 - our own documentation
