@@ -9,6 +9,7 @@ per request (a fresh learner each time, whom the per-learner limits do not know)
 from __future__ import annotations
 
 import math
+import time
 
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -19,6 +20,7 @@ from app.grading import GradingBackend, Submitter
 from app.grading.base import SubmissionKept
 from app.models import Submission, utcnow
 from app.ratelimit import SlidingWindowLimit
+from app.scratch_runs import ScratchRuns
 from app.settings import Settings
 
 # What to suggest when a learner already has a submission being graded: most verdicts take about a second.
@@ -34,12 +36,16 @@ def accept_submission(
     submitter: Submitter,
     problem: str,
     code: str,
+    scratch_runs: ScratchRuns | None = None,
 ) -> Submission:
     check_code_size(code, limit=settings.max_code_bytes)
     check_address_rate(address_rate, submitter.address)
     try:
+        # The learner's "Try it" runs of the last minute count too: neither is a way around the other's limit.
+        scripts = len(scratch_runs.recent(submitter.learner_id, time.monotonic())) if scratch_runs else 0
         return _store_and_enqueue(
-            session=session, backend=backend, settings=settings, submitter=submitter, problem=problem, code=code
+            session=session, backend=backend, settings=settings, submitter=submitter, problem=problem, code=code,
+            scripts=scripts,
         )
     except SubmissionKept:
         raise  # stored: it counts against the rate like any accepted submission
@@ -49,10 +55,11 @@ def accept_submission(
 
 
 def _store_and_enqueue(
-    *, session: Session, backend: GradingBackend, settings: Settings, submitter: Submitter, problem: str, code: str
+    *, session: Session, backend: GradingBackend, settings: Settings, submitter: Submitter, problem: str, code: str,
+    scripts: int,
 ) -> Submission:
     learner_id = submitter.learner_id
-    check_rate_limit(session=session, learner_id=learner_id, per_minute=settings.rate_limit_per_minute)
+    check_rate_limit(session=session, learner_id=learner_id, per_minute=settings.rate_limit_per_minute, scripts=scripts)
     check_nothing_in_flight(session=session, learner_id=learner_id)
     crud.ensure_learner(session=session, learner_id=learner_id)
     try:
@@ -102,10 +109,17 @@ def check_address_rate(address_rate: SlidingWindowLimit, address: str) -> None:
         )
 
 
-def check_rate_limit(*, session: Session, learner_id: str, per_minute: int) -> None:
+def check_rate_limit(*, session: Session, learner_id: str, per_minute: int, scripts: int = 0) -> None:
+    """At most `per_minute` submissions and scratch runs (`scripts` of them in the last minute) together."""
     recent = crud.submission_times_since(session=session, learner_id=learner_id, since=crud.one_minute_ago())
-    if len(recent) < per_minute:
+    if len(recent) + scripts < per_minute:
         return
+    if len(recent) < per_minute:  # the scripts fill the window; theirs is the shorter wait we cannot tell: say 60 s
+        raise TooManyRequests(
+            f"You can run your code at most {per_minute} times a minute (tests and scripts together); "
+            "try again in a minute.",
+            retry_after=60,
+        )
     # The window frees a slot when the oldest submission inside it turns a minute old.
     oldest = recent[len(recent) - per_minute]
     wait = max(1, math.ceil(60 - (utcnow() - oldest).total_seconds()))

@@ -8,11 +8,7 @@ submissions use, so "Try it" is no way around either."""
 from __future__ import annotations
 
 import math
-import threading
 import time
-from collections import deque
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import cast
 
 from pydantic import BaseModel, Field
@@ -21,12 +17,10 @@ from sqlalchemy.orm import Session
 from app import crud
 from app.errors import ServiceUnavailable, TooManyRequests
 from app.intake import check_address_rate, check_code_size
+from app.scratch_runs import WINDOW_S, ScratchRuns
 from app.state import AppState
 from grader import Problem, ScratchResult, WorkerPool, run_script
 
-WINDOW_S = 60.0
-# How long a learner waits when their previous script is still running: most finish within a second.
-BUSY_RETRY_AFTER_S = 2
 # Grading happens on remote workers (Celery) and this process has no sandboxes: retry will not help soon.
 NO_SANDBOX_RETRY_AFTER_S = 60
 
@@ -34,46 +28,6 @@ NO_SANDBOX_RETRY_AFTER_S = 60
 class ScratchRequest(BaseModel):
     code: str = Field(description="The learner's functions, as in the editor.")
     script: str = Field(description="Their script: runs after the functions, in the same module.")
-
-
-class ScratchRuns:
-    """Per-learner bookkeeping in memory: when their recent scratch runs started, and which one is running."""
-
-    def __init__(self) -> None:
-        self._started: dict[str, deque[float]] = {}
-        self._running: set[str] = set()
-        self._lock = threading.Lock()
-
-    def recent(self, learner_id: str, now: float) -> list[float]:
-        with self._lock:
-            times = self._started.setdefault(learner_id, deque())
-            while times and times[0] <= now - WINDOW_S:
-                times.popleft()
-            return list(times)
-
-    @contextmanager
-    def running(self, learner_id: str, now: float) -> Iterator[None]:
-        with self._lock:
-            if learner_id in self._running:
-                raise TooManyRequests(
-                    "Your previous script is still running; wait for its output, then run again.",
-                    retry_after=BUSY_RETRY_AFTER_S,
-                )
-            self._running.add(learner_id)
-            self._started.setdefault(learner_id, deque()).append(now)
-        try:
-            yield
-        finally:
-            with self._lock:
-                self._running.discard(learner_id)
-
-
-def scratch_runs(state: AppState) -> ScratchRuns:
-    runs = getattr(state, "_scratch_runs", None)
-    if runs is None:
-        runs = ScratchRuns()
-        object.__setattr__(state, "_scratch_runs", runs)  # one per app; AppState is a plain dataclass
-    return cast(ScratchRuns, runs)
 
 
 def check_learner_rate(*, session: Session, runs: ScratchRuns, learner_id: str, per_minute: int) -> None:
@@ -103,7 +57,7 @@ def run_scratch(
             "unavailable, or it grades on remote workers); use Run tests instead.",
             retry_after=NO_SANDBOX_RETRY_AFTER_S,
         )
-    runs = scratch_runs(state)
+    runs = state.scratch_runs
     check_learner_rate(session=session, runs=runs, learner_id=learner_id, per_minute=settings.rate_limit_per_minute)
     check_address_rate(state.address_rate, address)
     session.close()  # nothing more to read: the run may take seconds, and must not hold a pooled connection

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sqlalchemy import Engine
 from starlette.templating import Jinja2Templates
@@ -15,6 +15,7 @@ from app.grading import EventBus, GradingBackend, make_backend, make_event_bus
 from app.identity import LearnerSigner, resolve_secret_key
 from app.migrate import upgrade
 from app.ratelimit import SlidingWindowLimit
+from app.scratch_runs import ScratchRuns
 from app.settings import Settings
 from app.streams import OpenStreams
 from app.templating import make_templates
@@ -47,6 +48,7 @@ class AppState:
     signer: LearnerSigner
     streams: OpenStreams
     address_rate: SlidingWindowLimit
+    scratch_runs: ScratchRuns = field(default_factory=ScratchRuns)
 
     @property
     def unsafe_sandbox(self) -> bool:

@@ -78,6 +78,7 @@ async def create_submission(
             submitter=submitter,
             problem=entry.slug,
             code=body.code,
+            scratch_runs=state.scratch_runs,
         ),
     )
     response.headers["Location"] = f"/api/submissions/{submission.id}"

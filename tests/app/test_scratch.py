@@ -110,3 +110,12 @@ def test_the_script_starts_on_the_line_after_the_separator() -> None:
     assert module.splitlines()[start - 1] == "b = 2"
     assert locate(start, start) == ("script", 1)
     assert locate(start - 1, start) == ("code", start - 1)
+
+
+def test_scratch_runs_of_the_minute_count_against_submissions(make_server: Callable[..., Any]) -> None:
+    client = make_server(rate_limit_per_minute=2).client
+    try_it(client, "print(1)\n")
+    try_it(client, "print(2)\n")
+    refused = submit(client, CORRECT)
+    assert refused.status_code == 429
+    assert "tests and scripts together" in refused.json()["detail"]
