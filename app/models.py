@@ -120,3 +120,8 @@ class Solved(Base):
     problem: Mapped[str] = mapped_column(String(64), primary_key=True)
     submission_id: Mapped[str] = mapped_column(ForeignKey("submissions.id", ondelete="CASCADE"))
     solved_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+# The instructor side's tables live in their own module; importing it here registers them on Base.metadata
+# wherever the models are loaded (the app, migrations, the test that compares the two).
+from app.instructor import models as _instructor_models  # noqa: E402,F401

@@ -17,6 +17,7 @@ from starlette.responses import Response
 
 from app import crud
 from app.deps import CatalogDep, StateDep, in_session, learner_for
+from app.instructor.profile import profile_of
 from app.schemas import as_json, attempt, submission_out
 from app.state import AppState
 from app.templating import render
@@ -81,14 +82,16 @@ async def notes_page(slug: str, request: Request, catalog: CatalogDep, state: St
 @router.get("/problems/{slug}/history")
 async def history_page(slug: str, request: Request, catalog: CatalogDep, state: StateDep) -> Response:
     entry = catalog.entry(slug)
-    attempts = await with_learner(
+    attempts, profile = await with_learner(
         state,
         request,
-        lambda session, learner: [
-            as_json(attempt(s)) for s in crud.list_submissions(session=session, learner_id=learner, problem=entry.slug)
-        ],
+        lambda session, learner: (
+            [as_json(attempt(s))
+             for s in crud.list_submissions(session=session, learner_id=learner, problem=entry.slug)],
+            profile_of(session=session, learner_id=learner),
+        ),
     )
-    return render(request, "history.html", {"problem": entry.public(), "attempts": attempts})
+    return render(request, "history.html", {"problem": entry.public(), "attempts": attempts, "profile": profile})
 
 
 @router.get("/submissions/{submission_id}")
