@@ -1,22 +1,36 @@
-"""A stored verdict, broken into rows the dashboard aggregates in SQL: one `verdicts` row per graded
-submission, a `check_failures` row per check that failed, and the learner's `check_tallies` counted up. Written
-by the grading runner in the transaction that stores the report, so the numbers never disagree with the
-reports learners see."""
+"""A stored verdict, turned into the numbers the dashboard reads: a `verdicts` row per graded submission, and
+the tallies and roll-ups of app.instructor.models counted up. Written by the grading runner in the transaction
+that stores the report, so the numbers never disagree with the reports learners see.
+
+Each tally is an INSERT ... ON CONFLICT DO UPDATE (SQLite and PostgreSQL spell it alike) returning the new
+counts, which say whether this learner is new to a check (attempts went to 1) or failed it for the first time
+(failures went to 1): that is what the roll-up of learners per check counts."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Table
+from sqlalchemy import Table, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from app.instructor.battery import battery_hash, engine_version
-from app.instructor.models import CheckFailure, CheckTally, Verdict
+from app.instructor.models import (
+    CheckRollup,
+    CheckTally,
+    DiagnosisRollup,
+    DiagnosisTally,
+    FirstFailureRollup,
+    ProblemLearner,
+    Verdict,
+)
 from app.models import Submission, utcnow
 from grader import Problem, Report
 
 FAILING = ("failed", "error")
+NO_FAILURE = ""  # the first failing check of an attempt that failed none
+MAX_DIAGNOSIS_CHARS = 500
 
 
 def record_verdict(
@@ -25,7 +39,7 @@ def record_verdict(
     """Rows for `submission`'s report, stored once (a finished submission is never stored again). `problem` is
     None when the server no longer has it (the battery is then unknown: the empty string). A regrade is not a
     learner's attempt: it gets its verdict row but counts in no tally."""
-    failing = [(position, check) for position, check in enumerate(report.checks) if check.status in FAILING]
+    failing = [check for check in report.checks if check.status in FAILING]
     session.add(
         Verdict(
             submission_id=submission.id,
@@ -34,7 +48,7 @@ def record_verdict(
             solved=report.solved,
             passed=report.passed_count,
             total=len(report.checks),
-            first_failing_check=failing[0][1].id if failing else None,
+            first_failing_check=failing[0].id if failing else None,
             regrade=regrade,
             battery=battery_hash(problem) if problem is not None else "",
             engine_version=engine_version(),
@@ -42,50 +56,80 @@ def record_verdict(
             graded_at=utcnow(),
         )
     )
-    session.add_all(
-        CheckFailure(
-            submission_id=submission.id,
-            position=position,
-            learner_id=submission.learner_id,
-            problem=submission.problem,
-            check_id=check.id,
-            status=check.status,
-            diagnosis=check.diagnosis,
+    if not regrade:
+        count_attempt(session=session, submission=submission, report=report)
+
+
+def count_attempt(*, session: Session, submission: Submission, report: Report) -> None:
+    slug, learner = submission.problem, submission.learner_id
+    _upsert(session, ProblemLearner, [{
+        "problem": slug, "learner_id": learner, "attempts": 1,
+        "first_submitted_at": submission.created_at, "last_submitted_at": submission.created_at,
+    }], add=["attempts"], replace=["last_submitted_at"])
+    if report.solved:
+        session.execute(
+            update(ProblemLearner)
+            .where(ProblemLearner.problem == slug, ProblemLearner.learner_id == learner,
+                   ProblemLearner.attempts_to_solve.is_(None))
+            .values(attempts_to_solve=ProblemLearner.attempts, solved_submitted_at=submission.created_at)
         )
-        for position, check in failing
-    )
-    if regrade or not report.checks:
+    if not report.checks:
+        return  # the code did not load: no check ran, nothing failed first
+    failed = [check.status in FAILING for check in report.checks]
+    tallies = _upsert(session, CheckTally, [
+        {"problem": slug, "check_id": check.id, "learner_id": learner, "attempts": 1, "failures": int(failure)}
+        for check, failure in zip(report.checks, failed, strict=True)
+    ], add=["attempts", "failures"], returning=("attempts", "failures"))
+    _upsert(session, CheckRollup, [
+        {"problem": slug, "check_id": check.id, "position": position, "attempts": 1, "failures": int(failure),
+         "learners": int(attempts == 1), "learners_failed": int(failure and failures == 1)}
+        for position, (check, failure, (attempts, failures)) in enumerate(zip(report.checks, failed, tallies,
+                                                                              strict=True))
+    ], add=["attempts", "failures", "learners", "learners_failed"], replace=["position"])
+    first = next((check.id for check, failure in zip(report.checks, failed, strict=True) if failure), NO_FAILURE)
+    _upsert(session, FirstFailureRollup, [{"problem": slug, "check_id": first, "attempts": 1}], add=["attempts"])
+    diagnosed = [(check.id, check.diagnosis[:MAX_DIAGNOSIS_CHARS]) for check in report.checks if check.diagnosis]
+    if not diagnosed:
         return
-    rows = [
-        {
-            "problem": submission.problem,
-            "check_id": check.id,
-            "learner_id": submission.learner_id,
-            "position": position,
-            "attempts": 1,
-            "failures": int(check.status in FAILING),
-        }
-        for position, check in enumerate(report.checks)
-    ]
-    session.execute(_count_up(session), rows)
+    times = _upsert(session, DiagnosisTally, [
+        {"problem": slug, "check_id": check_id, "diagnosis": diagnosis, "learner_id": learner, "times": 1}
+        for check_id, diagnosis in diagnosed
+    ], add=["times"], returning=("times",))
+    _upsert(session, DiagnosisRollup, [
+        {"problem": slug, "check_id": check_id, "diagnosis": diagnosis, "times": 1, "learners": int(n == 1)}
+        for (check_id, diagnosis), (n,) in zip(diagnosed, times, strict=True)
+    ], add=["times", "learners"])
 
 
-def _count_up(session: Session) -> Any:
-    """INSERT ... ON CONFLICT DO UPDATE adding to the tally (SQLite and PostgreSQL spell it alike)."""
-    dialect = session.get_bind().dialect.name
-    table = CheckTally.__table__
+def _upsert(
+    session: Session,
+    model: type[Any],
+    rows: list[dict[str, Any]],
+    *,
+    add: Sequence[str],
+    replace: Sequence[str] = (),
+    returning: Sequence[str] = (),
+) -> list[tuple[Any, ...]]:
+    """Insert `rows`; where one exists, add the `add` columns to it and overwrite the `replace` ones. Returns
+    the `returning` columns after the change, one tuple per row in order (empty without `returning`)."""
+    table = model.__table__
     assert isinstance(table, Table)
+    dialect = session.get_bind().dialect.name
     if dialect == "postgresql":
         statement: Any = postgresql.insert(table)
     elif dialect == "sqlite":
         statement = sqlite.insert(table)
     else:
-        raise NotImplementedError(f"check tallies need SQLite or PostgreSQL, not {dialect}")
-    return statement.on_conflict_do_update(
-        index_elements=["problem", "check_id", "learner_id"],
+        raise NotImplementedError(f"the instructor's tallies need SQLite or PostgreSQL, not {dialect}")
+    statement = statement.on_conflict_do_update(
+        index_elements=[column.name for column in table.primary_key.columns],
         set_={
-            "attempts": table.c.attempts + statement.excluded.attempts,
-            "failures": table.c.failures + statement.excluded.failures,
-            "position": statement.excluded.position,
+            **{name: table.c[name] + statement.excluded[name] for name in add},
+            **{name: statement.excluded[name] for name in replace},
         },
     )
+    if not returning:
+        session.execute(statement, rows)
+        return []
+    statement = statement.returning(*(table.c[name] for name in returning), sort_by_parameter_order=True)
+    return [tuple(row) for row in session.execute(statement, rows)]

@@ -1,6 +1,6 @@
-"""What learners get wrong, per problem, aggregated in SQL over `verdicts`, `check_tallies`, `check_failures`
-and `solved`: no report JSON is read. Python sees at most one row per solver (for the medians, which SQLite
-cannot compute) and one per check."""
+"""What learners get wrong, per problem: read from the roll-ups app.instructor.records keeps (tens of rows
+per problem) and one row per learner of `problem_learners` (for the medians, which SQLite cannot compute). No
+report JSON is read, and no verdict row: see app.instructor.models for why."""
 
 from __future__ import annotations
 
@@ -8,11 +8,18 @@ import statistics
 from datetime import UTC, datetime
 
 from pydantic import BaseModel, Field
-from sqlalchemy import Integer, and_, case, cast, distinct, func, select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from app.instructor.models import CheckFailure, CheckTally, LearnerProfile, Verdict
-from app.models import Solved, Submission
+from app.instructor.models import (
+    CheckRollup,
+    DiagnosisRollup,
+    FirstFailureRollup,
+    LearnerProfile,
+    ProblemLearner,
+)
+from app.instructor.records import NO_FAILURE
+from app.models import Solved
 
 
 class CheckStat(BaseModel):
@@ -32,8 +39,8 @@ class FirstFailure(BaseModel):
 
 
 class DiagnosisStat(BaseModel):
-    diagnosis: str
-    check_ids: list[str]
+    diagnosis: str = Field(description="The known mistake, in the words learners saw.")
+    check_id: str = Field(description="The check on which it was diagnosed.")
     times: int
     learners: int
 
@@ -72,56 +79,35 @@ def _share(part: int, whole: int) -> float:
     return round(part / whole, 4) if whole else 0.0
 
 
-def _attempts_of(problem: str) -> object:
-    return and_(Verdict.problem == problem, Verdict.regrade.is_(False))
-
-
 def problem_stats(*, session: Session, problem: str) -> ProblemStats:
-    totals = session.execute(
-        select(func.count(), func.count(distinct(Verdict.learner_id))).where(_attempts_of(problem))  # type: ignore[arg-type]
+    tried, attempts = session.execute(
+        select(func.count(), func.coalesce(func.sum(ProblemLearner.attempts), 0))
+        .where(ProblemLearner.problem == problem)
     ).one()
-    attempts, tried = int(totals[0]), int(totals[1])
-    solved = session.scalar(select(func.count()).select_from(Solved).where(Solved.problem == problem)) or 0
+    solved = _solved_counts(session, problem).get(problem, 0)
     attempts_to_solve, seconds_to_solve = _solver_medians(session, problem)
     return ProblemStats(
         problem=problem,
-        learners_tried=tried,
-        learners_solved=solved,
-        attempts=attempts,
+        learners_tried=int(tried),
+        learners_solved=int(solved),
+        attempts=int(attempts),
         median_attempts_to_solve=attempts_to_solve,
         median_seconds_to_solve=seconds_to_solve,
         checks=_check_stats(session, problem),
-        first_failing=_first_failing(session, problem, attempts),
+        first_failing=_first_failing(session, problem, int(attempts)),
         diagnoses=_diagnoses(session, problem),
     )
 
 
 def _solver_medians(session: Session, problem: str) -> tuple[float | None, float | None]:
-    """Per solver, in SQL: the attempts up to and including the solving one, and the first attempt's time."""
-    solving = Submission.__table__.alias("solving")
     rows = session.execute(
-        select(
-            func.count(Verdict.submission_id),
-            func.min(Verdict.submitted_at),
-            func.max(solving.c.created_at),
-        )
-        .select_from(Solved)
-        .join(solving, solving.c.id == Solved.submission_id)
-        .join(
-            Verdict,
-            and_(
-                Verdict.learner_id == Solved.learner_id,
-                Verdict.problem == Solved.problem,
-                Verdict.regrade.is_(False),
-                Verdict.submitted_at <= solving.c.created_at,
-            ),
-        )
-        .where(Solved.problem == problem)
-        .group_by(Solved.learner_id)
+        select(ProblemLearner.attempts_to_solve, ProblemLearner.first_submitted_at,
+               ProblemLearner.solved_submitted_at)
+        .where(ProblemLearner.problem == problem, ProblemLearner.attempts_to_solve.is_not(None))
     ).all()
     if not rows:
         return None, None
-    counts = [int(row[0]) for row in rows]
+    counts = [int(row[0]) for row in rows if row[0] is not None]
     seconds = [(_aware(row[2]) - _aware(row[1])).total_seconds() for row in rows if row[1] and row[2]]
     return float(statistics.median(counts)), (round(statistics.median(seconds), 1) if seconds else None)
 
@@ -133,95 +119,78 @@ def _aware(value: datetime | str) -> datetime:
 
 
 def _check_stats(session: Session, problem: str) -> list[CheckStat]:
-    rows = session.execute(
-        select(
-            CheckTally.check_id,
-            func.min(CheckTally.position),
-            func.sum(CheckTally.attempts),
-            func.sum(CheckTally.failures),
-            func.count(),
-            func.sum(cast(case((CheckTally.failures > 0, 1), else_=0), Integer)),
-        )
-        .where(CheckTally.problem == problem)
-        .group_by(CheckTally.check_id)
-    ).all()
+    rows = session.scalars(select(CheckRollup).where(CheckRollup.problem == problem)).all()
     stats = [
         (
-            int(position),
+            row.position,
             CheckStat(
-                check_id=check_id,
-                attempts=int(ran),
-                failed_attempts=int(failed),
-                attempt_failure_share=_share(int(failed), int(ran)),
-                learners=int(learners),
-                learners_failed=int(learners_failed),
-                learner_failure_share=_share(int(learners_failed), int(learners)),
+                check_id=row.check_id,
+                attempts=row.attempts,
+                failed_attempts=row.failures,
+                attempt_failure_share=_share(row.failures, row.attempts),
+                learners=row.learners,
+                learners_failed=row.learners_failed,
+                learner_failure_share=_share(row.learners_failed, row.learners),
             ),
         )
-        for check_id, position, ran, failed, learners, learners_failed in rows
+        for row in rows
     ]
     stats.sort(key=lambda item: (-item[1].attempt_failure_share, -item[1].learner_failure_share, item[0]))
     return [stat for _, stat in stats]
 
 
 def _first_failing(session: Session, problem: str, attempts: int) -> list[FirstFailure]:
-    rows = session.execute(
-        select(Verdict.first_failing_check, func.count())
-        .where(_attempts_of(problem))  # type: ignore[arg-type]
-        .group_by(Verdict.first_failing_check)
-        .order_by(func.count().desc())
+    rows = session.scalars(
+        select(FirstFailureRollup)
+        .where(FirstFailureRollup.problem == problem)
+        .order_by(FirstFailureRollup.attempts.desc(), FirstFailureRollup.check_id)
     ).all()
-    return [FirstFailure(check_id=check, attempts=int(n), share=_share(int(n), attempts)) for check, n in rows]
+    return [
+        FirstFailure(check_id=row.check_id if row.check_id != NO_FAILURE else None, attempts=row.attempts,
+                     share=_share(row.attempts, attempts))
+        for row in rows
+    ]
 
 
 def _diagnoses(session: Session, problem: str) -> list[DiagnosisStat]:
-    diagnosed = and_(CheckFailure.problem == problem, CheckFailure.diagnosis.is_not(None))
-    checks: dict[str, list[str]] = {}
-    for diagnosis, check_id in session.execute(  # diagnosis is never None here (the WHERE)
-        select(CheckFailure.diagnosis, CheckFailure.check_id)
-        .where(diagnosed)
-        .group_by(CheckFailure.diagnosis, CheckFailure.check_id)
-        .order_by(CheckFailure.check_id)
-    ):
-        checks.setdefault(str(diagnosis), []).append(check_id)
-    rows = session.execute(
-        select(CheckFailure.diagnosis, func.count(), func.count(distinct(CheckFailure.learner_id)))
-        .where(diagnosed)
-        .group_by(CheckFailure.diagnosis)
+    rows = session.scalars(
+        select(DiagnosisRollup)
+        .where(DiagnosisRollup.problem == problem)
+        .order_by(DiagnosisRollup.times.desc(), DiagnosisRollup.diagnosis, DiagnosisRollup.check_id)
     ).all()
-    stats = [
-        DiagnosisStat(
-            diagnosis=str(diagnosis), check_ids=checks.get(str(diagnosis), []), times=int(n), learners=int(learners)
-        )
-        for diagnosis, n, learners in rows
-    ]
-    return sorted(stats, key=lambda stat: (-stat.times, stat.diagnosis))
+    return [DiagnosisStat(diagnosis=row.diagnosis, check_id=row.check_id, times=row.times, learners=row.learners)
+            for row in rows]
 
 
 def problem_overviews(*, session: Session, problems: list[str]) -> list[ProblemOverview]:
     """One row per problem on this server, in the order given (problems nobody tried included)."""
     tried = {
-        problem: (int(n), int(learners), last)
-        for problem, n, learners, last in session.execute(
-            select(
-                Verdict.problem, func.count(), func.count(distinct(Verdict.learner_id)), func.max(Verdict.submitted_at)
-            )
-            .where(Verdict.regrade.is_(False))
-            .group_by(Verdict.problem)
+        problem: (int(learners), int(attempts), last)
+        for problem, learners, attempts, last in session.execute(
+            select(ProblemLearner.problem, func.count(), func.sum(ProblemLearner.attempts),
+                   func.max(ProblemLearner.last_submitted_at))
+            .group_by(ProblemLearner.problem)
         )
     }
-    by_problem = select(Solved.problem, func.count()).group_by(Solved.problem)
-    solved = {problem: n for problem, n in session.execute(by_problem)}
+    solved = _solved_counts(session)
     return [
         ProblemOverview(
             problem=problem,
-            attempts=tried.get(problem, (0, 0, None))[0],
-            learners_tried=tried.get(problem, (0, 0, None))[1],
+            learners_tried=tried.get(problem, (0, 0, None))[0],
+            attempts=tried.get(problem, (0, 0, None))[1],
             last_attempt_at=_aware(tried[problem][2]) if problem in tried and tried[problem][2] else None,
-            learners_solved=int(solved.get(problem, 0)),
+            learners_solved=solved.get(problem, 0),
         )
         for problem in problems
     ]
+
+
+def _solved_counts(session: Session, problem: str | None = None) -> dict[str, int]:
+    """Learners who solved each problem, by the `solved` table (which a regrade may add to, never take from)."""
+    query = select(Solved.problem, func.count()).group_by(Solved.problem)
+    if problem is not None:
+        query = query.where(Solved.problem == problem)
+    return {slug: int(n) for slug, n in session.execute(query)}
 
 
 def learner_rows(*, session: Session, limit: int = 500) -> list[LearnerRow]:
@@ -231,13 +200,12 @@ def learner_rows(*, session: Session, limit: int = 500) -> list[LearnerRow]:
     )
     activity = (
         select(
-            Verdict.learner_id,
-            func.count(distinct(Verdict.problem)).label("problems"),
-            func.count().label("attempts"),
-            func.max(Verdict.submitted_at).label("last"),
+            ProblemLearner.learner_id,
+            func.count().label("problems"),
+            func.sum(ProblemLearner.attempts).label("attempts"),
+            func.max(ProblemLearner.last_submitted_at).label("last"),
         )
-        .where(Verdict.regrade.is_(False))
-        .group_by(Verdict.learner_id)
+        .group_by(ProblemLearner.learner_id)
         .subquery("activity")
     )
     rows = session.execute(

@@ -1,5 +1,5 @@
-"""The instructor side: instructor accounts and sessions, learner profiles, and verdicts broken into rows
-(`verdicts`, `check_failures`, `check_tallies`) for the dashboard, back-filled from the reports already stored.
+"""The instructor side: instructor accounts and sessions, learner profiles, a row per verdict (`verdicts`)
+and the tallies and roll-ups the dashboard reads, back-filled from the reports already stored.
 
 Revision ID: 0003
 Revises: 0001
@@ -80,85 +80,138 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("submission_id", name="pk_verdicts"),
     )
     op.create_index("ix_verdicts_problem_learner", "verdicts", ["problem", "learner_id", "graded_at"])
-    failures = op.create_table(
-        "check_failures",
-        sa.Column("submission_id", sa.String(36), nullable=False),
-        sa.Column("position", sa.Integer(), nullable=False),
-        sa.Column("learner_id", sa.String(36), nullable=False),
-        sa.Column("problem", sa.String(64), nullable=False),
-        sa.Column("check_id", sa.String(200), nullable=False),
-        sa.Column("status", sa.String(16), nullable=False),
-        sa.Column("diagnosis", sa.Text(), nullable=True),
-        sa.ForeignKeyConstraint(
-            ["submission_id"],
-            ["submissions.id"],
-            name="fk_check_failures_submission_id_submissions",
-            ondelete="CASCADE",
+    tables = {
+        "problem_learners": op.create_table(
+            "problem_learners",
+            sa.Column("problem", sa.String(64), nullable=False),
+            sa.Column("learner_id", sa.String(36), nullable=False),
+            sa.Column("attempts", sa.Integer(), nullable=False),
+            sa.Column("first_submitted_at", sa.DateTime(timezone=True), nullable=False),
+            sa.Column("last_submitted_at", sa.DateTime(timezone=True), nullable=False),
+            sa.Column("attempts_to_solve", sa.Integer(), nullable=True),
+            sa.Column("solved_submitted_at", sa.DateTime(timezone=True), nullable=True),
+            sa.PrimaryKeyConstraint("problem", "learner_id", name="pk_problem_learners"),
         ),
-        sa.PrimaryKeyConstraint("submission_id", "position", name="pk_check_failures"),
-    )
-    op.create_index("ix_check_failures_problem_diagnosis", "check_failures", ["problem", "diagnosis"])
-    tallies = op.create_table(
-        "check_tallies",
-        sa.Column("problem", sa.String(64), nullable=False),
-        sa.Column("check_id", sa.String(200), nullable=False),
-        sa.Column("learner_id", sa.String(36), nullable=False),
-        sa.Column("position", sa.Integer(), nullable=False),
-        sa.Column("attempts", sa.Integer(), nullable=False),
-        sa.Column("failures", sa.Integer(), nullable=False),
-        sa.PrimaryKeyConstraint("problem", "check_id", "learner_id", name="pk_check_tallies"),
-    )
-    _backfill(verdicts, failures, tallies)
+        "check_tallies": op.create_table(
+            "check_tallies",
+            sa.Column("problem", sa.String(64), nullable=False),
+            sa.Column("check_id", sa.String(200), nullable=False),
+            sa.Column("learner_id", sa.String(36), nullable=False),
+            sa.Column("attempts", sa.Integer(), nullable=False),
+            sa.Column("failures", sa.Integer(), nullable=False),
+            sa.PrimaryKeyConstraint("problem", "check_id", "learner_id", name="pk_check_tallies"),
+        ),
+        "check_rollups": op.create_table(
+            "check_rollups",
+            sa.Column("problem", sa.String(64), nullable=False),
+            sa.Column("check_id", sa.String(200), nullable=False),
+            sa.Column("position", sa.Integer(), nullable=False),
+            sa.Column("attempts", sa.Integer(), nullable=False),
+            sa.Column("failures", sa.Integer(), nullable=False),
+            sa.Column("learners", sa.Integer(), nullable=False),
+            sa.Column("learners_failed", sa.Integer(), nullable=False),
+            sa.PrimaryKeyConstraint("problem", "check_id", name="pk_check_rollups"),
+        ),
+        "first_failure_rollups": op.create_table(
+            "first_failure_rollups",
+            sa.Column("problem", sa.String(64), nullable=False),
+            sa.Column("check_id", sa.String(200), nullable=False),
+            sa.Column("attempts", sa.Integer(), nullable=False),
+            sa.PrimaryKeyConstraint("problem", "check_id", name="pk_first_failure_rollups"),
+        ),
+        "diagnosis_tallies": op.create_table(
+            "diagnosis_tallies",
+            sa.Column("problem", sa.String(64), nullable=False),
+            sa.Column("check_id", sa.String(200), nullable=False),
+            sa.Column("diagnosis", sa.String(500), nullable=False),
+            sa.Column("learner_id", sa.String(36), nullable=False),
+            sa.Column("times", sa.Integer(), nullable=False),
+            sa.PrimaryKeyConstraint("problem", "check_id", "diagnosis", "learner_id", name="pk_diagnosis_tallies"),
+        ),
+        "diagnosis_rollups": op.create_table(
+            "diagnosis_rollups",
+            sa.Column("problem", sa.String(64), nullable=False),
+            sa.Column("check_id", sa.String(200), nullable=False),
+            sa.Column("diagnosis", sa.String(500), nullable=False),
+            sa.Column("times", sa.Integer(), nullable=False),
+            sa.Column("learners", sa.Integer(), nullable=False),
+            sa.PrimaryKeyConstraint("problem", "check_id", "diagnosis", name="pk_diagnosis_rollups"),
+        ),
+    }
+    _backfill(verdicts, tables)
 
 
-def _backfill(verdicts: sa.Table, failures: sa.Table, tallies: sa.Table) -> None:
-    """Rows for every report stored before this migration. Which battery graded them was not recorded: the
-    empty string, so `python -m app regrade` counts them as stale. Diagnoses were not recorded either."""
-    connection = op.get_bind()
-    rows = connection.execute(
+def _backfill(verdicts: sa.Table, tables: dict[str, sa.Table]) -> None:
+    """The rows app.instructor.records would have written for every report stored before this migration, in
+    the order the submissions were made. Which battery graded them was not recorded (the empty string, so
+    `python -m app regrade` counts them as stale), and neither were diagnoses."""
+    rows = op.get_bind().execute(
         sa.text(
             "SELECT id, learner_id, problem, report, created_at, finished_at FROM submissions "
-            "WHERE status IN ('done', 'error') AND report IS NOT NULL"
+            "WHERE status IN ('done', 'error') AND report IS NOT NULL ORDER BY created_at"
         )
     ).fetchall()
-    tally: dict[tuple[str, str, str], list[int]] = {}  # (problem, check, learner) -> [position, attempts, failures]
+    learners: dict[tuple[str, str], dict[str, object]] = {}
+    tallies: dict[tuple[str, str, str], list[int]] = {}
+    rollups: dict[tuple[str, str], list[int]] = {}  # -> [position, attempts, failures, learners, learners_failed]
+    first: dict[tuple[str, str], int] = {}
+    verdict_rows = []
+    for row in rows:
+        report = json.loads(row.report)
+        checks = report.get("checks") or []
+        failed = [c.get("status") in FAILING for c in checks]
+        solved = bool(report.get("solved"))
+        verdict_rows.append({
+            "submission_id": row.id, "learner_id": row.learner_id, "problem": row.problem, "solved": solved,
+            "passed": sum(c.get("status") == "passed" for c in checks), "total": len(checks),
+            "first_failing_check": next((c["id"] for c, f in zip(checks, failed, strict=True) if f), None),
+            "regrade": False, "battery": "", "engine_version": "", "submitted_at": row.created_at,
+            "graded_at": row.finished_at or row.created_at,
+        })
+        learner = learners.setdefault((row.problem, row.learner_id), {
+            "problem": row.problem, "learner_id": row.learner_id, "attempts": 0, "first_submitted_at": row.created_at,
+            "last_submitted_at": row.created_at, "attempts_to_solve": None, "solved_submitted_at": None})
+        learner["attempts"] = int(learner["attempts"]) + 1  # type: ignore[call-overload]
+        learner["last_submitted_at"] = row.created_at
+        if solved and learner["attempts_to_solve"] is None:
+            learner["attempts_to_solve"], learner["solved_submitted_at"] = learner["attempts"], row.created_at
+        if not checks:
+            continue
+        for position, (check, failure) in enumerate(zip(checks, failed, strict=True)):
+            tally = tallies.setdefault((row.problem, check["id"], row.learner_id), [0, 0])
+            tally[0] += 1
+            tally[1] += failure
+            rollup = rollups.setdefault((row.problem, check["id"]), [position, 0, 0, 0, 0])
+            rollup[0] = position
+            rollup[1] += 1
+            rollup[2] += failure
+            rollup[3] += tally[0] == 1
+            rollup[4] += bool(failure and tally[1] == 1)
+        key = (row.problem, next((c["id"] for c, f in zip(checks, failed, strict=True) if f), ""))
+        first[key] = first.get(key, 0) + 1
+    for start in range(0, len(verdict_rows), BACKFILL_BATCH):
+        op.bulk_insert(verdicts, verdict_rows[start : start + BACKFILL_BATCH])
+    _insert(tables["problem_learners"], list(learners.values()))
+    _insert(tables["check_tallies"], [
+        {"problem": p, "check_id": c, "learner_id": learner, "attempts": n, "failures": f}
+        for (p, c, learner), (n, f) in tallies.items()])
+    _insert(tables["check_rollups"], [
+        {"problem": p, "check_id": c, "position": pos, "attempts": n, "failures": f, "learners": learners_n,
+         "learners_failed": failed_n}
+        for (p, c), (pos, n, f, learners_n, failed_n) in rollups.items()])
+    _insert(tables["first_failure_rollups"], [
+        {"problem": p, "check_id": c, "attempts": n} for (p, c), n in first.items()])
+
+
+def _insert(table: sa.Table, rows: list[dict[str, object]]) -> None:
     for start in range(0, len(rows), BACKFILL_BATCH):
-        verdict_rows, failure_rows = [], []
-        for row in rows[start : start + BACKFILL_BATCH]:
-            report = json.loads(row.report)
-            checks = report.get("checks") or []
-            failing = [(position, c) for position, c in enumerate(checks) if c.get("status") in FAILING]
-            verdict_rows.append({
-                "submission_id": row.id, "learner_id": row.learner_id, "problem": row.problem,
-                "solved": bool(report.get("solved")), "passed": sum(c.get("status") == "passed" for c in checks),
-                "total": len(checks), "first_failing_check": failing[0][1]["id"] if failing else None,
-                "regrade": False, "battery": "", "engine_version": "",
-                "submitted_at": row.created_at, "graded_at": row.finished_at or row.created_at,
-            })
-            failure_rows.extend(
-                {"submission_id": row.id, "position": position, "learner_id": row.learner_id,
-                 "problem": row.problem, "check_id": c["id"], "status": c["status"], "diagnosis": None}
-                for position, c in failing
-            )
-            for position, c in enumerate(checks):
-                counts = tally.setdefault((row.problem, c["id"], row.learner_id), [position, 0, 0])
-                counts[1] += 1
-                counts[2] += c.get("status") in FAILING
-        op.bulk_insert(verdicts, verdict_rows)
-        if failure_rows:
-            op.bulk_insert(failures, failure_rows)
-    if tally:
-        op.bulk_insert(tallies, [
-            {"problem": problem, "check_id": check, "learner_id": learner, "position": position,
-             "attempts": attempts, "failures": failed}
-            for (problem, check, learner), (position, attempts, failed) in tally.items()
-        ])
+        op.bulk_insert(table, rows[start : start + BACKFILL_BATCH])
 
 
 def downgrade() -> None:
-    op.drop_table("check_tallies")
-    op.drop_index("ix_check_failures_problem_diagnosis", table_name="check_failures")
-    op.drop_table("check_failures")
+    for table in ("diagnosis_rollups", "diagnosis_tallies", "first_failure_rollups", "check_rollups",
+                  "check_tallies", "problem_learners"):
+        op.drop_table(table)
     op.drop_index("ix_verdicts_problem_learner", table_name="verdicts")
     op.drop_table("verdicts")
     op.drop_table("learner_profiles")

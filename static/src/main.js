@@ -8,6 +8,7 @@ const pages = {
   notes: () => drawExperimentFromPage(document.getElementById("notes-charts"), { placeholders: true }),
   submission: () => drawExperimentFromPage(document.getElementById("charts"), { placeholders: false }),
   history: async () => (await import("./history.js")).initHistoryPage(),
+  "instructor-problem": async () => (await import("./instructor-charts.js")).initInstructorCharts(),
 };
 
 async function renderMathIfAny() {
