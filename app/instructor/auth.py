@@ -27,6 +27,7 @@ from app.deps import in_session, known_learner
 from app.errors import AppError, Forbidden, TooManyRequests
 from app.identity import resolve_secret_key
 from app.instructor.models import Instructor, InstructorSession
+from app.instructor.regrade import RegradeFeeder
 from app.models import utcnow
 from app.ratelimit import SlidingWindowLimit
 from app.state import AppState
@@ -69,6 +70,7 @@ class InstructorState:
     per_address: SlidingWindowLimit = field(
         default_factory=lambda: SlidingWindowLimit(limit=LOGIN_ATTEMPTS_PER_ADDRESS, window_s=LOGIN_WINDOW_S)
     )
+    feeder: RegradeFeeder | None = None  # started by the regrade button
     _secret: bytes | None = None
 
     def secret(self, state: AppState) -> bytes:

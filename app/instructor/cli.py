@@ -52,3 +52,70 @@ def _password(from_stdin: bool) -> str:
     if getpass.getpass("Password again: ") != first:
         raise AccountError("The two passwords differ.")
     return first
+
+
+def setup_regrade(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("slugs", nargs="*", metavar="SLUG", help="problems to regrade (default: every problem)")
+    parser.add_argument("--all-attempts", action="store_true",
+                        help="every stale attempt, not only each learner's latest")
+
+
+def run_regrade(args: argparse.Namespace) -> int:
+    """Plan, then grade through the configured path: the Celery queue when CELERY_BROKER_URL is set (the web
+    server's workers grade), else here, one at a time, with the same runner the web server uses."""
+    from app.catalog import load_catalog
+    from app.grading import make_backend, make_event_bus
+    from app.grading.runner import grade_submission
+    from app.instructor.regrade import feed_one, plan_regrades, progress
+    from grader import WorkerPool
+
+    settings = Settings()
+    engine = make_engine(settings.database_url)
+    upgrade(engine)
+    sessions = make_session_factory(engine)
+    catalog = load_catalog(settings.problems_dir)
+    unknown = [slug for slug in args.slugs if slug not in catalog]
+    if unknown:
+        print(f"error: no problem {', '.join(unknown)} on this server", file=sys.stderr)  # noqa: T201
+        return 2
+    with sessions() as session:
+        planned = plan_regrades(session=session, problems=catalog, slugs=args.slugs or None,
+                                all_attempts=args.all_attempts)
+    print(f"planned {planned} regrade(s)")  # noqa: T201
+    bus = make_event_bus(settings)
+    pool = None
+    if settings.celery_broker_url:
+        backend = make_backend(settings=settings, session_factory=sessions, problems=catalog, bus=bus)
+
+        def submit(submission_id: str, submitter: object) -> None:
+            backend.submit(submission_id, submitter=submitter)  # type: ignore[arg-type]
+
+        def waiting() -> int:
+            return backend.health().queue_depth
+    else:
+        pool = WorkerPool(size=1, unsafe=settings.unsafe_no_sandbox)
+        pool.start()
+
+        def submit(submission_id: str, submitter: object) -> None:
+            grade_submission(session_factory=sessions, submission_id=submission_id, problems=catalog, pool=pool,
+                             bus=bus)
+
+        def waiting() -> int:
+            return 0
+    try:
+        while True:
+            fed = feed_one(session_factory=sessions, submit=submit, learners_waiting=waiting)
+            with sessions() as session:
+                state = progress(session=session)
+            print(f"regrades: {state.done} done, {state.queued} queued, {state.pending} pending",  # noqa: T201
+                  flush=True)
+            if not state.running:
+                return 0
+            if not fed:
+                import time
+
+                time.sleep(1.0)
+    finally:
+        if pool is not None:
+            pool.close()
+        engine.dispose()

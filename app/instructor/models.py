@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Boolean, ForeignKey, Index, Integer, String
+from sqlalchemy import Boolean, ForeignKey, Index, Integer, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.models import Base, UTCDateTime, new_id, utcnow
@@ -151,3 +151,29 @@ class DiagnosisRollup(Base):
     diagnosis: Mapped[str] = mapped_column(String(500), primary_key=True)
     times: Mapped[int] = mapped_column(Integer)
     learners: Mapped[int] = mapped_column(Integer)
+
+
+class Regrade(Base):
+    """One attempt graded again because its problem's battery changed. The attempt and its report stay as they
+    were; the regrading is a submission of its own (same learner, same code) graded by the normal path, and
+    this row links the two. Unique per attempt and battery: planning twice plans nothing twice."""
+
+    __tablename__ = "regrades"
+    __table_args__ = (
+        UniqueConstraint("submission_id", "to_battery", name="uq_regrades_submission_battery"),
+        Index("ix_regrades_status", "status"),
+    )
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    submission_id: Mapped[str] = mapped_column(ForeignKey("submissions.id", ondelete="CASCADE"), index=True)
+    regrade_submission_id: Mapped[str | None] = mapped_column(
+        ForeignKey("submissions.id", ondelete="SET NULL"), default=None, unique=True
+    )
+    learner_id: Mapped[str] = mapped_column(String(36))
+    problem: Mapped[str] = mapped_column(String(64))
+    from_battery: Mapped[str] = mapped_column(String(64))
+    to_battery: Mapped[str] = mapped_column(String(64))
+    old_passed: Mapped[int] = mapped_column(Integer)
+    old_total: Mapped[int] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(16), default="pending", doc="pending, queued or done.")
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)

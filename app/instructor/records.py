@@ -25,6 +25,7 @@ from app.instructor.models import (
     ProblemLearner,
     Verdict,
 )
+from app.instructor.regrade import mark_done
 from app.models import Submission, utcnow
 from grader import Problem, Report
 
@@ -38,7 +39,9 @@ def record_verdict(
 ) -> None:
     """Rows for `submission`'s report, stored once (a finished submission is never stored again). `problem` is
     None when the server no longer has it (the battery is then unknown: the empty string). A regrade is not a
-    learner's attempt: it gets its verdict row but counts in no tally."""
+    learner's attempt (whether `regrade` says so or a Regrade links to it): it gets its verdict row but counts
+    in no tally."""
+    regrade = mark_done(session=session, submission_id=submission.id) or regrade
     failing = [check for check in report.checks if check.status in FAILING]
     session.add(
         Verdict(

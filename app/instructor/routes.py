@@ -27,6 +27,8 @@ from app.instructor.auth import (
     InstructorState,
     SignInRequired,
 )
+from app.instructor.battery import battery_hash
+from app.instructor.regrade import RegradeFeeder, RegradeProgress, plan_regrades, progress
 from app.instructor.views import learner_attempts, submission_context
 from app.templating import render
 
@@ -130,11 +132,26 @@ def _page(request: Request, name: str, instructor: auth.SignedIn, context: dict[
 
 @pages.get("")
 async def dashboard(request: Request, state: StateDep, catalog: CatalogDep, instructor: InstructorDep) -> Response:
-    overviews = await in_session(
-        state, lambda session: stats.problem_overviews(session=session, problems=list(catalog.entries))
+    overviews, regrades = await in_session(
+        state, lambda session: (stats.problem_overviews(session=session, problems=list(catalog.entries)),
+                                progress(session=session))
     )
-    rows = [{**o.model_dump(mode="json"), "title": catalog.entries[o.problem].public()["title"]} for o in overviews]
-    return _page(request, "instructor/dashboard.html", instructor, {"problems": rows})
+    rows = [{**o.model_dump(mode="json"), "title": catalog.entries[o.problem].public()["title"],
+             "battery": battery_hash(catalog[o.problem])} for o in overviews]
+    return _page(request, "instructor/dashboard.html", instructor,
+                 {"problems": rows, "regrades": {**regrades.model_dump(), "running": regrades.running}})
+
+
+@pages.post("/regrade")
+async def start_regrade(request: Request, state: StateDep, instructor: InstructorDep) -> Response:
+    """Plan the regrading of every stale latest attempt, and start feeding it to the grading queue."""
+    auth.check_csrf(await auth.read_form(request), instructor)
+    await in_session(state, lambda session: plan_regrades(session=session, problems=state.catalog))
+    memory = auth.instructor_state(request)
+    if memory.feeder is None:
+        memory.feeder = RegradeFeeder(session_factory=state.session_factory, backend=state.backend)
+    memory.feeder.ensure_running()
+    return RedirectResponse("/instructor#regrade", status_code=303)
 
 
 @pages.get("/problems/{slug}")
@@ -186,6 +203,12 @@ async def api_problems(state: StateDep, catalog: CatalogDep) -> list[stats.Probl
     return await in_session(
         state, lambda session: stats.problem_overviews(session=session, problems=list(catalog.entries))
     )
+
+
+@api.get("/regrades", response_model=RegradeProgress)
+async def api_regrades(state: StateDep) -> RegradeProgress:
+    """How far the regrading is: attempts pending, queued for grading, and done."""
+    return await in_session(state, lambda session: progress(session=session))
 
 
 @api.get("/problems/{slug}/stats", response_model=stats.ProblemStats)

@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 from app.catalog import ProblemCatalog
 from app.errors import NotFound
 from app.instructor.models import LearnerProfile, Verdict
+from app.instructor.regrade import regrade_note
 from app.models import Learner, Solved, Submission
 from app.schemas import submission_out
 
@@ -66,4 +67,5 @@ def submission_context(*, session: Session, submission_id: str, catalog: Problem
             "code": submission.code,
             "report": submission.report.model_dump(mode="json") if submission.report else None,
         },
+        "regrade": regrade_note(session=session, submission_id=submission_id),
     }

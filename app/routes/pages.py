@@ -18,6 +18,7 @@ from starlette.responses import Response
 from app import crud
 from app.deps import CatalogDep, StateDep, in_session, learner_for
 from app.instructor.profile import profile_of
+from app.instructor.regrade import regrade_note
 from app.schemas import as_json, attempt, submission_out
 from app.state import AppState
 from app.templating import render
@@ -96,11 +97,12 @@ async def history_page(slug: str, request: Request, catalog: CatalogDep, state: 
 
 @router.get("/submissions/{submission_id}")
 async def submission_page(submission_id: str, request: Request, catalog: CatalogDep, state: StateDep) -> Response:
-    submission = await with_learner(
+    submission, regrade = await with_learner(
         state,
         request,
-        lambda session, learner: submission_out(
-            crud.get_submission(session=session, submission_id=submission_id, learner_id=learner)
+        lambda session, learner: (
+            submission_out(crud.get_submission(session=session, submission_id=submission_id, learner_id=learner)),
+            regrade_note(session=session, submission_id=submission_id),  # after the ownership check above
         ),
     )
     problem = (
@@ -125,5 +127,6 @@ async def submission_page(submission_id: str, request: Request, catalog: Catalog
             "code": submission.code,
             "report": submission.report.model_dump(mode="json") if submission.report else None,
         },
+        "regrade": regrade,
     }
     return render(request, "submission.html", context)

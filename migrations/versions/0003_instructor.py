@@ -138,6 +138,29 @@ def upgrade() -> None:
             sa.PrimaryKeyConstraint("problem", "check_id", "diagnosis", name="pk_diagnosis_rollups"),
         ),
     }
+    op.create_table(
+        "regrades",
+        sa.Column("id", sa.String(36), nullable=False),
+        sa.Column("submission_id", sa.String(36), nullable=False),
+        sa.Column("regrade_submission_id", sa.String(36), nullable=True),
+        sa.Column("learner_id", sa.String(36), nullable=False),
+        sa.Column("problem", sa.String(64), nullable=False),
+        sa.Column("from_battery", sa.String(64), nullable=False),
+        sa.Column("to_battery", sa.String(64), nullable=False),
+        sa.Column("old_passed", sa.Integer(), nullable=False),
+        sa.Column("old_total", sa.Integer(), nullable=False),
+        sa.Column("status", sa.String(16), nullable=False),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.ForeignKeyConstraint(["submission_id"], ["submissions.id"], name="fk_regrades_submission_id_submissions",
+                                ondelete="CASCADE"),
+        sa.ForeignKeyConstraint(["regrade_submission_id"], ["submissions.id"],
+                                name="fk_regrades_regrade_submission_id_submissions", ondelete="SET NULL"),
+        sa.PrimaryKeyConstraint("id", name="pk_regrades"),
+        sa.UniqueConstraint("submission_id", "to_battery", name="uq_regrades_submission_battery"),
+        sa.UniqueConstraint("regrade_submission_id", name="uq_regrades_regrade_submission_id"),
+    )
+    op.create_index("ix_regrades_status", "regrades", ["status"])
+    op.create_index("ix_regrades_submission_id", "regrades", ["submission_id"])
     _backfill(verdicts, tables)
 
 
@@ -209,6 +232,9 @@ def _insert(table: sa.Table, rows: list[dict[str, object]]) -> None:
 
 
 def downgrade() -> None:
+    op.drop_index("ix_regrades_submission_id", table_name="regrades")
+    op.drop_index("ix_regrades_status", table_name="regrades")
+    op.drop_table("regrades")
     for table in ("diagnosis_rollups", "diagnosis_tallies", "first_failure_rollups", "check_rollups",
                   "check_tallies", "problem_learners"):
         op.drop_table(table)
