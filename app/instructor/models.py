@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Boolean, ForeignKey, Index, Integer, String, UniqueConstraint
+from sqlalchemy import Boolean, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.models import Base, UTCDateTime, new_id, utcnow
@@ -177,3 +177,24 @@ class Regrade(Base):
     old_total: Mapped[int] = mapped_column(Integer)
     status: Mapped[str] = mapped_column(String(16), default="pending", doc="pending, queued or done.")
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class CheckReport(Base):
+    """A learner's "Report this check" on a check their attempt failed, and the instructor's reply."""
+
+    __tablename__ = "check_reports"
+    __table_args__ = (
+        UniqueConstraint("submission_id", "check_id", name="uq_check_reports_submission_check"),
+        Index("ix_check_reports_status", "status", "created_at"),
+    )
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    submission_id: Mapped[str] = mapped_column(ForeignKey("submissions.id", ondelete="CASCADE"))
+    learner_id: Mapped[str] = mapped_column(String(36))
+    problem: Mapped[str] = mapped_column(String(64))
+    check_id: Mapped[str] = mapped_column(String(200))
+    text: Mapped[str] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(16), default="open", doc="open or resolved.")
+    reply: Mapped[str | None] = mapped_column(Text, default=None)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    resolved_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)

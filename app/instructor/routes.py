@@ -9,14 +9,14 @@ from typing import Any
 from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, FastAPI, Request
-from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, StreamingResponse
 from sqlalchemy.orm import Session
 from starlette.responses import Response
 
 from app.addresses import client_address
 from app.deps import CatalogDep, StateDep, in_session
 from app.errors import NotFound
-from app.instructor import auth, profile, stats
+from app.instructor import auth, check_reports, export, profile, stats
 from app.instructor.accounts import authenticate
 from app.instructor.auth import (
     CSRF_FIELD,
@@ -50,6 +50,7 @@ def install(app: FastAPI) -> None:
     app.include_router(pages)
     app.include_router(api)
     app.include_router(profile.router)
+    app.include_router(check_reports.router)
     app.add_exception_handler(SignInRequired, _sign_in_required)
 
 
@@ -203,6 +204,45 @@ async def api_problems(state: StateDep, catalog: CatalogDep) -> list[stats.Probl
     return await in_session(
         state, lambda session: stats.problem_overviews(session=session, problems=list(catalog.entries))
     )
+
+
+@pages.get("/reports")
+async def reports_page(request: Request, state: StateDep, instructor: InstructorDep) -> Response:
+    rows = await in_session(state, lambda session: check_reports.inbox(session=session))
+    return _page(request, "instructor/reports.html", instructor, {"reports": rows})
+
+
+@pages.post("/reports/{report_id}/resolve")
+async def resolve_report(report_id: str, request: Request, state: StateDep, instructor: InstructorDep) -> Response:
+    form = await auth.read_form(request)
+    auth.check_csrf(form, instructor)
+    reply = form.get("reply", "")
+    await in_session(state, lambda session: check_reports.resolve(session=session, report_id=report_id, reply=reply))
+    return RedirectResponse("/instructor/reports", status_code=303)
+
+
+@api.get("/reports")
+async def api_reports(state: StateDep, status: str = "open") -> list[dict[str, Any]]:
+    """Learners' reports of checks (`status`: open or resolved), each with its check's failure rate."""
+    return await in_session(state, lambda session: check_reports.inbox(session=session, status_filter=status))
+
+
+@api.get("/export.csv", response_class=StreamingResponse)
+async def export_csv(state: StateDep, catalog: CatalogDep, problem: str | None = None) -> StreamingResponse:
+    """One row per learner and problem (UTF-8 with a byte order mark, header row, ISO 8601 times)."""
+    slug = catalog.entry(problem).slug if problem else None
+    rows = export.export_rows(state.session_factory, problem=slug)
+    name = f"paperlab-{slug or 'all'}.csv"
+    return StreamingResponse(export.as_csv(rows), media_type="text/csv; charset=utf-8",
+                             headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+
+@api.get("/export.json", response_class=StreamingResponse)
+async def export_json(state: StateDep, catalog: CatalogDep, problem: str | None = None) -> StreamingResponse:
+    """The same rows as export.csv, as a JSON array of objects."""
+    slug = catalog.entry(problem).slug if problem else None
+    rows = export.export_rows(state.session_factory, problem=slug)
+    return StreamingResponse(export.as_json(rows), media_type="application/json")
 
 
 @api.get("/regrades", response_model=RegradeProgress)

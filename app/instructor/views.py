@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session
 
 from app.catalog import ProblemCatalog
 from app.errors import NotFound
+from app.instructor.check_reports import learner_reports
 from app.instructor.models import LearnerProfile, Verdict
 from app.instructor.regrade import regrade_note
 from app.models import Learner, Solved, Submission
@@ -68,4 +69,5 @@ def submission_context(*, session: Session, submission_id: str, catalog: Problem
             "report": submission.report.model_dump(mode="json") if submission.report else None,
         },
         "regrade": regrade_note(session=session, submission_id=submission_id),
+        "check_reports": learner_reports(session=session, submission_id=submission_id),
     }

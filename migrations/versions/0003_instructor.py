@@ -161,6 +161,24 @@ def upgrade() -> None:
     )
     op.create_index("ix_regrades_status", "regrades", ["status"])
     op.create_index("ix_regrades_submission_id", "regrades", ["submission_id"])
+    op.create_table(
+        "check_reports",
+        sa.Column("id", sa.String(36), nullable=False),
+        sa.Column("submission_id", sa.String(36), nullable=False),
+        sa.Column("learner_id", sa.String(36), nullable=False),
+        sa.Column("problem", sa.String(64), nullable=False),
+        sa.Column("check_id", sa.String(200), nullable=False),
+        sa.Column("text", sa.Text(), nullable=False),
+        sa.Column("status", sa.String(16), nullable=False),
+        sa.Column("reply", sa.Text(), nullable=True),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("resolved_at", sa.DateTime(timezone=True), nullable=True),
+        sa.ForeignKeyConstraint(["submission_id"], ["submissions.id"],
+                                name="fk_check_reports_submission_id_submissions", ondelete="CASCADE"),
+        sa.PrimaryKeyConstraint("id", name="pk_check_reports"),
+        sa.UniqueConstraint("submission_id", "check_id", name="uq_check_reports_submission_check"),
+    )
+    op.create_index("ix_check_reports_status", "check_reports", ["status", "created_at"])
     _backfill(verdicts, tables)
 
 
@@ -232,6 +250,8 @@ def _insert(table: sa.Table, rows: list[dict[str, object]]) -> None:
 
 
 def downgrade() -> None:
+    op.drop_index("ix_check_reports_status", table_name="check_reports")
+    op.drop_table("check_reports")
     op.drop_index("ix_regrades_submission_id", table_name="regrades")
     op.drop_index("ix_regrades_status", table_name="regrades")
     op.drop_table("regrades")

@@ -6,7 +6,13 @@ import { localiseTimes } from "./times.js";
 const pages = {
   problem: async () => (await import("./problem-page.js")).initProblemPage(),
   notes: () => drawExperimentFromPage(document.getElementById("notes-charts"), { placeholders: true }),
-  submission: () => drawExperimentFromPage(document.getElementById("charts"), { placeholders: false }),
+  submission: async () => {
+    const id = document.getElementById("submission-extras")?.dataset.submissionId;
+    if (id && !location.pathname.startsWith("/instructor")) {
+      (await import("./report-check.js")).attachCheckReports(document.querySelector(".submission__verdict"), id);
+    }
+    await drawExperimentFromPage(document.getElementById("charts"), { placeholders: false });
+  },
   history: async () => (await import("./history.js")).initHistoryPage(),
   "instructor-problem": async () => (await import("./instructor-charts.js")).initInstructorCharts(),
 };
