@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from datetime import UTC, datetime
 
 import sqlalchemy as sa
 from alembic import op
@@ -198,6 +199,7 @@ def _backfill(verdicts: sa.Table, tables: dict[str, sa.Table]) -> None:
     first: dict[tuple[str, str], int] = {}
     verdict_rows = []
     for row in rows:
+        created_at, finished_at = _when(row.created_at), _when(row.finished_at)
         report = json.loads(row.report)
         checks = report.get("checks") or []
         failed = [c.get("status") in FAILING for c in checks]
@@ -206,16 +208,16 @@ def _backfill(verdicts: sa.Table, tables: dict[str, sa.Table]) -> None:
             "submission_id": row.id, "learner_id": row.learner_id, "problem": row.problem, "solved": solved,
             "passed": sum(c.get("status") == "passed" for c in checks), "total": len(checks),
             "first_failing_check": next((c["id"] for c, f in zip(checks, failed, strict=True) if f), None),
-            "regrade": False, "battery": "", "engine_version": "", "submitted_at": row.created_at,
-            "graded_at": row.finished_at or row.created_at,
+            "regrade": False, "battery": "", "engine_version": "", "submitted_at": created_at,
+            "graded_at": finished_at or created_at,
         })
         learner = learners.setdefault((row.problem, row.learner_id), {
-            "problem": row.problem, "learner_id": row.learner_id, "attempts": 0, "first_submitted_at": row.created_at,
-            "last_submitted_at": row.created_at, "attempts_to_solve": None, "solved_submitted_at": None})
+            "problem": row.problem, "learner_id": row.learner_id, "attempts": 0, "first_submitted_at": created_at,
+            "last_submitted_at": created_at, "attempts_to_solve": None, "solved_submitted_at": None})
         learner["attempts"] = int(learner["attempts"]) + 1  # type: ignore[call-overload]
-        learner["last_submitted_at"] = row.created_at
+        learner["last_submitted_at"] = created_at
         if solved and learner["attempts_to_solve"] is None:
-            learner["attempts_to_solve"], learner["solved_submitted_at"] = learner["attempts"], row.created_at
+            learner["attempts_to_solve"], learner["solved_submitted_at"] = learner["attempts"], created_at
         if not checks:
             continue
         for position, (check, failure) in enumerate(zip(checks, failed, strict=True)):
@@ -242,6 +244,15 @@ def _backfill(verdicts: sa.Table, tables: dict[str, sa.Table]) -> None:
         for (p, c), (pos, n, f, learners_n, failed_n) in rollups.items()])
     _insert(tables["first_failure_rollups"], [
         {"problem": p, "check_id": c, "attempts": n} for (p, c), n in first.items()])
+
+
+def _when(value: object) -> datetime | None:
+    """A stored time as an aware datetime: a raw SELECT on SQLite hands back text, naive UTC."""
+    if value is None:
+        return None
+    parsed = datetime.fromisoformat(value) if isinstance(value, str) else value
+    assert isinstance(parsed, datetime)
+    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
 
 
 def _insert(table: sa.Table, rows: list[dict[str, object]]) -> None:

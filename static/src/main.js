@@ -9,7 +9,8 @@ const pages = {
   submission: async () => {
     const id = document.getElementById("submission-extras")?.dataset.submissionId;
     if (id && !location.pathname.startsWith("/instructor")) {
-      (await import("./report-check.js")).attachCheckReports(document.querySelector(".submission__verdict"), id);
+      const reported = new Set([...document.querySelectorAll(".check-report[data-check-id]")].map((n) => n.dataset.checkId));
+      (await import("./report-check.js")).attachCheckReports(document.querySelector(".submission__verdict"), id, reported);
     }
     await drawExperimentFromPage(document.getElementById("charts"), { placeholders: false });
   },

@@ -4,13 +4,16 @@ import { el } from "./dom.js";
 
 const MAX_CHARS = 1000;
 
-/** Adds the form to each failed check row under `root` (once per row), for the attempt `submissionId`. */
-export function attachCheckReports(root, submissionId) {
+/**
+ * Adds the form to each failed check row under `root` (once per row), for the attempt `submissionId`; not to
+ * the checks in `reported` (ids this learner already reported on this attempt).
+ */
+export function attachCheckReports(root, submissionId, reported = new Set()) {
   if (!root || !submissionId) return 0;
   let added = 0;
   for (const row of root.querySelectorAll("li.check--failed[data-check-id], li.check--error[data-check-id]")) {
     const body = row.querySelector(".check__body");
-    if (!body || body.querySelector(".report-check")) continue;
+    if (!body || body.querySelector(".report-check") || reported.has(row.dataset.checkId)) continue;
     body.append(reportForm(submissionId, row.dataset.checkId));
     added += 1;
   }
