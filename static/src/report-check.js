@@ -48,8 +48,16 @@ function reportForm(submissionId, checkId) {
     }
     button.disabled = false;
   });
-  return el("details", { class: "report-check" },
-    el("summary", { text: "Report this check" }),
+  // A button that reveals the form, not a nested <details>: a check row is one <details> already.
+  const panel = el("div", { class: "report-check__panel", hidden: true },
     el("p", { class: "report-check__status", text: "Is this check wrong or its message unclear? Tell your instructor." }),
     form);
+  const toggle = el("button", { class: "report-check__toggle", type: "button", "aria-expanded": "false",
+    text: "Report this check" });
+  toggle.addEventListener("click", () => {
+    panel.hidden = !panel.hidden;
+    toggle.setAttribute("aria-expanded", String(!panel.hidden));
+    if (!panel.hidden) text.focus();
+  });
+  return el("div", { class: "report-check" }, toggle, panel);
 }

@@ -189,13 +189,12 @@ def test_a_learner_reports_a_check_and_reads_the_instructors_reply(tab: Learner,
     as_the_failing_learner(tab, site)
     tab.goto(f"/submissions/{site.failed_attempt}")
     failed = tab.page.locator("li.check--failed").first
-    failed.locator("summary").first.click()  # open the check (the first failure may be open already)
-    if not failed.locator(".report-check").is_visible():
+    if not failed.locator(".report-check__toggle").is_visible():  # the first failure is open already
         failed.locator("summary").first.click()
-    failed.locator(".report-check summary").click()
+    failed.locator(".report-check__toggle").click()
     failed.locator(".report-check textarea").fill("The message says 'temperature' but I divide by it already.")
     shot(tab, "report-form")
-    failed.locator(".report-check button").click()
+    failed.locator(".report-check button[type=submit]").click()
     tab.page.wait_for_selector("text=Sent. Your instructor's reply will show on this attempt's page.")
     shot(tab, "report-sent")
     check_id = failed.get_attribute("data-check-id")

@@ -91,6 +91,9 @@ ATTEMPTS = [
 ]
 DONE = {"id": "a1", "created_at": NOW, "status": "done", "code": HOSTILE, "report": REPORT}
 PENDING = {"id": "a1", "created_at": NOW, "status": "running", "code": "", "report": None}
+PROFILE = {"display_name": HOSTILE, "student_id": ""}
+REGRADE = {"old": "1/3", "new": "2/3", "submission_id": "a2", "solved_now": False, "notes_unlocked": True}
+CHECK_REPORTS = [{"id": "r1", "check_id": "add_one.values", "text": HOSTILE, "status": "resolved", "reply": HOSTILE}]
 CASES = [
     pytest.param(
         "index.html",
@@ -115,10 +118,12 @@ CASES = [
     ),
     pytest.param("notes.html", {"problem": PROBLEM, "notes_html": "", "experiment": None}, id="notes-no-data"),
     pytest.param("locked.html", {"problem": PROBLEM}, id="locked"),
-    pytest.param("history.html", {"problem": PROBLEM, "attempts": ATTEMPTS}, id="history"),
-    pytest.param("history.html", {"problem": PROBLEM, "attempts": []}, id="history-empty"),
-    pytest.param("submission.html", {"problem": PROBLEM, "submission": DONE}, id="submission"),
-    pytest.param("submission.html", {"problem": PROBLEM, "submission": PENDING}, id="submission-pending"),
+    pytest.param("history.html", {"problem": PROBLEM, "attempts": ATTEMPTS, "profile": PROFILE}, id="history"),
+    pytest.param("history.html", {"problem": PROBLEM, "attempts": [], "profile": PROFILE}, id="history-empty"),
+    pytest.param("submission.html", {"problem": PROBLEM, "submission": DONE, "regrade": REGRADE,
+                                     "check_reports": CHECK_REPORTS}, id="submission"),
+    pytest.param("submission.html", {"problem": PROBLEM, "submission": PENDING, "regrade": None,
+                                     "check_reports": []}, id="submission-pending"),
     pytest.param("error.html", {"status_code": 404, "title": "Not found", "message": HOSTILE}, id="error"),
 ]
 
