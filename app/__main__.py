@@ -81,6 +81,22 @@ def worker(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace], in
     return run
 
 
+@command("instructor", "add, list or remove instructor accounts (add prompts for the password)")
+def instructor(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace], int]:
+    from app.instructor import cli
+
+    cli.setup(parser)
+    return cli.run
+
+
+@command("regrade", "grade again each learner's latest attempt that a changed problem made stale")
+def regrade(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace], int]:
+    from app.instructor import cli
+
+    cli.setup_regrade(parser)
+    return cli.run_regrade
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m app", description="PaperLab web app")
     subcommands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

@@ -16,6 +16,7 @@ from starlette.staticfiles import StaticFiles
 
 from app.handlers import install_error_handlers
 from app.identity import LearnerCookieMiddleware
+from app.instructor import routes as instructor
 from app.routes import api, devices, docs, events, health, home, learning, metrics, pages
 from app.security import BodySizeLimitMiddleware, CrossSiteWriteMiddleware, SecurityHeadersMiddleware
 from app.settings import Settings
@@ -75,6 +76,7 @@ def create_app(settings: Settings | None = None, *, backend_factory: BackendFact
     app.include_router(events.router)
     app.include_router(health.router)
     app.include_router(metrics.router)
+    instructor.install(app)  # /instructor, /api/instructor and the learner's profile form
     # Static assets only: the bundle in static/dist and whatever else lives in static/. Problem folders
     # (notes, references, checks) are outside it and reachable through no static route.
     app.mount("/static", StaticFiles(directory=settings.static_dir, check_dir=False), name="static")

@@ -160,3 +160,6 @@ class DeviceLink(Base):
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
     used_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
     revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+# The instructor side's tables live in their own module; importing it here registers them on Base.metadata
+# wherever the models are loaded (the app, migrations, the test that compares the two).
+from app.instructor import models as _instructor_models  # noqa: E402,F401

@@ -223,18 +223,18 @@ class CheckRunner:
         return text if len(text) <= MAX_CHECK_OUTPUT else text[:MAX_CHECK_OUTPUT] + "\n[... output truncated]"
 
 
-def _diagnosed(failure: CheckFailed, problem: Problem) -> str:
+def _diagnosed(failure: CheckFailed, problem: Problem) -> tuple[str, str | None]:
     """The failure's message, with the known mistake that reproduces the learner's value in place of the
-    check's generic hint when one does (grader.diagnose)."""
+    check's generic hint when one does (grader.diagnose), and that mistake (instructors count them)."""
     call = failure.call
     if call is None or problem.diagnoser is None:
-        return str(failure)
+        return str(failure), None
     try:
         diagnosis = problem.diagnoser.diagnose(call)
     except Exception:  # noqa: BLE001 - a diagnosis is a courtesy; the verdict stands without it
         log.warning("diagnosing %s failed", call.function, exc_info=True)
-        return str(failure)
-    return _with_hint(failure.bare, diagnosis) if diagnosis else str(failure)
+        return str(failure), None
+    return (_with_hint(failure.bare, diagnosis), diagnosis) if diagnosis else (str(failure), None)
 
 
 def _storages_of(tree: Any) -> set[int]:
@@ -260,6 +260,7 @@ def _argument_order(key: str) -> tuple[int, int | str]:
 def run_check(check: Check, runner: CheckRunner, context: CheckContext) -> CheckResult:
     started = time.perf_counter()
     reference = runner.problem.reference
+    diagnosis: str | None = None
     try:
         if check.wants_context:
             check.function(Submission(runner), reference, context)
@@ -267,7 +268,7 @@ def run_check(check: Check, runner: CheckRunner, context: CheckContext) -> Check
             check.function(Submission(runner), reference)
         status, message, limit = "passed", "", None
     except CheckFailed as exc:
-        status, message, limit = "failed", _diagnosed(exc, runner.problem), None
+        (message, diagnosis), status, limit = _diagnosed(exc, runner.problem), "failed", None
     except WorkerLost as exc:
         status, message, limit = "failed", exc.reason, exc.limit
     except Exception as exc:  # noqa: BLE001 - a crashing check is the grader's bug, never the learner's
@@ -285,6 +286,7 @@ def run_check(check: Check, runner: CheckRunner, context: CheckContext) -> Check
         duration_ms=round((time.perf_counter() - started) * 1000, 3),
         output=runner.take_output(),
         limit=limit,
+        diagnosis=diagnosis,
     )
 
 

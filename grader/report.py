@@ -37,6 +37,11 @@ class CheckResult(BaseModel):
         "limit, a crash, or interference with the grader. Also set on a check not run because the function it "
         "needed had already hit that limit in this grading.",
     )
+    diagnosis: str | None = Field(
+        default=None,
+        description="The known mistake (a mutant's description) that reproduces what the learner's call returned, "
+        "when one does; the message then gives it in place of the check's generic hint.",
+    )
 
 
 class Experiment(BaseModel):

@@ -20,6 +20,7 @@ import grader
 from app.db import SessionFactory, transaction
 from app.grading.base import Pool
 from app.grading.event_bus import EventBus, GradingEvent
+from app.instructor.records import record_verdict
 from app.models import FINISHED, IN_FLIGHT, Solved, Submission, utcnow
 from grader import CheckResult, Problem, Report, ReportError, summarise
 
@@ -97,7 +98,7 @@ def grade_submission(
             duration_ms=(time.perf_counter() - started) * 1000,
         )
         status = "error"
-    _store_verdict(session_factory, submission_id, report=report, status=status)
+    _store_verdict(session_factory, submission_id, report=report, status=status, problem=problem)
     bus.publish(submission_id, GradingEvent("finished", {"status": status}))
 
 
@@ -157,7 +158,7 @@ def _claim(
 
 
 def _store_verdict(
-    session_factory: SessionFactory, submission_id: str, *, report: Report, status: str
+    session_factory: SessionFactory, submission_id: str, *, report: Report, status: str, problem: Problem | None
 ) -> None:
     with transaction(session_factory) as session:
         submission = session.get(Submission, submission_id)
@@ -169,6 +170,7 @@ def _store_verdict(
         submission.checks_passed = report.passed_count
         submission.checks_total = len(report.checks)
         submission.finished_at = utcnow()
+        record_verdict(session=session, submission=submission, report=report, problem=problem)
         if report.solved and session.get(Solved, (submission.learner_id, submission.problem)) is None:
             session.add(
                 Solved(

@@ -18,6 +18,9 @@ from starlette.responses import Response
 from app import crud
 from app.deps import CatalogDep, StateDep, in_session, learner_for
 from app.hints import hints_for
+from app.instructor.check_reports import learner_reports
+from app.instructor.profile import profile_of
+from app.instructor.regrade import regrade_note
 from app.progress import reveal_of
 from app.schemas import as_json, attempt, submission_out
 from app.state import AppState
@@ -90,6 +93,7 @@ async def history_page(slug: str, request: Request, catalog: CatalogDep, state: 
                 for s in submissions
             ],
             "reveal": reveal,
+            "profile": profile_of(session=session, learner_id=learner),
         }
 
     context = await with_learner(state, request, load)
@@ -98,11 +102,13 @@ async def history_page(slug: str, request: Request, catalog: CatalogDep, state: 
 
 @router.get("/submissions/{submission_id}")
 async def submission_page(submission_id: str, request: Request, catalog: CatalogDep, state: StateDep) -> Response:
-    submission = await with_learner(
+    submission, regrade, check_reports = await with_learner(
         state,
         request,
-        lambda session, learner: submission_out(
-            crud.get_submission(session=session, submission_id=submission_id, learner_id=learner)
+        lambda session, learner: (
+            submission_out(crud.get_submission(session=session, submission_id=submission_id, learner_id=learner)),
+            regrade_note(session=session, submission_id=submission_id),  # after the ownership check above
+            learner_reports(session=session, submission_id=submission_id),
         ),
     )
     problem = (
@@ -127,5 +133,7 @@ async def submission_page(submission_id: str, request: Request, catalog: Catalog
             "code": submission.code,
             "report": submission.report.model_dump(mode="json") if submission.report else None,
         },
+        "regrade": regrade,
+        "check_reports": check_reports,
     }
     return render(request, "submission.html", context)

@@ -9,9 +9,17 @@ initThemeToggle(); // first, before anything draws: the stored choice overrides 
 const pages = {
   problem: async () => (await import("./problem-page.js")).initProblemPage(),
   notes: () => drawExperimentFromPage(document.getElementById("notes-charts"), { placeholders: true }),
-  submission: () => drawExperimentFromPage(document.getElementById("charts"), { placeholders: false }),
+  submission: async () => {
+    const id = document.getElementById("submission-extras")?.dataset.submissionId;
+    if (id && !location.pathname.startsWith("/instructor")) {
+      const reported = new Set([...document.querySelectorAll(".check-report[data-check-id]")].map((n) => n.dataset.checkId));
+      (await import("./report-check.js")).attachCheckReports(document.querySelector(".submission__verdict"), id, reported);
+    }
+    await drawExperimentFromPage(document.getElementById("charts"), { placeholders: false });
+  },
   history: async () => (await import("./history.js")).initHistoryPage(),
   index: async () => (await import("./catalogue.js")).initCataloguePage(),
+  "instructor-problem": async () => (await import("./instructor-charts.js")).initInstructorCharts(),
 };
 
 async function renderMathIfAny() {

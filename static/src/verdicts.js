@@ -1,6 +1,7 @@
 // The verdict panel on the problem page: live per-check rows grouped by function, progress, summary line,
 // load/limit/sandbox notices, "changed since the previous attempt" markers, and the notes link once solved.
 // Everything that comes from a submission is inserted as text (textContent), never as HTML.
+import { attachCheckReports } from "./report-check.js";
 import { el } from "./dom.js";
 
 const ICONS = { passed: "✓", failed: "✗", error: "!", skipped: "–" };
@@ -124,6 +125,7 @@ export class VerdictPanel {
     if (report.solved) this.notesLink.hidden = false;
     this.foldCleanGroups();
     this.openFirstProblem();
+    attachCheckReports(this.root, submission.id);
   }
 
   describe(report) {

@@ -103,6 +103,9 @@ CARDS = [
 ]  # fmt: skip
 INDEX = {"tracks": [], "others": [], "filter": {"tag": "", "difficulty": "", "q": HOSTILE, "active": True},
          "matched": 0, "all_tags": ["a<b>"], "difficulties": ["easy", "medium", "hard"]}  # fmt: skip
+PROFILE = {"display_name": HOSTILE, "student_id": ""}
+REGRADE = {"old": "1/3", "new": "2/3", "submission_id": "a2", "solved_now": False, "notes_unlocked": True}
+CHECK_REPORTS = [{"id": "r1", "check_id": "add_one.values", "text": HOSTILE, "status": "resolved", "reply": HOSTILE}]
 CASES = [
     pytest.param(
         "index.html",
@@ -130,12 +133,16 @@ CASES = [
     pytest.param("notes.html", {"problem": PROBLEM, "notes_html": "", "experiment": None}, id="notes-no-data"),
     pytest.param("locked.html", {"problem": PROBLEM}, id="locked"),
     pytest.param("history.html", {"problem": PROBLEM, "attempts": [{**a, "after_reveal": False} for a in ATTEMPTS],
-                                  "reveal": None}, id="history"),
+                                  "reveal": None, "profile": PROFILE}, id="history"),
     pytest.param("history.html", {"problem": PROBLEM, "attempts": [{**a, "after_reveal": True} for a in ATTEMPTS],
-                                  "reveal": {"failed_attempts": 3, "revealed_at": NOW}}, id="history-revealed"),
-    pytest.param("history.html", {"problem": PROBLEM, "attempts": [], "reveal": None}, id="history-empty"),
-    pytest.param("submission.html", {"problem": PROBLEM, "submission": DONE}, id="submission"),
-    pytest.param("submission.html", {"problem": PROBLEM, "submission": PENDING}, id="submission-pending"),
+                                  "reveal": {"failed_attempts": 3, "revealed_at": NOW}, "profile": PROFILE},
+                 id="history-revealed"),
+    pytest.param("history.html", {"problem": PROBLEM, "attempts": [], "reveal": None, "profile": PROFILE},
+                 id="history-empty"),
+    pytest.param("submission.html", {"problem": PROBLEM, "submission": DONE, "regrade": REGRADE,
+                                     "check_reports": CHECK_REPORTS}, id="submission"),
+    pytest.param("submission.html", {"problem": PROBLEM, "submission": PENDING, "regrade": None,
+                                     "check_reports": []}, id="submission-pending"),
     pytest.param("error.html", {"status_code": 404, "title": "Not found", "message": HOSTILE}, id="error"),
 ]
 

@@ -58,6 +58,9 @@ def test_a_known_mistake_is_named_in_place_of_the_generic_hint(
     named = [check.message for check in report.checks if check.status == "failed" and expected in check.message]
     assert named, [check.message for check in report.checks if check.status == "failed"]
     assert all(message.endswith(expected) for message in named)  # in place of the check's hint, not beside it
+    # The mistake also travels as a field of its own, which the instructor dashboard counts.
+    diagnosed = [check for check in report.checks if check.diagnosis is not None]
+    assert diagnosed and all(check.diagnosis == expected for check in diagnosed)
 
 
 @pytest.mark.sandbox

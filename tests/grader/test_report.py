@@ -74,7 +74,8 @@ def test_json_round_trip_and_contract_fields() -> None:
                              "sandbox", "error"}
     assert document["checks"][0] == {"id": "add_one.values", "title": "Values", "group": "add_one", "required": True,
                                      "status": "failed", "message": "expected 1, got 2", "duration_ms": 1.5,
-                                     "output": "printed\n", "limit": None}
+                                     "output": "printed\n", "limit": None,
+                                     "diagnosis": None}
     assert document["error"] == {"kind": "load", "message": "your code failed to load", "line": 3, "limit": None}
     assert Report.model_validate_json(text) == original
 

@@ -1,0 +1,84 @@
+"""One row per learner and problem, as CSV or JSON, streamed from the database a thousand rows at a time (a
+course's export never sits whole in memory).
+
+Columns: learner_id, display_name, student_id, problem, attempts, first_solved_at (ISO 8601, UTC),
+solved_after_reveal (empty: this server has no solution reveals yet), last_verdict (solved | not solved |
+error), checks_passed, checks_total. The CSV starts with a UTF-8 byte order mark, so that spreadsheet programs
+read names with accents right, and has a header row."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterator
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import and_, select
+
+from app.db import SessionFactory
+from app.instructor.models import LearnerProfile, ProblemLearner, Verdict
+from app.models import Solved
+
+COLUMNS = ["learner_id", "display_name", "student_id", "problem", "attempts", "first_solved_at",
+           "solved_after_reveal", "last_verdict", "checks_passed", "checks_total"]
+BATCH = 1000
+BOM = "\ufeff"
+
+
+def export_rows(session_factory: SessionFactory, *, problem: str | None) -> Iterator[dict[str, Any]]:
+    query = (
+        select(ProblemLearner.learner_id, LearnerProfile.display_name, LearnerProfile.student_id,
+               ProblemLearner.problem, ProblemLearner.attempts, Solved.solved_at, Verdict.solved, Verdict.passed,
+               Verdict.total)
+        .outerjoin(LearnerProfile, LearnerProfile.learner_id == ProblemLearner.learner_id)
+        .outerjoin(Solved, and_(Solved.learner_id == ProblemLearner.learner_id,
+                                Solved.problem == ProblemLearner.problem))
+        .outerjoin(Verdict, and_(Verdict.learner_id == ProblemLearner.learner_id,
+                                 Verdict.problem == ProblemLearner.problem, Verdict.regrade.is_(False),
+                                 Verdict.submitted_at == ProblemLearner.last_submitted_at))
+        .order_by(ProblemLearner.problem, ProblemLearner.learner_id)
+    )
+    if problem is not None:
+        query = query.where(ProblemLearner.problem == problem)
+    with session_factory() as session:
+        for row in session.execute(query.execution_options(yield_per=BATCH)):
+            yield {
+                "learner_id": row.learner_id,
+                "display_name": row.display_name or "",
+                "student_id": row.student_id or "",
+                "problem": row.problem,
+                "attempts": row.attempts,
+                "first_solved_at": _iso(row.solved_at),
+                "solved_after_reveal": "",
+                "last_verdict": "" if row.passed is None else ("solved" if row.solved else "not solved"),
+                "checks_passed": row.passed if row.passed is not None else "",
+                "checks_total": row.total if row.total is not None else "",
+            }
+
+
+def _iso(value: datetime | None) -> str:
+    return value.isoformat() if value is not None else ""
+
+
+def as_csv(rows: Iterator[dict[str, Any]]) -> Iterator[str]:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=COLUMNS, lineterminator="\r\n")  # RFC 4180 line ends
+    buffer.write(BOM)
+    writer.writeheader()
+    for count, row in enumerate(rows, start=1):
+        writer.writerow(row)
+        if count % BATCH == 0:
+            yield buffer.getvalue()
+            buffer.seek(0)
+            buffer.truncate()
+    yield buffer.getvalue()
+
+
+def as_json(rows: Iterator[dict[str, Any]]) -> Iterator[str]:
+    """A JSON array, written element by element."""
+    yield "["
+    for index, row in enumerate(rows):
+        yield ("," if index else "") + json.dumps(row, ensure_ascii=False)
+    yield "]"
