@@ -77,63 +77,9 @@ def _tolerances(dtype):
     return (FLOAT32_RTOL, FLOAT32_ATOL) if dtype == torch.float32 else (1e-7, 1e-9)
 
 
-# ------------------------------------------------------------------------------------- naming the mistake
-
-
-def _mistakes(q, k, v, mask):
-    """What each well-known mistake returns on these inputs (float64), so a message can name the cause."""
-    q, k, v = q.double(), k.double(), v.double()
-    d, dv = q.shape[-1], v.shape[-1]
-    raw = q @ k.transpose(-2, -1)  # (..., Lq, Lk) unscaled
-
-    def attend(scores, dim=-1, after=False):
-        if mask is not None and not after:
-            scores = scores.masked_fill(~mask, float("-inf"))
-        weights = torch.exp(torch.log_softmax(scores, dim=dim))
-        if mask is not None and after:
-            weights = weights * mask
-        return weights @ v
-
-    found = {
-        "the logits are divided by D instead of sqrt(D)": attend(raw / d),
-        "the logits are not scaled (divide q k^T by sqrt(D))": attend(raw),
-        "the logits are divided by sqrt(Dv), the size of the values (use D, the size of queries and keys)":
-            attend(raw / math.sqrt(dv)) if dv != d else None,
-        "the softmax runs over the queries (it must run over the keys, the last axis of the scores)":
-            attend(raw / math.sqrt(d), dim=-2),
-        "k is reshaped to [..., D, Lk] instead of transposed (a reshape keeps the numbers in memory order; "
-        "use k.transpose(-2, -1))": attend(q @ k.reshape(*k.shape[:-2], d, k.shape[-2]) / math.sqrt(d)),
-    }
-    if mask is not None:
-        found["the mask is applied to the weights after the softmax (mask the logits before it, so the "
-              "allowed weights still sum to 1)"] = attend(raw / math.sqrt(d), after=True)
-        found["the mask's polarity is inverted (True means the query MAY attend to that key)"] = \
-            _inverted_mask_attention(raw / math.sqrt(d), mask, v)
-    return found
-
-
-def _inverted_mask_attention(scores, mask, v):
-    """Correct attention except that the mask's True and False are swapped."""
-    inverted = ~mask.expand(scores.shape)
-    has_key = inverted.any(dim=-1, keepdim=True)
-    weights = torch.exp(torch.log_softmax(scores.masked_fill(~inverted, float("-inf")).masked_fill(~has_key, 0.0),
-                                          dim=-1))
-    return weights.masked_fill(~has_key, 0.0) @ v
-
-
-def _diagnosis(got, q, k, v, mask):
-    """'(this is what you get when ...)' if the learner's value matches one of the known mistakes."""
-    if not isinstance(got, torch.Tensor) or not torch.isfinite(got).all():
-        return ""
-    for cause, value in _mistakes(q.detach(), k.detach(), v.detach(), mask).items():
-        if value is not None and value.shape == got.shape and value.numel() > 0 and \
-                torch.allclose(got.double(), value, rtol=1e-4, atol=1e-5):
-            return f"(this is what you get when {cause})"
-    return ""
-
-
 def _expect_attention(result, ref, q, k, v, mask=None, *, hint=""):
-    """The learner's output for one call equals the exact one, naming the mistake when we recognise it."""
+    """The learner's output for one call equals the exact one. A value one of the mutants also gives is named by
+    the engine's diagnosis (the mutant's description), so no hand-written list of mistakes is needed here."""
     got = result.unwrap()
     expected = _exact(ref, q, k, v, mask)
     expect_tensor(got, shape=tuple(expected.shape), dtype=q.dtype, call=result)
@@ -141,8 +87,6 @@ def _expect_attention(result, ref, q, k, v, mask=None, *, hint=""):
     if not torch.isfinite(got).all():
         fail(f"{result.call} returned non-finite values (nan or inf) where every value is finite; "
              f"{hint or 'a softmax must subtract each row maximum before exponentiating'}")
-    if not torch.allclose(got.double(), expected.double(), rtol=rtol, atol=atol):
-        hint = _diagnosis(got, q, k, v, mask) or hint
     expect_close(got, expected, call=result, rtol=rtol, atol=atol, hint=hint)
 
 
@@ -163,8 +107,6 @@ def hand_example(sub, ref):
     expected = torch.tensor([[0.75, 0.25, 2.0], [0.5, 0.5, 2.0]])
     expect_tensor(got, shape=(2, 3), dtype=torch.float32, call=result)
     hint = "(query 0's logits are [ln 3, 0] after dividing by sqrt(D) = 2, so its weights are [3/4, 1/4])"
-    if not torch.allclose(got, expected, rtol=FLOAT32_RTOL, atol=FLOAT32_ATOL):
-        hint = _diagnosis(got, HAND_Q, HAND_K, HAND_V, None) or hint
     expect_close(got, expected, call=result, rtol=FLOAT32_RTOL, atol=FLOAT32_ATOL, hint=hint)
 
 
@@ -190,8 +132,6 @@ def weights_sum_to_one(sub, ref):
     ones = torch.ones(2, 3, 1, dtype=torch.float64)
     hint = "(the softmax runs over the keys, the last axis of the [..., Lq, Lk] scores, so each query's weights " \
         "sum to 1)"
-    if not torch.allclose(got, ones):
-        hint = _diagnosis(got, q, k, v, None) or hint
     expect_close(got, ones, call=result, hint=hint)
 
 
@@ -294,8 +234,6 @@ def mask_hand_example(sub, ref):
     expected = torch.tensor([[1.0, 0.0, 2.0], [0.0, 0.0, 0.0]])
     hint = "(query 0 may attend only to key 0, so it returns v0 = [1, 0, 2]; query 1 may attend to nothing, so " \
         "it returns [0, 0, 0])"
-    if not torch.allclose(got, expected, rtol=FLOAT32_RTOL, atol=FLOAT32_ATOL):
-        hint = _diagnosis(got, HAND_Q, HAND_K, HAND_V, mask) or hint
     expect_close(got, expected, call=result, rtol=FLOAT32_RTOL, atol=FLOAT32_ATOL, hint=hint)
 
 

@@ -69,62 +69,11 @@ def _exact(ref, images, texts, logit_scale):
         images.dtype)
 
 
-# ------------------------------------------------------------------------------------- naming the mistake
-
-
-def _mistakes(images, texts, logit_scale):
-    """The loss each well-known mistake gives on these inputs (float64), so a message can name the cause."""
-    images, texts, s = images.detach().double(), texts.detach().double(), float(logit_scale)
-
-    def unit(x):
-        return x / x.norm(dim=1, keepdim=True).clamp_min(1e-12)
-
-    def ce(logits):
-        rows = torch.arange(logits.shape[0])
-        return torch.logsumexp(logits, dim=1) - logits[rows, rows]
-
-    def loss(scale, i=None, t=None):
-        i = unit(images) if i is None else i
-        t = unit(texts) if t is None else t
-        logits = scale * i @ t.T
-        return (ce(logits).mean() + ce(logits.T).mean()) / 2
-
-    scale = min(math.exp(s), 100.0)
-    cosines = unit(images) @ unit(texts).T
-    found = {
-        "logit_scale multiplies the logits without exp (it is the log of the scale: use exp(logit_scale))":
-            loss(s) if s != 0 else None,
-        "the logits are divided by exp(logit_scale) (it is the scale, the inverse of a temperature: multiply)":
-            loss(1 / scale),
-        "the scale is not clipped at 100 (use min(exp(logit_scale), 100))": loss(math.exp(s)) if s > LOG_100 else None,
-        "the rows are not L2-normalised (CLIP compares cosines)": loss(scale, images, texts),
-        "only the images -> texts direction is used (average it with texts -> images, over the columns)":
-            ce(scale * cosines).mean(),
-        "only the texts -> images direction is used (average it with images -> texts, over the rows)":
-            ce(scale * cosines.T).mean(),
-        "the two directions are added instead of averaged": ce(scale * cosines).mean() + ce(scale * cosines.T).mean(),
-        "the cross-entropies are summed over the batch (take their mean over the N pairs)":
-            (ce(scale * cosines).sum() + ce(scale * cosines.T).sum()) / 2,
-    }
-    return {cause: value for cause, value in found.items() if value is not None}
-
-
-def _diagnosis(got, images, texts, logit_scale):
-    if not isinstance(got, torch.Tensor) or got.numel() != 1 or not torch.isfinite(got).all():
-        return ""
-    for cause, value in _mistakes(images, texts, logit_scale).items():
-        if math.isclose(float(got), float(value), rel_tol=1e-4, abs_tol=1e-6):
-            return f"(this is the value you get when {cause})"
-    return ""
-
-
 def _expect_loss(result, ref, images, texts, logit_scale, *, hint=""):
     got = result.unwrap()
     expected = _exact(ref, images, texts, logit_scale)
     expect_tensor(got, shape=(), dtype=images.dtype, call=result)
     rtol, atol = _tolerances(images.dtype, logit_scale)
-    if not torch.isclose(got.detach().double(), expected.double(), rtol=rtol, atol=atol):
-        hint = _diagnosis(got, images, texts, logit_scale) or hint
     expect_close(got, expected, call=result, rtol=rtol, atol=atol, hint=hint)
 
 
@@ -158,8 +107,7 @@ def hand_example(sub, ref):
     result = sub.clip_loss.call(HAND_IMAGES, HAND_TEXTS, scale)
     got = result.unwrap()
     expect_tensor(got, shape=(), dtype=F32, call=result)
-    hint_text = _diagnosis(got, HAND_IMAGES, HAND_TEXTS, scale) or f"(images -> texts gives {rows:.4f}, texts -> " \
-        f"images {columns:.4f}; the loss is their average)"
+    hint_text = f"(images -> texts gives {rows:.4f}, texts -> images {columns:.4f}; the loss is their average)"
     expect_close(got, torch.tensor((rows + columns) / 2), call=result, rtol=1e-5, atol=1e-6, hint=hint_text)
 
 
@@ -175,10 +123,9 @@ def diagonal_labels(sub, ref):
     reversed_ = (2 * math.log(2 + math.exp(10.0)) + matched) / 3
     cases = [(images.clone(), matched), (images.flip(0), reversed_)]
     results = sub.clip_loss.map([((images, texts, s), {}) for texts, _ in cases])
-    for result, (texts, expected) in zip(results, cases, strict=True):
+    for result, (_, expected) in zip(results, cases, strict=True):
         got = result.unwrap()
-        hint_text = _diagnosis(got, images, texts, s) or "(the right answer of row i and of column i is entry " \
-            "(i, i), whichever text is most similar)"
+        hint_text = "(the right answer of row i and of column i is entry (i, i), whichever text is most similar)"
         expect_close(got, torch.tensor(expected, dtype=F64), call=result, hint=hint_text)
 
 

@@ -35,42 +35,6 @@ def _exact_norm(grads):
     return math.sqrt(math.fsum(float((t * t).sum()) for t in tensors)) if tensors else 0.0
 
 
-# ------------------------------------------------------------------------------------- naming the mistake
-
-
-def _mistakes(grads, max_norm, eps):
-    """{cause: clipped list} for well-known mistakes, so a message can name the likely cause."""
-    tensors = [None if g is None else g.detach().double() for g in grads]
-    present = [t for t in tensors if t is not None]
-    norm = _exact_norm(grads)
-    found = {}
-    found["each tensor is clipped by its own norm (use one global norm over all tensors)"] = [
-        None if t is None else (t * (max_norm / (float(t.norm()) + eps)) if float(t.norm()) > max_norm else t)
-        for t in tensors]
-    found["the gradients are scaled even though their norm is not above max_norm (clip only when norm > "
-          "max_norm)"] = [None if t is None else t * (max_norm / (norm + eps)) for t in tensors]
-    sum_of_norms = sum(float(t.norm()) for t in present)
-    if sum_of_norms > max_norm:
-        found["the per-tensor norms are added (the global norm is the square root of the sum of squares)"] = [
-            None if t is None else t * (max_norm / (sum_of_norms + eps)) for t in tensors]
-    if norm > max_norm:
-        found["eps is left out of the factor (multiply by max_norm / (norm + eps))"] = [
-            None if t is None else t * (max_norm / norm) for t in tensors]
-    return found
-
-
-def _diagnosis(got, grads, max_norm, eps):
-    if not isinstance(got, list) or len(got) != len(grads):
-        return ""
-    causes = []
-    for cause, values in _mistakes(grads, max_norm, eps).items():
-        if all((g is None) == (v is None) and (v is None or (isinstance(g, torch.Tensor) and g.shape == v.shape
-               and bool(torch.allclose(g.detach().double(), v, rtol=1e-9, atol=1e-12)))) for g, v in
-               zip(got, values, strict=True)):
-            causes.append(cause)
-    return f"(this is what you get when {' or when '.join(causes)})" if causes else ""
-
-
 # ------------------------------------------------------------------------------------------- comparisons
 
 
@@ -92,7 +56,8 @@ def _unpack(result, grads):
 
 
 def _expect_clip(result, ref, grads, max_norm, eps=1e-6, *, rtol=None, atol=None, hint=""):
-    """total_norm first (every mistake in the norm shows there), then each clipped tensor."""
+    """total_norm first (every mistake in the norm shows there), then each clipped tensor. A result one of the
+    mutants also gives is named by the engine's diagnosis, so no hand-written list of mistakes is needed here."""
     clipped, total_norm = _unpack(result, grads)
     expected_clipped, expected_norm = ref.clip_grad_norm([None if g is None else g.detach() for g in grads],
                                                          max_norm, eps)
@@ -101,10 +66,6 @@ def _expect_clip(result, ref, grads, max_norm, eps=1e-6, *, rtol=None, atol=None
                  "tensor)")
     rtol_, atol_ = tolerance(expected_norm.dtype)
     rtol, atol = rtol if rtol is not None else rtol_, atol if atol is not None else atol_
-    mismatch = any(g is not None and not torch.allclose(c.detach().double(), g.double(), rtol=rtol, atol=atol)
-                   for c, g in zip(clipped, expected_clipped, strict=True))
-    if mismatch:
-        hint = _diagnosis(clipped, grads, max_norm, eps) or hint
     for index, (got, expected) in enumerate(zip(clipped, expected_clipped, strict=True)):
         if expected is not None:
             expect_close(got, expected, what=f"clipped[{index}]", call=result, rtol=rtol, atol=atol, hint=hint)
@@ -122,7 +83,7 @@ def hand_example(sub, ref):
     clipped, total_norm = _unpack(result, grads)
     expect_close(total_norm, torch.tensor(13.0), what="total_norm", call=result,
                  hint="(sqrt(3^2 + 4^2 + 12^2) = 13: one norm over every element of every tensor, None skipped)")
-    hint = _diagnosis(clipped, grads, 6.5, 0.0) or "(every tensor times 6.5 / 13 = 0.5)"
+    hint = "(every tensor times 6.5 / 13 = 0.5)"
     expect_close(clipped[0], torch.tensor([1.5, 2.0]), what="clipped[0]", call=result, hint=hint)
     expect_close(clipped[2], torch.tensor([[6.0]]), what="clipped[2]", call=result, hint=hint)
 

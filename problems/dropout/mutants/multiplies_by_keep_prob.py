@@ -1,0 +1,12 @@
+"""The kept elements are multiplied by 1 - p, the paper's test-time weight scaling, instead of divided by it.
+
+Overrides: dropout
+"""
+
+
+def dropout(x, p, uniform, training=True):
+    _check_inputs(x, uniform)
+    _check_settings(p, training)
+    if not training or p == 0:
+        return x.clone()
+    return torch.where(uniform >= p, x * (1 - p), torch.zeros_like(x))
