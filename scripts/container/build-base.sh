@@ -20,7 +20,6 @@ MINBASE=localhost/paperlab-bookworm:minbase
 PYTHON_BASE=localhost/paperlab-python:bookworm
 NODE_BASE=localhost/paperlab-node:bookworm
 RECIPE_LABEL=org.paperlab.base-recipe
-recipe=$(cat "$here/build-base.sh" "$here/bases.Containerfile" | sha256sum | cut -c1-16)
 
 current() {  # is image $1 present and made by this recipe?
   [ "${PAPERLAB_BASE_REBUILD:-0}" != 1 ] || return 1
@@ -45,12 +44,13 @@ host_mirror() {
 
 build_minbase() {
   [ "$(id -u)" = 0 ] || die "debootstrap needs root (it makes device nodes and chroots)"
-  need_apt debootstrap
+  need_apt debootstrap debian-archive-keyring
   local mirror rootfs
   mirror="${DEBIAN_MIRROR:-$(host_mirror | head -n 1)}"
   rootfs="$(mktemp -d "${TMPDIR:-/tmp}/paperlab-rootfs.XXXXXX")"
+  # Removed however the script ends; --one-file-system: never into anything debootstrap left mounted there.
   # shellcheck disable=SC2064 # expand now: the trap must remove this run's folder
-  trap "rm -rf '$rootfs'" RETURN
+  trap "rm -rf --one-file-system '$rootfs'" EXIT
   log "debootstrap --variant=minbase bookworm (mirror: ${mirror:-the default of debootstrap})"
   debootstrap --variant=minbase --include=ca-certificates bookworm "$rootfs" ${mirror:+"$mirror"} >&2
 
@@ -90,6 +90,8 @@ EOF
         --change 'ENV LANG=C.UTF-8' - "$MINBASE" >/dev/null
 }
 
+# The recipe: what makes the images (not this script's comments or plumbing).
+recipe=$({ declare -f host_mirror build_minbase; cat "$here/bases.Containerfile"; } | sha256sum | cut -c1-16)
 current "$MINBASE" || build_minbase
 for target in python node; do
   image=$PYTHON_BASE

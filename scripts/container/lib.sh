@@ -31,7 +31,8 @@ die() {
   exit 1
 }
 
-# Install Debian packages that are missing (as root, with apt), e.g. `need_apt podman runc`.
+# Install Debian packages that are missing (as root, with apt), e.g. `need_apt podman runc`. Each package name
+# given is checked, so list what is needed beyond the Depends too (debootstrap's keyring).
 need_apt() {
   local missing=()
   local package
@@ -44,5 +45,7 @@ need_apt() {
   log "installing ${missing[*]} with apt"
   # Another apt on a shared machine holds the lock for a while: wait for it rather than fail.
   apt-get -o DPkg::Lock::Timeout=600 update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq "${missing[@]}" >/dev/null
+  # No recommended packages: they would bring rootless helpers for podman, and a Docker daemon for docker-compose.
+  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends \
+    "${missing[@]}" >/dev/null
 }

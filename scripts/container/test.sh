@@ -151,9 +151,9 @@ log "site ready $(($(date +%s) - site_started)) s after the containers started"
 for container in "${containers[@]}"; do
   users="$(pm top "$container" user | tail -n +2 | sort -u | tr '\n' ' ')"
   [ "$users" = "paperlab " ] || die "$container runs processes as '$users', not only as the paperlab user"
-  capabilities="$(pm exec "$container" grep CapEff /proc/1/status | awk '{print $2}')"
+  capabilities="$(pm exec --user paperlab "$container" grep CapEff /proc/1/status | awk '{print $2}')"
   [ "$capabilities" = 0000000000000000 ] || die "$container's server process keeps capabilities $capabilities"
-  log "$container: every process runs as paperlab (uid $(pm exec "$container" stat -c %u /proc/1)), no capabilities"
+  log "$container: every process runs as paperlab (uid $(pm exec --user paperlab "$container" stat -c %u /proc/1)), no capabilities"
 done
 
 # -- 5 and 6. grading ------------------------------------------------------------------------------------------
