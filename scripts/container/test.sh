@@ -74,9 +74,16 @@ env_names="$(from_compose web env | tr '\n' ' ')"
 log "docker-compose.yml is valid; worker: ${worker_flags[*]}; web: ${web_flags[*]}"
 
 # -- 2. the image ----------------------------------------------------------------------------------------------
+# The build's own output goes to a log (var/ is git-ignored); its end is shown when it fails.
+mkdir -p "$repo/var/container-test"
+build_log="$repo/var/container-test/build.log"
 build_started=$(date +%s)
-image="$("$here/build-image.sh")"
+if ! image="$("$here/build-image.sh" 2>"$build_log")"; then
+  tail -n 60 "$build_log" >&2
+  die "the image did not build (whole log: $build_log)"
+fi
 build_s=$(($(date +%s) - build_started))
+grep -E '^\[[0-9:]{8}\]' "$build_log" >&2 || true  # the build scripts' own steps
 log "image $image built in ${build_s} s: $(pm image inspect --format '{{.Size}}' "$image" | numfmt --to=si) bytes"
 log "largest layers (podman history):"
 pm history --format json "$image" | python3 -c '
