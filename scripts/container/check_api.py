@@ -9,6 +9,7 @@ Run by scripts/container/test.sh with the host's python3 (standard library only)
 from __future__ import annotations
 
 import argparse
+import ast
 import http.cookiejar
 import json
 import re
@@ -145,12 +146,23 @@ def grade(options: Options, name: str, code: str, *, solved: bool) -> dict[str, 
     return report
 
 
+def mutant_submission(reference: str, path: Path) -> str:
+    """What a mutant file stands for, as the engine materialises it (grader.problems.parse_mutant): a patch (a
+    docstring line `Overrides: f, g`) is the reference followed by the patch, whose definitions win; any other
+    file is a whole submission."""
+    text = path.read_text()
+    if re.search(r"^\s*Overrides:", ast.get_docstring(ast.parse(text)) or "", re.MULTILINE) is None:
+        return text
+    return f"{reference.rstrip()}\n\n\n# --- mutant {path.name}: its definitions replace the ones above ---\n{text}"
+
+
 def check_reference_and_mutant(options: Options) -> None:
     moco = options.repo / "problems" / "moco"
-    grade(options, "MoCo reference", (moco / "reference.py").read_text(), solved=True)
-    # A whole-file mutant (most are patches over the reference): SimCLR-style in-batch negatives.
-    report = grade(options, "MoCo mutant in_batch_negatives", (moco / "mutants" / "in_batch_negatives.py").read_text(),
-                   solved=False)
+    reference = (moco / "reference.py").read_text()
+    grade(options, "MoCo reference", reference, solved=True)
+    # SimCLR-style: the other keys of the batch used as extra negatives.
+    report = grade(options, "MoCo mutant in_batch_negatives",
+                   mutant_submission(reference, moco / "mutants" / "in_batch_negatives.py"), solved=False)
     caught = [check["id"] for check in report["checks"] if check["status"] == "failed" and check["required"]]
     if report["status"] != "failed" or not caught:
         raise CheckFailed(f"the mutant should fail required checks, not end in {report['status']}")
