@@ -52,3 +52,10 @@ bench: setup
 
 clean:
 	rm -rf $(VENV) node_modules static/dist var .pytest_cache
+
+# ---- container-test (scripts/container/): build the image with podman and run web + 2 workers from it against
+# this machine's PostgreSQL and Redis, through the HTTP API; installs podman/runc/debootstrap/docker-compose with
+# apt when missing. Skips only where podman cannot run at all, never with CI=true.
+.PHONY: container-test
+container-test:
+	scripts/container/test.sh
