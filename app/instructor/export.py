@@ -2,7 +2,8 @@
 course's export never sits whole in memory).
 
 Columns: learner_id, display_name, student_id, problem, attempts, first_solved_at (ISO 8601, UTC),
-solved_after_reveal (empty: this server has no solution reveals yet), last_verdict (solved | not solved |
+solved_after_reveal (true when the learner first solved it after revealing the solution, false when before
+or without a reveal, empty while unsolved), last_verdict (solved | not solved |
 error), checks_passed, checks_total. The CSV starts with a UTF-8 byte order mark, so that spreadsheet programs
 read names with accents right, and has a header row."""
 
@@ -19,7 +20,7 @@ from sqlalchemy import and_, select
 
 from app.db import SessionFactory
 from app.instructor.models import LearnerProfile, ProblemLearner, Verdict
-from app.models import Solved
+from app.models import SolutionReveal, Solved
 
 COLUMNS = ["learner_id", "display_name", "student_id", "problem", "attempts", "first_solved_at",
            "solved_after_reveal", "last_verdict", "checks_passed", "checks_total"]
@@ -30,11 +31,13 @@ BOM = "\ufeff"
 def export_rows(session_factory: SessionFactory, *, problem: str | None) -> Iterator[dict[str, Any]]:
     query = (
         select(ProblemLearner.learner_id, LearnerProfile.display_name, LearnerProfile.student_id,
-               ProblemLearner.problem, ProblemLearner.attempts, Solved.solved_at, Verdict.solved, Verdict.passed,
-               Verdict.total)
+               ProblemLearner.problem, ProblemLearner.attempts, Solved.solved_at, SolutionReveal.revealed_at,
+               Verdict.solved, Verdict.passed, Verdict.total)
         .outerjoin(LearnerProfile, LearnerProfile.learner_id == ProblemLearner.learner_id)
         .outerjoin(Solved, and_(Solved.learner_id == ProblemLearner.learner_id,
                                 Solved.problem == ProblemLearner.problem))
+        .outerjoin(SolutionReveal, and_(SolutionReveal.learner_id == ProblemLearner.learner_id,
+                                        SolutionReveal.problem == ProblemLearner.problem))
         .outerjoin(Verdict, and_(Verdict.learner_id == ProblemLearner.learner_id,
                                  Verdict.problem == ProblemLearner.problem, Verdict.regrade.is_(False),
                                  Verdict.submitted_at == ProblemLearner.last_submitted_at))
@@ -51,11 +54,17 @@ def export_rows(session_factory: SessionFactory, *, problem: str | None) -> Iter
                 "problem": row.problem,
                 "attempts": row.attempts,
                 "first_solved_at": _iso(row.solved_at),
-                "solved_after_reveal": "",
+                "solved_after_reveal": _after_reveal(row.solved_at, row.revealed_at),
                 "last_verdict": "" if row.passed is None else ("solved" if row.solved else "not solved"),
                 "checks_passed": row.passed if row.passed is not None else "",
                 "checks_total": row.total if row.total is not None else "",
             }
+
+
+def _after_reveal(solved_at: datetime | None, revealed_at: datetime | None) -> bool | str:
+    if solved_at is None:
+        return ""
+    return revealed_at is not None and revealed_at <= solved_at
 
 
 def _iso(value: datetime | None) -> str:

@@ -97,3 +97,14 @@ def test_resolving_needs_the_csrf_token(site: dict[str, Any]) -> None:
     report_id = site["instructor"].get("/api/instructor/reports").json()[0]["id"]
     assert site["instructor"].post(f"/instructor/reports/{report_id}/resolve",
                                    data={"csrf_token": "x", "reply": "no"}).status_code == 403
+
+
+def test_the_export_says_who_solved_after_revealing_the_solution(site: dict[str, Any]) -> None:
+    carol = site["server"].learner()
+    for _ in range(3):
+        run(carol, WRONG)
+    assert carol.post("/api/problems/add_one/solution/reveal").status_code == 200
+    run(carol, CORRECT)
+    rows = site["instructor"].get("/api/instructor/export.json?problem=add_one").json()
+    after_reveal = sorted((row["attempts"], row["solved_after_reveal"]) for row in rows)
+    assert after_reveal == [(1, ""), (2, False), (4, True)]  # bob unsolved, ada solved without, carol after
