@@ -1,4 +1,4 @@
-"""The home page: the catalogue as learning paths (app.catalogue), server-rendered and filterable by query
+"""The home page: the catalogue as learning paths (app.learning_paths), server-rendered and filterable by query
 string (?tag=&difficulty=&q=), so it works without JavaScript."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 from starlette.responses import Response
 
-from app.catalogue import CatalogueFilter, catalogue, tracks_for
 from app.deps import CatalogDep, StateDep
+from app.learning_paths import CatalogueFilter, catalogue, tracks_for
 from app.progress import progress_by_problem
 from app.routes.pages import with_learner
 from app.templating import render
