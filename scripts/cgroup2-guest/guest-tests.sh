@@ -1,0 +1,21 @@
+#!/bin/sh
+# Inside the guest, as root: run the focused set twice, once as root and once as an unprivileged user holding a
+# subtree delegated the way systemd's Delegate=yes does it.
+set -u
+steps=scripts/cgroup2-guest/guest-steps.sh
+
+sh "$steps" root /sys/fs/cgroup/paperlab
+
+# systemd, for a unit with Delegate=yes and User=paperlab: controllers enabled down to the unit's cgroup, the
+# unit's cgroup and the files listed in /sys/kernel/cgroup/delegate chowned to the user, the unit's process
+# started inside it. The unit's own cgroup.subtree_control is left to the user (systemd does not touch it).
+unit=/sys/fs/cgroup/system.slice/paperlab-worker.service
+echo "+pids +memory" >/sys/fs/cgroup/cgroup.subtree_control
+mkdir -p "$unit"
+echo "+pids +memory" >/sys/fs/cgroup/system.slice/cgroup.subtree_control
+chown paperlab:paperlab "$unit"
+for file in $(cat /sys/kernel/cgroup/delegate); do
+  [ -e "$unit/$file" ] && chown paperlab:paperlab "$unit/$file"
+done
+sh -c 'echo $$ >"$1/cgroup.procs" && exec setpriv --reuid=paperlab --regid=paperlab --init-groups \
+  env -i PATH=/usr/bin:/bin HOME=/home/paperlab LANG=C.UTF-8 sh "$2" delegated "$1"' sh "$unit" "$steps"
