@@ -19,3 +19,12 @@ for file in $(cat /sys/kernel/cgroup/delegate); do
 done
 sh -c 'echo $$ >"$1/cgroup.procs" && exec setpriv --reuid=paperlab --regid=paperlab --init-groups \
   env -i PATH=/usr/bin:/bin HOME=/home/paperlab LANG=C.UTF-8 sh "$2" delegated "$1"' sh "$unit" "$steps"
+
+# A container started with --cgroupns=private and a writable cgroup2 mount: its cgroup (a scope, as Docker makes
+# one under systemd) is the root of its own cgroup namespace, and it mounts cgroup2 from inside. The grader runs
+# as the container's root. A shorter set: the same code path as the delegated run, from a namespace's root.
+scope=/sys/fs/cgroup/system.slice/docker-paperlab.scope
+mkdir -p "$scope"
+sh -c 'echo $$ >"$1/cgroup.procs" && exec unshare --cgroup --mount --propagation private \
+  sh -c "mount -t cgroup2 cgroup2 /sys/fs/cgroup && CGROUP2_STEPS=\"probe limits moco-wrong\" exec sh \"\$0\" container /sys/fs/cgroup" \
+  "$2"' sh "$scope" "$steps"

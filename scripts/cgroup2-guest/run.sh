@@ -43,17 +43,17 @@ mkdir -p "$cache" "$artifacts"
 image=$("$here/build-image.sh" "$cache" "$python")
 echo "test-cgroup2: guest image $image ($(cat "$image/kernel-package"); built or reused in $((SECONDS - started)) s)"
 
-# This checkout's files (what git tracks or would track) as the guest's /opt/paperlab, compiled on the host
+# This checkout's files (what git tracks or would track) as the guest's /srv/paperlab, compiled on the host
 # (same Python minor version) so the guest does not compile them under emulation.
 run=$(mktemp -d "$cache/run.XXXXXX")
 trap 'rm -rf "$run"' EXIT
-mkdir -p "$run/overlay/opt/paperlab"
+mkdir -p "$run/overlay/srv/paperlab"
 (cd "$repo" && git ls-files -z --cached --others --exclude-standard | while IFS= read -r -d '' file; do
   [[ -f "$file" && ! -L "$file" ]] && printf '%s\0' "$file"
-done | cpio --null --pass-through --make-directories --preserve-modification-time --quiet "$run/overlay/opt/paperlab")
+done | cpio --null --pass-through --make-directories --preserve-modification-time --quiet "$run/overlay/srv/paperlab")
 cp "$here/init" "$run/overlay/init"
-"$python" -m compileall -q -j 0 "$run/overlay/opt/paperlab/grader" "$run/overlay/opt/paperlab/tests" \
-  "$run/overlay/opt/paperlab/problems" >/dev/null || true
+"$python" -m compileall -q -j 0 "$run/overlay/srv/paperlab/grader" "$run/overlay/srv/paperlab/tests" \
+  "$run/overlay/srv/paperlab/problems" >/dev/null || true
 (cd "$run/overlay" && find . -mindepth 1 -print0 | cpio --null --create --format=newc --owner=0:0 --quiet) \
   | zstd -q -1 -o "$run/project.cpio.zst"
 cat "$image/base.cpio.zst" "$run/project.cpio.zst" >"$run/initrd"
