@@ -28,7 +28,7 @@ MODES: dict[str, tuple[tuple[str, ...], bool]] = {
 }
 ISOLATION_PREFIX = "tests/hostile/test_isolation.py::"
 RESULT = re.compile(r"^CGROUP2-RESULT (\{.*\})\s*$")
-UPTIME = re.compile(r"^CGROUP2-(BOOTED|DONE) uptime=([0-9.]+)")
+UPTIME = re.compile(r"CGROUP2-(BOOTED|DONE) uptime=([0-9.]+)")
 
 
 def say(line: str) -> None:
@@ -48,7 +48,7 @@ def main() -> int:
         if match := RESULT.match(line):
             entry = json.loads(match.group(1))
             results[(str(entry["mode"]), str(entry["test"]))] = entry
-        elif match := UPTIME.match(line):
+        elif match := UPTIME.search(line):
             uptimes[match.group(1)] = float(match.group(2))
     problems: list[str] = []
     if args.qemu_status in (124, 137):
