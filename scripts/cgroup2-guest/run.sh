@@ -12,6 +12,7 @@ python=${PYTHON:-python3}
 cache=${PAPERLAB_CGROUP2_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paperlab-cgroup2-guest}
 guest_timeout_s=${CGROUP2_GUEST_TIMEOUT_S:-1080}
 memory_mb=${CGROUP2_GUEST_MEMORY_MB:-4096}
+modes=${CGROUP2_GUEST_MODES:-}  # e.g. "delegated,container": only those runs (debugging; the summary then fails)
 artifacts="$repo/test-artifacts"
 started=$SECONDS
 
@@ -66,7 +67,7 @@ timeout --kill-after=10 "$guest_timeout_s" qemu-system-x86_64 \
   -machine pc -accel tcg,thread=multi -cpu max -smp 2 -m "$memory_mb" \
   -nographic -no-reboot -nic none -monitor none -serial stdio \
   -kernel "$image/vmlinuz" -initrd "$run/initrd" \
-  -append "console=ttyS0 rdinit=/init panic=-1 loglevel=4 systemd.unified_cgroup_hierarchy=1 cgroup_no_v1=all" \
+  -append "console=ttyS0 rdinit=/init panic=-1 loglevel=4 systemd.unified_cgroup_hierarchy=1 cgroup_no_v1=all${modes:+ paperlab.modes=$modes}" \
   </dev/null >"$log" 2>&1 &
 qemu=$!
 # Show the guest's own lines as they come, not the kernel's.

@@ -15,16 +15,18 @@ from pathlib import Path
 LIMIT_TESTS = (
     "tests/hostile/test_limits.py::test_fork_bomb_is_capped_by_the_process_limit",
     "tests/hostile/test_limits.py::test_thread_bomb_names_the_process_limit",
-    "tests/hostile/test_limits.py::test_memory_bomb_hits_the_memory_limit",
-    "tests/hostile/test_limits.py::test_memory_bomb_across_processes_hits_the_cgroup_limit",
+    "tests/hostile/test_limits_emulated.py::test_memory_bomb_hits_the_memory_limit",
+    "tests/hostile/test_limits_emulated.py::test_memory_bomb_across_processes_hits_the_cgroup_limit",
 )
+CONCURRENT_TEST = "tests/hostile/test_limits_emulated.py::test_concurrent_submissions_cannot_see_each_others_tmp"
 TREE_TEST = "tests/hostile/test_cgroup_tree.py::test_several_gradings_each_run_in_a_fresh_capped_leaf_killed_whole"
-FULL = ("probe", "hostile", "moco-correct", "moco-wrong", *LIMIT_TESTS, TREE_TEST)
+PROBE_TEST = "scripts/cgroup2-guest/test_guest_probe.py::test_probe_reports_the_v2_layout_and_the_subtree_it_uses"
+FULL = ("hostile", "moco-correct", "moco-wrong", PROBE_TEST, *LIMIT_TESTS, CONCURRENT_TEST, TREE_TEST)
 # What each run must report (guest-tests.sh); True: it also runs the isolation tests, whatever their number.
 MODES: dict[str, tuple[tuple[str, ...], bool]] = {
     "root": (FULL, True),
     "delegated": (FULL, True),
-    "container": (("probe", "limits", "moco-wrong", *LIMIT_TESTS), False),
+    "container": (("limits", PROBE_TEST, *LIMIT_TESTS), False),
 }
 ISOLATION_PREFIX = "tests/hostile/test_isolation.py::"
 RESULT = re.compile(r"^CGROUP2-RESULT (\{.*\})\s*$")
