@@ -50,7 +50,7 @@ isolation="tests/hostile/test_isolation.py
   --deselect tests/hostile/test_isolation.py::test_concurrent_submissions_cannot_see_each_others_tmp
   tests/hostile/test_limits_emulated.py::test_concurrent_submissions_cannot_see_each_others_tmp"
 # The probe goes first in each pytest session (one interpreter importing torch costs a minute under emulation).
-pytest="$py -m pytest -p result_plugin -p no:cacheprovider -q -s --timeout 300 $here/test_guest_probe.py"
+pytest="$py -m pytest -p result_plugin -p no:cacheprovider -q -s --timeout 900 $here/test_guest_probe.py"
 export CGROUP2_EXPECTED_BASE="$base"
 
 # The pytest sessions print their own result lines (result_plugin.py); the step line covers the whole session.
@@ -60,12 +60,12 @@ if wanted hostile; then
 fi
 if wanted limits; then
   # shellcheck disable=SC2086
-  step limits 600 $pytest $limits
+  step limits 1200 $pytest $limits
 fi
 for verdict in correct wrong; do
   wanted "moco-$verdict" || continue
   case $verdict in
-    correct) step moco-correct 600 $py "$here/grade_moco.py" problems/moco/reference.py true ;;
-    wrong) step moco-wrong 600 $py "$here/grade_moco.py" problems/moco/mutants/ema_in_place.py false ;;
+    correct) step moco-correct 900 $py "$here/grade_moco.py" problems/moco/reference.py true ;;
+    wrong) step moco-wrong 900 $py "$here/grade_moco.py" problems/moco/mutants/ema_in_place.py false ;;
   esac
 done

@@ -7,6 +7,11 @@ import os
 import sys
 
 import pytest
+from slow_machine import allow_slow_template_start
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    allow_slow_template_start()
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
