@@ -10,7 +10,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 python=${PYTHON:-python3}
 cache=${PAPERLAB_CGROUP2_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paperlab-cgroup2-guest}
-guest_timeout_s=${CGROUP2_GUEST_TIMEOUT_S:-1080}
+guest_timeout_s=${CGROUP2_GUEST_TIMEOUT_S:-1140}  # 19 min: the target must stay under 20 with a cached image
 memory_mb=${CGROUP2_GUEST_MEMORY_MB:-4096}
 modes=${CGROUP2_GUEST_MODES:-}  # e.g. "delegated,container": only those runs (debugging; the summary then fails)
 artifacts="$repo/test-artifacts"
@@ -59,7 +59,7 @@ cp "$here/init" "$run/overlay/init"
   | zstd -q -1 -o "$run/project.cpio.zst"
 cat "$image/base.cpio.zst" "$run/project.cpio.zst" >"$run/initrd"
 
-log="$artifacts/cgroup2-guest.log"
+log=${CGROUP2_GUEST_LOG:-$artifacts/cgroup2-guest.log}
 echo "test-cgroup2: booting the guest (TCG, -smp 2, ${memory_mb} MiB, at most ${guest_timeout_s} s); serial log: $log"
 boot_started=$SECONDS
 set +e
