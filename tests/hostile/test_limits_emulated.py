@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 import pytest
 
+from grader.pool import WorkerPool
 from grader.problems import Problem
 from grader.report import Report
 from tests.hostile.hostile_support import messages, submission
@@ -49,7 +50,10 @@ def test_memory_bomb_across_processes_hits_the_cgroup_limit(grade_code: GradeCod
     assert found["add_one.values"] == "memory limit 256 MiB exceeded during add_one(x=float32[2, 3])", found
 
 
-def test_concurrent_submissions_cannot_see_each_others_tmp(grade_code: GradeCode, stretched: Problem) -> None:
+def test_concurrent_submissions_cannot_see_each_others_tmp(grade_code: GradeCode, stretched: Problem,
+                                                           sandbox_pool: WorkerPool) -> None:
+    # The pool keeps as many templates as fit in memory: with one, the two submissions would run in turn.
+    assert sandbox_pool.size >= 2, f"only {sandbox_pool.size} warm template fits in this machine's memory"
     assert SPY_WINDOW in TMP_SPY
     spy = TMP_SPY.replace(SPY_WINDOW, "time.time() - start < 20.0")  # long enough to overlap when emulated
     reports: dict[str, Report] = {}
