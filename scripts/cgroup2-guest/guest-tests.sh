@@ -34,5 +34,5 @@ scope=/sys/fs/cgroup/system.slice/docker-paperlab.scope
 wanted container || exit 0
 mkdir -p "$scope"
 sh -c 'echo $$ >"$1/cgroup.procs" && exec unshare --cgroup --mount --propagation private \
-  sh -c "mount -t cgroup2 cgroup2 /sys/fs/cgroup && CGROUP2_STEPS=limits exec sh \"\$0\" container /sys/fs/cgroup" \
+  sh -c "umount /sys/fs/cgroup && mount -t cgroup2 cgroup2 /sys/fs/cgroup && CGROUP2_STEPS=limits exec sh \"\$0\" container /sys/fs/cgroup" \
   "$2"' sh "$scope" "$steps"
