@@ -1,6 +1,6 @@
 #!/bin/sh
-# Inside the guest, as root: run the focused set twice, once as root and once as an unprivileged user holding a
-# subtree delegated the way systemd's Delegate=yes does it.
+# Inside the guest, as root: run the focused set as root, as an unprivileged user holding a subtree delegated
+# the way systemd's Delegate=yes does it, and (a shorter set) as root of a private cgroup namespace.
 set -u
 steps=scripts/cgroup2-guest/guest-steps.sh
 # paperlab.modes=a,b on the kernel command line runs only those (run.sh's CGROUP2_GUEST_MODES, for debugging).
