@@ -1,5 +1,5 @@
-"""Isolation for untrusted code: the bubblewrap command line, cgroups that cap a process tree, and a probe that
-says precisely why a sandbox cannot be made here.
+"""Isolation for untrusted code: the bubblewrap command line, and a probe that says precisely why a sandbox
+cannot be made here (the cgroups that cap a process tree are grader/cgroups.py).
 
 Process caps use a cgroup, not RLIMIT_NPROC: when the sandbox user maps to host root (CI runs as root),
 the kernel ignores RLIMIT_NPROC and a fork bomb grows unbounded (750+ processes in 5 s, measured).
@@ -9,20 +9,31 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import sysconfig
-import time
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
+
+# The cgroup code lives in grader/cgroups.py; these names stay importable from here for the pool and the tests.
+from grader.cgroups import (
+    CGROUP_PREFIX,
+    CGROUP_ROOT,
+    Cgroup,
+    CgroupError,
+    CgroupLayout,
+    create_root_cgroup,
+    find_layout,
+    host_pid_of,
+    remove_stale_cgroups,
+)
 
 WORKER_FILES = ("worker.py", "protocol.py", "seccomp.py")
 SANDBOX_WORKER_DIR = "/opt/paperlab"
 GRADER_DIR = Path(__file__).resolve().parent
-CGROUP_ROOT = Path("/sys/fs/cgroup")
-CGROUP_PREFIX = "paperlab"
+
+__all__ = ["CGROUP_PREFIX", "CGROUP_ROOT", "Cgroup", "CgroupError", "CgroupLayout", "SandboxStatus",
+           "SandboxUnavailable", "create_root_cgroup", "find_layout", "host_pid_of", "probe", "remove_stale_cgroups"]
 
 
 class SandboxUnavailable(Exception):
@@ -176,177 +187,6 @@ def worker_argv(control_fd: int, *, sandboxed: bool) -> list[str]:
     return [sys.executable, "-I", "-B", str(GRADER_DIR / "worker.py"), "template", str(control_fd), "unsandboxed"]
 
 
-# ---------------------------------------------------------------------------------------------- cgroups
-
-
-class CgroupError(Exception):
-    pass
-
-
-@dataclass
-class Cgroup:
-    """One cgroup in each controller we need (pids and memory), v1 or v2. Creating, filling, capping,
-    killing and removing it are the only operations; nothing here reads paths the sandbox could write."""
-
-    paths: dict[str, Path]  # controller -> directory ("unified" for v2)
-    version: int
-
-    def add(self, pid: int) -> None:
-        for path in self.paths.values():
-            (path / "cgroup.procs").write_text(str(pid))
-
-    def limit(self, *, max_pids: int, memory_bytes: int | None) -> None:
-        pids_dir = self.paths["unified"] if self.version == 2 else self.paths["pids"]
-        (pids_dir / "pids.max").write_text(str(max_pids))
-        if memory_bytes is not None:
-            if self.version == 2:
-                (self.paths["unified"] / "memory.max").write_text(str(memory_bytes))
-                (self.paths["unified"] / "memory.swap.max").write_text("0") if (
-                    self.paths["unified"] / "memory.swap.max"
-                ).exists() else None
-            else:
-                (self.paths["memory"] / "memory.limit_in_bytes").write_text(str(memory_bytes))
-
-    def pids(self) -> list[int]:
-        """Every process in this cgroup and the cgroups below it."""
-        path = self.paths["unified"] if self.version == 2 else self.paths["pids"]
-        found = []
-        for directory in [path, *(p for p in path.rglob("*") if p.is_dir())] if path.is_dir() else []:
-            try:
-                found += [int(line) for line in (directory / "cgroup.procs").read_text().split()]
-            except FileNotFoundError:
-                continue
-        return found
-
-    def kill_all(self, *, deadline_s: float = 10.0) -> bool:
-        """SIGKILL every process until none is left; True when the cgroup is empty."""
-        end = time.monotonic() + deadline_s
-        if self.version == 2 and (self.paths["unified"] / "cgroup.kill").exists():
-            (self.paths["unified"] / "cgroup.kill").write_text("1")
-        while time.monotonic() < end:
-            pids = self.pids()
-            if not pids:
-                return True
-            for pid in pids:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-            time.sleep(0.002)
-        return not self.pids()
-
-    def memory_exceeded(self) -> bool:
-        try:
-            if self.version == 2:
-                events = (self.paths["unified"] / "memory.events").read_text()
-                return any(line.split()[0] in ("oom_kill", "max") and int(line.split()[1]) > 0
-                           for line in events.splitlines())
-            return int((self.paths["memory"] / "memory.failcnt").read_text()) > 0
-        except (FileNotFoundError, ValueError, IndexError):
-            return False
-
-    def pids_exhausted(self) -> bool:
-        path = self.paths["unified"] if self.version == 2 else self.paths["pids"]
-        try:
-            events = (path / "pids.events").read_text()
-            return any(int(line.split()[1]) > 0 for line in events.splitlines() if line.startswith("max"))
-        except (FileNotFoundError, ValueError, IndexError):
-            return False
-
-    def child(self, name: str, *, leaf: bool) -> Cgroup:
-        """A sub-cgroup. Under v2 only inner (non-leaf) cgroups delegate controllers, and only leaves hold
-        processes (the "no internal processes" rule), so a template lives in a leaf beside its jobs."""
-        paths = {controller: path / name for controller, path in self.paths.items()}
-        for path in paths.values():
-            path.mkdir(exist_ok=True)
-        if self.version == 2 and not leaf:
-            _enable_v2_controllers(paths["unified"])
-        return Cgroup(paths, self.version)
-
-    def remove(self) -> None:
-        for path in self.paths.values():
-            for sub in sorted((p for p in path.iterdir() if p.is_dir()), reverse=True) if path.exists() else []:
-                Cgroup({"x": sub}, self.version).remove()
-            try:
-                path.rmdir()
-            except (FileNotFoundError, OSError):
-                pass
-
-
-def _enable_v2_controllers(path: Path) -> None:
-    control = path / "cgroup.subtree_control"
-    try:
-        control.write_text("+pids +memory")
-    except OSError:
-        pass
-
-
-def cgroup_version() -> int | None:
-    if (CGROUP_ROOT / "cgroup.controllers").exists():
-        return 2
-    if (CGROUP_ROOT / "pids").is_dir() and (CGROUP_ROOT / "memory").is_dir():
-        return 1
-    return None
-
-
-def create_root_cgroup(name: str | None = None) -> Cgroup:
-    """A cgroup for one pool (it owns one child cgroup per warm template)."""
-    version = cgroup_version()
-    name = name or f"{CGROUP_PREFIX}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-    if version is None:
-        raise CgroupError("no cgroup v1 'pids' and 'memory' hierarchies and no cgroup v2 under /sys/fs/cgroup")
-    try:
-        if version == 1:
-            paths = {c: CGROUP_ROOT / c / CGROUP_PREFIX / name for c in ("pids", "memory")}
-            for path in paths.values():
-                path.mkdir(parents=True, exist_ok=True)
-            return Cgroup(paths, 1)
-        base = CGROUP_ROOT / CGROUP_PREFIX
-        base.mkdir(exist_ok=True)
-        _enable_v2_controllers(CGROUP_ROOT)
-        _enable_v2_controllers(base)
-        path = base / name
-        path.mkdir(exist_ok=True)
-        _enable_v2_controllers(path)
-        return Cgroup({"unified": path}, 2)
-    except OSError as exc:
-        raise CgroupError(f"cannot create a cgroup under {CGROUP_ROOT} ({exc.strerror}); run the grader as root or "
-                          "delegate a writable cgroup subtree to its user") from None
-
-
-def remove_stale_cgroups() -> None:
-    """Remove empty cgroups left by a grader that died (their processes died with it via --die-with-parent)."""
-    version = cgroup_version()
-    if version == 1:
-        bases = [CGROUP_ROOT / controller / CGROUP_PREFIX for controller in ("pids", "memory")]
-    else:
-        bases = [CGROUP_ROOT / CGROUP_PREFIX]
-    for base in bases:
-        if not base.is_dir():
-            continue
-        for path in base.iterdir():
-            if path.is_dir() and path.name.startswith(f"{CGROUP_PREFIX}-"):
-                pid = path.name.split("-")[1]
-                if pid.isdigit() and not Path(f"/proc/{pid}").exists():
-                    Cgroup({"x": path}, version or 1).remove()
-
-
-def host_pid_of(cgroup: Cgroup, namespace_pid: int) -> int | None:
-    """Map a pid inside the sandbox's pid namespace to the host pid, among the processes of `cgroup`."""
-    for pid in cgroup.pids():
-        try:
-            with open(f"/proc/{pid}/status") as status:
-                for line in status:
-                    if line.startswith("NSpid:"):
-                        fields = line.split()[1:]
-                        if len(fields) > 1 and int(fields[-1]) == namespace_pid:
-                            return pid
-                        break
-        except (FileNotFoundError, ProcessLookupError, ValueError):
-            continue
-    return None
-
-
 # ------------------------------------------------------------------------------------------------ probe
 
 
@@ -356,10 +196,12 @@ class SandboxStatus:
     reason: str
     bwrap: str | None = None
     cgroup_version: int | None = None
+    cgroup_layout: str | None = None  # where the pools' cgroups go, in words (CgroupLayout.describe)
+    cgroup_base: str | None = None  # the directory they go in (v2), or the pids controller's (v1)
 
 
 def probe() -> SandboxStatus:
-    """Can this machine create the sandbox we need? Tries it for real: namespaces and a cgroup."""
+    """Can this machine create the sandbox we need? Tries it for real: namespaces and a capped cgroup."""
     try:
         bwrap = find_bwrap()
     except SandboxUnavailable as exc:
@@ -381,9 +223,14 @@ def probe() -> SandboxStatus:
             bwrap,
         )
     try:
-        group = create_root_cgroup(f"{CGROUP_PREFIX}-{os.getpid()}-probe")
-        group.limit(max_pids=8, memory_bytes=64 * 1024 * 1024)
-        group.remove()
+        layout = find_layout()
+        group = create_root_cgroup(f"{CGROUP_PREFIX}-{os.getpid()}-probe", layout)
+        try:
+            group.limit(max_pids=8, memory_bytes=64 * 1024 * 1024)
+        finally:
+            group.remove()
     except (CgroupError, OSError) as exc:
         return SandboxStatus(False, f"cannot cap processes and memory: {exc}", bwrap)
-    return SandboxStatus(True, "bubblewrap with cgroup process and memory caps", bwrap, cgroup_version())
+    base = layout.bases.get("unified", layout.bases.get("pids"))
+    return SandboxStatus(True, "bubblewrap with cgroup process and memory caps", bwrap, layout.version,
+                         layout.describe(), str(base))
