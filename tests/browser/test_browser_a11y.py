@@ -31,8 +31,11 @@ ACCEPTED: dict[str, dict[str, str]] = {
 
 
 def axe_violations(page: Page, base_url: str) -> list[dict[str, Any]]:
+    # Read before routing: an exception inside the route handler would leave the script tag waiting forever.
+    assert AXE.is_file(), f"{AXE} is missing: `make setup` installs the npm devDependencies (axe-core)"
+    script = AXE.read_text()
     page.route(f"**{AXE_PATH}", lambda route: route.fulfill(status=200, content_type="application/javascript",
-                                                           body=AXE.read_text()))  # fmt: skip
+                                                           body=script))  # fmt: skip
     page.add_script_tag(url=base_url + AXE_PATH)
     result = page.evaluate(
         "tags => axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] })",
