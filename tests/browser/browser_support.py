@@ -45,3 +45,13 @@ class Learner:
         path = ARTIFACTS / f"{self.name}-{self.shots:02d}-{step}.png"
         self.page.screenshot(path=str(path), full_page=full_page)
         return path
+
+
+def moco_mutant(name: str) -> str:  # name: the file name, e.g. "temperature_multiplies.py"
+    """The whole source a learner would submit for one of MoCo's mutants (most are patches over the reference,
+    so the file alone is not a submission)."""
+    from grader import load_problem
+
+    sources = {m.name: m.code for m in load_problem(REPO / "problems" / "moco").mutant_sources()}
+    return sources[name]
+

@@ -77,9 +77,12 @@ def test_giving_up_after_three_failures_shows_the_solution_and_is_recorded(learn
     type_code(page, wrong_code())
     for attempt in range(1, 4):
         run_tests(page)
-        # The next run starts only once this one's verdict is in (one run in flight per learner).
+        # The next run starts only once this one's verdict is in (one run in flight per learner); the panel may
+        # still show the previous run's "done", so ask the API how many attempts are finished.
         page.wait_for_function(
-            "n => document.querySelectorAll('#hints .hint--open').length >= Math.min(n, 3)", arg=attempt
+            """n => fetch('/api/problems/moco/submissions').then(r => r.json())
+                   .then(list => list.length >= n && list.every(s => s.status === 'done'))""",
+            arg=attempt, polling=250,
         )
     learner.goto("/problems/moco/solution")
     page.click("#reveal-solution")

@@ -17,7 +17,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser
 
-from tests.browser.browser_support import ARTIFACTS, REPO, SERVER_START_TIMEOUT_S, Learner
+from tests.browser.browser_support import ARTIFACTS, REPO, SERVER_START_TIMEOUT_S, Learner, moco_mutant
 
 pytestmark = pytest.mark.browser
 
@@ -94,7 +94,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
 
     try:
         start()
-        mistake = (MOCO / "mutants" / "temperature_multiplies.py").read_text()
+        mistake = moco_mutant("temperature_multiplies.py")
         with httpx.Client(base_url=url, timeout=30) as first, httpx.Client(base_url=url, timeout=30) as second:
             _grade(first, mistake)
             _grade(first, (MOCO / "reference.py").read_text())

@@ -10,7 +10,7 @@ import re
 import pytest
 from playwright.sync_api import Page
 
-from tests.browser.browser_support import REPO, VERDICT_TIMEOUT_MS, Learner
+from tests.browser.browser_support import REPO, VERDICT_TIMEOUT_MS, Learner, moco_mutant
 
 pytestmark = pytest.mark.browser
 
@@ -52,9 +52,7 @@ def reference_code() -> str:
 
 
 def wrong_code() -> str:
-    mutants = sorted((MOCO / "mutants").glob("*.py"))
-    preferred = MOCO / "mutants" / PREFERRED_MUTANT
-    return (preferred if preferred.exists() else mutants[0]).read_text()
+    return moco_mutant(PREFERRED_MUTANT)
 
 
 def progress_counts(page: Page) -> tuple[int, int]:
