@@ -265,7 +265,8 @@ def expect_close(
         r, a = (1e-7, 1e-9) if rtol is None and atol is None else (rtol or 0.0, atol or 0.0)
         both_nan = equal_nan and math.isnan(got) and math.isnan(expected)
         if not (math.isclose(got, expected, rel_tol=r, abs_tol=a) or both_nan):
-            _fail(f"{label}: expected {expected:.6g}, got {got:.6g}", call, hint)
+            wanted, came = _distinct(expected, got)  # .6g printed 0.1000001 against 0.1 as "expected 0.1, got 0.1"
+            _fail(f"{label}: expected {wanted}, got {came}", call, hint)
         return
     expect_equal(got, expected, what=what, call=call, hint=hint)
 
