@@ -14,6 +14,7 @@ import torch
 
 from grader.calls import CallResult, CheckFailed, ExceptionInfo, SubmissionRaised
 from grader.checks import (
+    central_differences,
     check,
     collect_checks,
     expect_close,
@@ -595,3 +596,74 @@ def test_a_grad_helper_reports_the_learners_exception_not_the_missing_gradient(h
                                                                              args: tuple[Any, ...]) -> None:
     with pytest.raises(SubmissionRaised):
         helper(outcome(raised=info("ValueError")), *args)
+
+
+# ---------------------------------------------------------------------------- expect_close: explaining mismatches
+
+
+@pytest.mark.parametrize(
+    "got, expected, text",
+    [
+        pytest.param([5e-9, 0.0], [0.0, 0.0],
+                     "1 of 2 values differ (rtol=1e-07, atol=1e-09); max abs error 5e-09 (expected 0 at every such "
+                     "value, so no relative error); first at index [0]: expected 0, got 5e-09", id="float64-atol"),
+        pytest.param([0.2, 0.1], [0.1, 0.1],
+                     "1 of 2 values differ (rtol=1e-07, atol=1e-09); max abs error 0.1, max rel error 1; "
+                     "first at index [0]: expected 0.1, got 0.2", id="relative-to-a-small-value"),
+        pytest.param([math.inf, math.nan], [0.0, 0.0],
+                     "2 of 2 values differ (rtol=1e-07, atol=1e-09); 2 are nan or infinite; "
+                     "first at index [0]: expected 0, got inf", id="infinity-and-nan-tie-for-worst"),
+    ],
+)
+def test_a_float64_mismatch_is_explained(got: list[float], expected: list[float], text: str) -> None:
+    assert message(expect_close, torch.tensor(got, dtype=F64), torch.tensor(expected, dtype=F64)) == (
+        f"the result: {text}")
+
+
+# ------------------------------------------------------------------------------------------- central_differences
+
+
+@pytest.mark.parametrize("base", [torch.ones(2), 1.0, [1.0]], ids=["float32", "number", "list"])
+def test_central_differences_wants_a_float64_tensor(base: Any) -> None:
+    with pytest.raises(TypeError) as caught:
+        central_differences(Recording("f", lambda x: x), (base,), 0)
+    assert str(caught.value) == "central_differences needs a float64 tensor argument"
+
+
+def test_central_differences_of_a_tensor_result_use_the_cotangent() -> None:
+    x = torch.tensor([1.0, 2.0], dtype=F64)
+    cotangent = torch.tensor([1.0, 3.0], dtype=F64)
+    gradient = central_differences(Recording("f", lambda x: x**3), (x,), 0, grad_output=cotangent)
+    torch.testing.assert_close(gradient, 3 * x**2 * cotangent, rtol=1e-6, atol=1e-6)
+
+
+def test_central_differences_of_a_tuple_result_sum_over_its_parts() -> None:
+    x = torch.tensor([1.0, 2.0], dtype=F64)
+    cotangents = (torch.tensor([1.0, 1.0], dtype=F64), torch.tensor([2.0, 0.5], dtype=F64))
+    gradient = central_differences(Recording("f", lambda x: (x * 2, x**3)), (x,), 0, grad_output=cotangents)
+    torch.testing.assert_close(gradient, 2 * cotangents[0] + 3 * x**2 * cotangents[1], rtol=1e-6, atol=1e-6)
+
+
+def test_central_differences_perturb_only_the_named_argument() -> None:
+    y = torch.tensor([5.0], dtype=F64)
+    gradient = central_differences(Recording("f", lambda a, b: (a**3 * b).sum()), (y, torch.tensor(2.0, dtype=F64)), 1)
+    assert gradient.item() == pytest.approx(125.0, rel=1e-6)
+
+
+@pytest.mark.parametrize(
+    "implementation, grad_output, text",
+    [
+        pytest.param(lambda x: x * 2, (torch.ones(2, dtype=F64), torch.ones(2, dtype=F64)),
+                     "expected 2 tensors to differentiate, got float64[2] [", id="one-tensor-for-two"),
+        pytest.param(lambda x: (x, x), (torch.ones(2, dtype=F64),),
+                     "expected 1 tensors to differentiate, got (float64[2] [", id="two-for-one"),
+        pytest.param(lambda x: (x, x.sum()), (torch.ones(2, dtype=F64), torch.ones(2, dtype=F64)),
+                     "the result[1] of f(", id="part-named"),
+        pytest.param(lambda x: x.sum(), torch.ones(2, dtype=F64), "the result of f(", id="whole-named"),
+    ],
+)
+def test_central_differences_say_which_part_does_not_fit_the_cotangent(
+    implementation: Callable[..., Any], grad_output: Any, text: str
+) -> None:
+    assert text in message(central_differences, Recording("f", implementation), (torch.ones(2, dtype=F64),), 0,
+                           grad_output=grad_output)

@@ -142,3 +142,12 @@ def test_a_report_of_escaped_characters_still_fits_its_cap() -> None:
     checks = [result("failed", message=ESCAPED * 4000) for _ in range(10)]
     report = fit_report(Report(problem="p", solved=False, status="failed", checks=checks), max_bytes=150_000)
     assert len(report.model_dump_json().encode()) <= 150_000
+
+
+def test_a_long_error_is_capped_when_every_check_is_short() -> None:
+    check = result("skipped")
+    report = fit_report(Report(problem="p", solved=False, status="error", checks=[check],
+                               error=ReportError(kind="load", message="e" * (MAX_MESSAGE_CHARS + 1))))
+    assert report.error is not None
+    assert report.error.message == "e" * (MAX_MESSAGE_CHARS - 24) + "... 25 more characters"
+    assert report.checks == [check]
