@@ -667,3 +667,20 @@ def test_central_differences_say_which_part_does_not_fit_the_cotangent(
 ) -> None:
     assert text in message(central_differences, Recording("f", implementation), (torch.ones(2, dtype=F64),), 0,
                            grad_output=grad_output)
+
+
+def test_a_fact_helper_without_a_hint_adds_nothing() -> None:
+    assert message(expect_no_alias, outcome(aliased=("x",))) == (
+        "f(x) returned a tensor that shares storage with x; return new storage (e.g. .clone()), so later edits of "
+        "one cannot change the other")
+
+
+def test_expect_rejected_never_passes_on_fewer_results_than_calls() -> None:
+    """A judge that lost a result must not turn into a pass for the calls it lost."""
+
+    class Lossy(Recording):
+        def map(self, calls: Iterable[tuple[tuple[Any, ...], dict[str, Any]]]) -> list[CallResult]:
+            return super().map(calls)[:-1]
+
+    with pytest.raises(ValueError, match="zip"):
+        expect_rejected("ValueError", Lossy("picky", picky), [((-1,), {}, "x < 0"), ((2,), {}, "lost")])
