@@ -684,3 +684,21 @@ def test_expect_rejected_never_passes_on_fewer_results_than_calls() -> None:
 
     with pytest.raises(ValueError, match="zip"):
         expect_rejected("ValueError", Lossy("picky", picky), [((-1,), {}, "x < 0"), ((2,), {}, "lost")])
+
+
+def test_a_tensor_of_the_wrong_shape_is_named_by_what() -> None:
+    assert message(expect_close, torch.ones(2), torch.ones(3), what="the loss") == (
+        "the loss: expected shape (3,), got (2,)")
+
+
+def test_tuple_items_have_their_dtype_checked_by_default() -> None:
+    assert message(expect_close, (1.0, torch.ones(1, dtype=F64)), (1.0, torch.ones(1))) == (
+        "the result[1]: expected dtype torch.float32, got torch.float64")
+
+
+def test_expect_close_on_other_values_is_exact_equality_with_the_same_label_call_and_hint() -> None:
+    result = CallResult(function="f", call="f()", value="a")
+    caught = failure(expect_close, "a", "b", what="the name", call=result, hint="Spell it.")
+    assert str(caught) == "the name of f(): expected 'b' (str), got 'a' (str). Spell it."
+    assert caught.call is result
+    expect_close(3, 3)

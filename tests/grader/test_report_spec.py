@@ -151,3 +151,19 @@ def test_a_long_error_is_capped_when_every_check_is_short() -> None:
     assert report.error is not None
     assert report.error.message == "e" * (MAX_MESSAGE_CHARS - 24) + "... 25 more characters"
     assert report.checks == [check]
+
+
+@pytest.mark.parametrize(
+    "report",
+    [
+        pytest.param(Report(problem="p", solved=False, status="failed",
+                            checks=[result("failed", message=ESCAPED * 900)],
+                            experiment=Experiment(steps=[1], series={"a": [1.0]})), id="text-besides-an-experiment"),
+        pytest.param(Report(problem="p", solved=False, status="failed", checks=[],
+                            limits={f"limit{i}": -1.2345678901234567e-300 for i in range(2000)},
+                            experiment=Experiment(steps=[1], series={"a": [1.0]})),
+                     id="limits-besides-an-experiment"),
+    ],
+)
+def test_the_size_bound_counts_everything_besides_an_experiment(report: Report) -> None:
+    assert _size_bound(report) >= len(report.model_dump_json().encode())
