@@ -308,7 +308,8 @@ def _tensor_mismatch(got: torch.Tensor, expected: torch.Tensor, *, rtol: float, 
     diff = (g - e).abs()
     allowed = atol + rtol * e.abs()
     both_nan = g_nan & e_nan if equal_nan else torch.zeros_like(g_nan)
-    bad = ~(((diff <= allowed) & finite) | same_inf | both_nan)
+    # equal values are close whatever the tolerance (rtol=inf made `allowed` nan at 0 and flagged 0 against 0)
+    bad = ~((((diff <= allowed) | (g == e)) & finite) | same_inf | both_nan)
     if not bool(bad.any()):
         return ""
     worst_flat = int(torch.argmax(torch.where(bad, torch.nan_to_num(diff, nan=math.inf, posinf=math.inf), -1.0)))
