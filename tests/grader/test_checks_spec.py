@@ -342,6 +342,7 @@ def test_a_tensor_mismatch_indexes_every_dimension() -> None:
     [
         pytest.param(1.0000001, 1.0, "expected 1, got 1.0000001", id="eight-digits"),
         pytest.param(1.0 + 1e-10, 1.0, "expected 1, got 1.0000000001", id="twelve-digits"),
+        pytest.param(1.00000000012345, 1.0, "expected 1, got 1.00000000012", id="no-more-than-twelve"),
         pytest.param(1.0 + 4e-16, 1.0, "expected 1, got 1.0000000000000004", id="seventeen-digits"),
     ],
 )
@@ -702,3 +703,20 @@ def test_expect_close_on_other_values_is_exact_equality_with_the_same_label_call
     assert str(caught) == "the name of f(): expected 'b' (str), got 'a' (str). Spell it."
     assert caught.call is result
     expect_close(3, 3)
+
+
+
+@pytest.mark.parametrize("value", [0.0, 1.0, -2.5, 1e300])
+@pytest.mark.parametrize(("rtol", "atol"), [(math.inf, 0.0), (math.inf, 1.0), (0.0, 0.0)])
+def test_equal_values_are_close_whatever_the_tolerance(value: float, rtol: float, atol: float) -> None:
+    from grader.checks import _tensor_mismatch
+
+    pair = torch.tensor([value, 5.0], dtype=F64), torch.tensor([value, 5.0], dtype=F64)
+    assert _tensor_mismatch(*pair, rtol=rtol, atol=atol, equal_nan=False) == ""
+
+
+def test_central_differences_of_a_result_that_is_not_a_scalar_name_the_call() -> None:
+    caught = failure(central_differences, Recording("f", lambda x: x * 2), (torch.ones(2, dtype=F64),), 0)
+    assert str(caught).startswith("the result of f(tensor([1.0000")
+    assert str(caught).endswith("): expected shape (), got (2,)")
+    assert caught.call is not None and caught.call.function == "f"

@@ -160,9 +160,11 @@ def test_a_long_error_is_capped_when_every_check_is_short() -> None:
                             checks=[result("failed", message=ESCAPED * 900)],
                             experiment=Experiment(steps=[1], series={"a": [1.0]})), id="text-besides-an-experiment"),
         pytest.param(Report(problem="p", solved=False, status="failed", checks=[],
-                            limits={f"limit{i}": -1.2345678901234567e-300 for i in range(2000)},
+                            limits={f"{i}": -1.2345678901234567e-300 for i in range(2000)},
                             experiment=Experiment(steps=[1], series={"a": [1.0]})),
                      id="limits-besides-an-experiment"),
+        pytest.param(Report(problem="p", solved=False, status="failed", checks=[],
+                            experiment=Experiment(steps=[1], series={ESCAPED * 3000: [1.0]})), id="long-series-name"),
     ],
 )
 def test_the_size_bound_counts_everything_besides_an_experiment(report: Report) -> None:
