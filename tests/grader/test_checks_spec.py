@@ -720,3 +720,16 @@ def test_central_differences_of_a_result_that_is_not_a_scalar_name_the_call() ->
     assert str(caught).startswith("the result of f(tensor([1.0000")
     assert str(caught).endswith("): expected shape (), got (2,)")
     assert caught.call is not None and caught.call.function == "f"
+
+
+@pytest.mark.parametrize(
+    "got, expected, rtol, atol",
+    [
+        pytest.param([0.5, 5.0], [0.0, 0.0], 0.0, 0.5, id="exactly-atol-away"),
+        pytest.param([1.001, 5.0], [1.0, 0.0], 0.01, 0.0, id="within-rtol"),
+    ],
+)
+def test_beside_a_mismatch_a_value_within_tolerance_is_not_counted(got: list[float], expected: list[float],
+                                                                   rtol: float, atol: float) -> None:
+    text = message(expect_close, torch.tensor(got, dtype=F64), torch.tensor(expected, dtype=F64), rtol=rtol, atol=atol)
+    assert text.startswith("the result: 1 of 2 values differ") and "first at index [1]" in text
