@@ -733,3 +733,10 @@ def test_beside_a_mismatch_a_value_within_tolerance_is_not_counted(got: list[flo
                                                                    rtol: float, atol: float) -> None:
     text = message(expect_close, torch.tensor(got, dtype=F64), torch.tensor(expected, dtype=F64), rtol=rtol, atol=atol)
     assert text.startswith("the result: 1 of 2 values differ") and "first at index [1]" in text
+
+
+def test_central_differences_keep_their_precision_for_small_values() -> None:
+    """The difference of two values near 1e-9 must not be taken after adding anything to them."""
+    x = torch.tensor([1e-3], dtype=F64)
+    gradient = central_differences(Recording("f", lambda x: (x**3).sum()), (x,), 0)
+    assert gradient.item() == pytest.approx(3e-6, rel=1e-6)

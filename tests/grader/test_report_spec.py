@@ -169,3 +169,17 @@ def test_a_long_error_is_capped_when_every_check_is_short() -> None:
 )
 def test_the_size_bound_counts_everything_besides_an_experiment(report: Report) -> None:
     assert _size_bound(report) >= len(report.model_dump_json().encode())
+
+
+def test_a_report_within_its_bound_is_not_serialised_to_check_its_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Serialising a MoCo report takes ~0.4 ms and fit_report runs after every grading: a report whose bound is
+    within the cap is returned without it."""
+    report = Report(problem="p", solved=False, status="error", checks=[result("failed", message="m")],
+                    limits={"memory_mb": 256}, experiment=Experiment(steps=[1], series={"loss": [1.0]}))
+
+    def refuse(*args: object, **kwargs: object) -> str:
+        raise AssertionError("serialised a report whose bound fits")
+
+    bound = _size_bound(report)
+    monkeypatch.setattr(Report, "model_dump_json", refuse)
+    assert fit_report(report, max_bytes=bound) is report

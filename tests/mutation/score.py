@@ -134,7 +134,7 @@ def mutant_diffs(names: Iterable[str]) -> dict[str, str]:
     for name in names:
         module = name.rsplit(".", 1)[0].replace(".", "/") + ".py"
         try:
-            diffs[name] = get_diff_for_mutant(name, path=Path("mutants") / module)
+            diffs[name] = get_diff_for_mutant(name, path=module)
         except Exception as exc:  # noqa: BLE001 - a name mutmut no longer makes is reported as stale above
             diffs[name] = f"(no diff: {exc})"
     return diffs
