@@ -738,5 +738,6 @@ def test_beside_a_mismatch_a_value_within_tolerance_is_not_counted(got: list[flo
 def test_central_differences_keep_their_precision_for_small_values() -> None:
     """The difference of two values near 1e-9 must not be taken after adding anything to them."""
     x = torch.tensor([1e-3], dtype=F64)
-    gradient = central_differences(Recording("f", lambda x: (x**3).sum()), (x,), 0)
-    assert gradient.item() == pytest.approx(3e-6, rel=1e-6)
+    scalar = central_differences(Recording("f", lambda x: (x**3).sum()), (x,), 0)
+    projected = central_differences(Recording("f", lambda x: x**3), (x,), 0, grad_output=torch.ones(1, dtype=F64))
+    assert (scalar.item(), projected.item()) == (pytest.approx(3e-6, rel=1e-6), pytest.approx(3e-6, rel=1e-6))
