@@ -29,6 +29,12 @@ def test_exit_codes_are_sorted_into_killed_timeout_equivalent_survived_and_not_r
     assert got.percent == pytest.approx(300 / 7)
 
 
+def test_a_listed_equivalent_that_timed_out_is_still_an_equivalent_not_a_kill() -> None:
+    got = score("m", {NAME.format(1): 36}, {NAME.format(1): entry(1)})
+    assert (got.killed, got.timeout, got.equivalent) == (0, 0, 1)
+    assert stale_equivalents({NAME.format(1): entry(1)}, {NAME.format(1): 36}, {}) == []
+
+
 def test_an_equivalent_does_not_count_as_killed() -> None:
     got = score("m", {NAME.format(1): 1, NAME.format(2): 0}, {NAME.format(2): entry(2)})
     assert got.percent == 50.0
