@@ -6,7 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.mutation.score import EQUIVALENTS, Equivalent, load_equivalents, score, stale_equivalents, table
+from tests.mutation.score import (
+    EQUIVALENTS,
+    Equivalent,
+    load_equivalents,
+    moved_equivalents,
+    score,
+    stale_equivalents,
+    table,
+)
 
 NAME = "grader.describe.x__nested__mutmut_{}"
 
@@ -43,7 +51,7 @@ def test_an_equivalent_does_not_count_as_killed() -> None:
 
 def test_a_listed_equivalent_that_a_test_kills_or_that_moved_is_stale() -> None:
     killed = entry(1)
-    moved = entry(2, line=2)
+    moved = entry(2, original="a line that is not in the module")
     gone = entry(3)
     other = entry(4, mutation="something else")
     codes = {killed.mutant: 1, moved.mutant: 0, other.mutant: 0}
@@ -51,9 +59,17 @@ def test_a_listed_equivalent_that_a_test_kills_or_that_moved_is_stale() -> None:
     problems = stale_equivalents({e.mutant: e for e in (killed, moved, gone, other)}, codes, diffs)
     assert [p.split(":")[0] for p in problems] == [killed.mutant, moved.mutant, gone.mutant, other.mutant]
     assert "a test kills it now" in problems[0]
-    assert "line 2 of grader/describe.py" in problems[1]
+    assert "grader/describe.py no longer has the line" in problems[1]
     assert "no such mutant" in problems[2]
     assert "its diff is no longer" in problems[3]
+
+
+def test_an_entry_whose_line_moved_is_noted_not_failed() -> None:
+    moved = entry(1, line=2, mutation="return None")
+    diffs = {moved.mutant: f"--- a\n+++ b\n-{moved.original}\n+return None"}
+    assert stale_equivalents({moved.mutant: moved}, {moved.mutant: 0}, diffs) == []
+    (note,) = moved_equivalents({moved.mutant: moved})
+    assert "is no longer line 2 of grader/describe.py (now 1)" in note
 
 
 def test_a_true_equivalent_is_not_stale() -> None:
