@@ -265,7 +265,8 @@ def expect_close(
         r, a = (1e-7, 1e-9) if rtol is None and atol is None else (rtol or 0.0, atol or 0.0)
         both_nan = equal_nan and math.isnan(got) and math.isnan(expected)
         if not (math.isclose(got, expected, rel_tol=r, abs_tol=a) or both_nan):
-            _fail(f"{label}: expected {expected:.6g}, got {got:.6g}", call, hint)
+            wanted, came = _distinct(expected, got)  # .6g printed 0.1000001 against 0.1 as "expected 0.1, got 0.1"
+            _fail(f"{label}: expected {wanted}, got {came}", call, hint)
         return
     expect_equal(got, expected, what=what, call=call, hint=hint)
 
@@ -307,7 +308,8 @@ def _tensor_mismatch(got: torch.Tensor, expected: torch.Tensor, *, rtol: float, 
     diff = (g - e).abs()
     allowed = atol + rtol * e.abs()
     both_nan = g_nan & e_nan if equal_nan else torch.zeros_like(g_nan)
-    bad = ~(((diff <= allowed) & finite) | same_inf | both_nan)
+    # equal values are close whatever the tolerance (rtol=inf made `allowed` nan at 0 and flagged 0 against 0)
+    bad = ~((((diff <= allowed) | (g == e)) & finite) | same_inf | both_nan)
     if not bool(bad.any()):
         return ""
     worst_flat = int(torch.argmax(torch.where(bad, torch.nan_to_num(diff, nan=math.inf, posinf=math.inf), -1.0)))
