@@ -11,8 +11,9 @@ from pathlib import Path
 from grader.cgroups import CONTROLLERS, UNIFIED
 from grader.judge import grade
 from grader.limits import Limits
-from grader.pool import CGROUP_SLACK_BYTES, ZYGOTE_PIDS, WorkerPool
+from grader.pool import WorkerPool
 from grader.problems import Problem
+from grader.template import CGROUP_SLACK_BYTES, TEMPLATE_PIDS
 from tests.hostile.conftest import wait_until_all_idle
 
 # Detaches a grandchild that would outlive its grading if the job's cgroup were not killed whole.
@@ -69,7 +70,7 @@ def assert_tree_shape(pool: WorkerPool, problem: Problem) -> None:
     for tree in templates:
         assert _procs(tree) == [], f"processes in the inner cgroup {tree}"
         assert _procs(tree / "template"), f"no template process in the leaf {tree / 'template'}"
-        assert _read(tree / "pids.max") == str(ZYGOTE_PIDS)
+        assert _read(tree / "pids.max") == str(TEMPLATE_PIDS)
         for job in (p for p in tree.iterdir() if p.name.startswith("job")):
             assert int(_read(job / "pids.max")) in {pids for pids, _ in caps}, job
         if group.version == 2:
