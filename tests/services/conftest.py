@@ -12,6 +12,7 @@ import os
 import shutil
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import psycopg
@@ -58,9 +59,9 @@ class RedisTarget:
         return f"redis://{self.host}:{port or self.port}/{self.db}"
 
 
-@pytest.fixture(scope="session")
-def postgres_url() -> Iterator[str]:
-    """SQLAlchemy URL of a new, empty database, dropped after the session."""
+@contextmanager
+def fresh_database() -> Iterator[str]:
+    """SQLAlchemy URL of a new, empty PostgreSQL database, dropped afterwards."""
     errors = []
     for admin_url in filter(None, POSTGRES_URLS):
         try:
@@ -79,6 +80,13 @@ def postgres_url() -> Iterator[str]:
             yield url
         finally:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A database for the session's shared site (the distributed-grading tests)."""
+    with fresh_database() as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

@@ -19,6 +19,7 @@ from grader.pool import WorkerPool
 from grader.sandbox import probe
 from tests.app.app_support import CORRECT, PROBLEMS, WRONG, TestClient, run
 from tests.app.instructor_support import csrf_from, make_instructor, sign_in
+from tests.services.conftest import fresh_database
 
 pytestmark = [pytest.mark.services]
 
@@ -30,7 +31,14 @@ def pool() -> Iterator[WorkerPool]:
 
 
 @pytest.fixture(scope="module")
-def make_app(postgres_url: str, pool: WorkerPool, tmp_path_factory: pytest.TempPathFactory) -> Callable[[], Any]:
+def own_postgres_url() -> Iterator[str]:
+    """A database of this module's own: the counts below must not include the other services tests' gradings."""
+    with fresh_database() as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def make_app(own_postgres_url: str, pool: WorkerPool, tmp_path_factory: pytest.TempPathFactory) -> Callable[[], Any]:
     """Apps on the session's PostgreSQL database and one folder of problems (a later app loads its changes)."""
     root = tmp_path_factory.mktemp("instructor-pg")
     shutil.copytree(PROBLEMS / "add_one", root / "problems" / "add_one")
@@ -40,7 +48,7 @@ def make_app(postgres_url: str, pool: WorkerPool, tmp_path_factory: pytest.TempP
                                 bus=context.bus, concurrency=1, queue_limit=10, pool_factory=lambda: _Shared(pool))
 
     def make() -> Any:
-        settings = Settings(_env_file=None, database_url=postgres_url, var_dir=root / "var",  # type: ignore[call-arg]
+        settings = Settings(_env_file=None, database_url=own_postgres_url, var_dir=root / "var",  # type: ignore[call-arg]
                             problems_dir=root / "problems", secret_key="services-test-secret-key-0123456789",
                             celery_broker_url=None)
         return create_app(settings, backend_factory=backend)
