@@ -80,5 +80,8 @@ def test_one_looping_call_of_many_in_one_request_costs_one_call_limit(
     table = next(check for check in report.checks if check.id == "add_one.table")
     assert table.status == "failed" and table.limit == "time", table.message
     assert table.message.startswith("time limit 3 s exceeded in 6 calls of add_one"), table.message
-    assert "(it was running line 6 of your code: `x = x + 0`)" in table.message, table.message
+    # The stack is sampled at an arbitrary moment of the loop: either of its two lines is the truth.
+    assert ("(it was running line 6 of your code: `x = x + 0`)" in table.message
+            or "(it was running line 5 of your code: `while float(x.flatten()[0]) == 2.0:`)" in table.message), \
+        table.message
     assert_unsolved_within(report, 3 + 10)
