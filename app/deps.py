@@ -13,7 +13,7 @@ from starlette.concurrency import run_in_threadpool
 from app.catalog import ProblemCatalog
 from app.grading import EventBus, GradingBackend
 from app.identity import STATE_KEY, LearnerCookie
-from app.ratelimit import SlidingWindowLimit
+from app.ratelimit import RateLimit
 from app.settings import Settings
 from app.state import AppState
 from app.streams import OpenStreams
@@ -52,7 +52,7 @@ async def open_streams(state: StateDep) -> OpenStreams:
     return state.streams
 
 
-async def address_rate(state: StateDep) -> SlidingWindowLimit:
+async def address_rate(state: StateDep) -> RateLimit:
     return state.address_rate
 
 
@@ -68,7 +68,7 @@ CatalogDep = Annotated[ProblemCatalog, Depends(catalog)]
 BackendDep = Annotated[GradingBackend, Depends(backend)]
 EventBusDep = Annotated[EventBus, Depends(event_bus)]
 OpenStreamsDep = Annotated[OpenStreams, Depends(open_streams)]
-AddressRateDep = Annotated[SlidingWindowLimit, Depends(address_rate)]
+AddressRateDep = Annotated[RateLimit, Depends(address_rate)]
 SessionDep = Annotated[Session, Depends(session)]
 
 

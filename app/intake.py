@@ -19,7 +19,7 @@ from app.errors import PayloadTooLarge, TooManyRequests, UnprocessableContent
 from app.grading import GradingBackend, Submitter
 from app.grading.base import SubmissionKept
 from app.models import Submission, utcnow
-from app.ratelimit import SlidingWindowLimit
+from app.ratelimit import RateLimit
 from app.scratch_runs import ScratchRuns
 from app.settings import Settings
 
@@ -32,7 +32,7 @@ def accept_submission(
     session: Session,
     backend: GradingBackend,
     settings: Settings,
-    address_rate: SlidingWindowLimit,
+    address_rate: RateLimit,
     submitter: Submitter,
     problem: str,
     code: str,
@@ -99,7 +99,7 @@ def _not_unicode_message(code: str, index: int) -> str:
     )
 
 
-def check_address_rate(address_rate: SlidingWindowLimit, address: str) -> None:
+def check_address_rate(address_rate: RateLimit, address: str) -> None:
     wait = address_rate.take(address)
     if wait is not None:
         raise TooManyRequests(

@@ -6,6 +6,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import redis
 from sqlalchemy import Engine
 from starlette.templating import Jinja2Templates
 
@@ -14,7 +15,7 @@ from app.db import SessionFactory, make_engine, make_session_factory
 from app.grading import EventBus, GradingBackend, make_backend, make_event_bus
 from app.identity import LearnerSigner, resolve_secret_key
 from app.migrate import upgrade
-from app.ratelimit import SlidingWindowLimit
+from app.ratelimit import RateLimit, make_rate_limit
 from app.scratch_runs import ScratchRuns
 from app.settings import Settings
 from app.streams import OpenStreams
@@ -47,8 +48,14 @@ class AppState:
     templates: Jinja2Templates
     signer: LearnerSigner
     streams: OpenStreams
-    address_rate: SlidingWindowLimit
+    address_rate: RateLimit
     scratch_runs: ScratchRuns = field(default_factory=ScratchRuns)
+    shared_redis: redis.Redis | None = None  # grading on Celery: what every web process shares (rate limits)
+
+    def rate_limit(self, name: str, *, limit: int, window_s: float) -> RateLimit:
+        """A limit every web process of the site counts together (in Redis), or this process alone."""
+        return make_rate_limit(self.shared_redis, prefix=self.settings.redis_key_prefix, name=name, limit=limit,
+                               window_s=window_s)
 
     @property
     def unsafe_sandbox(self) -> bool:
@@ -75,6 +82,7 @@ def build_state(settings: Settings, backend_factory: BackendFactory | None = Non
     bus = make_event_bus(settings)
     context = BackendContext(settings=settings, session_factory=session_factory, catalog=catalog, bus=bus)
     backend = (backend_factory or default_backend_factory)(context)
+    shared_redis = _shared_redis(settings)
     return AppState(
         settings=settings,
         engine=engine,
@@ -85,5 +93,17 @@ def build_state(settings: Settings, backend_factory: BackendFactory | None = Non
         templates=make_templates(settings.templates_dir),
         signer=LearnerSigner(resolve_secret_key(settings)),
         streams=OpenStreams(per_learner=settings.streams_per_learner, per_address=settings.streams_per_address),
-        address_rate=SlidingWindowLimit(limit=settings.address_rate_limit_per_minute, window_s=60.0),
+        address_rate=make_rate_limit(shared_redis, prefix=settings.redis_key_prefix, name="submissions-per-address",
+                                     limit=settings.address_rate_limit_per_minute, window_s=60.0),
+        shared_redis=shared_redis,
     )
+
+
+def _shared_redis(settings: Settings) -> redis.Redis | None:
+    """A site grading on Celery has Redis and, usually, several web processes: their limits are counted there."""
+    if not settings.celery_broker_url:
+        return None
+    from app.grading.celery_backend import redis_url
+    from app.grading.redis_events import make_redis
+
+    return make_redis(redis_url(settings))

@@ -4,7 +4,8 @@
   set or the request came over HTTPS); the database keeps only its SHA-256 and an expiry.
 - Every form carries a CSRF token (field `csrf_token`): the session's own once signed in; on the sign-in form,
   an HMAC of a random nonce kept in a cookie of its own (no session exists yet to hold one).
-- Sign-in attempts are limited per account and per network address, in this process's memory.
+- Sign-in attempts are limited per account and per network address: in Redis when the site grades on Celery
+  (every web process counts the same attempts), else in this process's memory.
 - `require_instructor` guards every route under /instructor and /api/instructor: signed out it answers 401
   (pages redirect to the sign-in form), and to a learner's browser 403."""
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+import threading
 from dataclasses import dataclass, field
 from datetime import timedelta
 from http.cookies import SimpleCookie
@@ -29,7 +31,7 @@ from app.identity import resolve_secret_key
 from app.instructor.models import Instructor, InstructorSession
 from app.instructor.regrade import RegradeFeeder
 from app.models import utcnow
-from app.ratelimit import SlidingWindowLimit
+from app.ratelimit import RateLimit
 from app.state import AppState
 
 SESSION_COOKIE = "paperlab_instructor"
@@ -60,18 +62,33 @@ class SignedIn:
     csrf_token: str
 
 
+@dataclass(frozen=True)
+class SignInLimits:
+    per_account: RateLimit
+    per_address: RateLimit
+
+
 @dataclass
 class InstructorState:
     """What the instructor side keeps in memory, on `app.state.instructor`."""
 
-    per_account: SlidingWindowLimit = field(
-        default_factory=lambda: SlidingWindowLimit(limit=LOGIN_ATTEMPTS_PER_ACCOUNT, window_s=LOGIN_WINDOW_S)
-    )
-    per_address: SlidingWindowLimit = field(
-        default_factory=lambda: SlidingWindowLimit(limit=LOGIN_ATTEMPTS_PER_ADDRESS, window_s=LOGIN_WINDOW_S)
-    )
     feeder: RegradeFeeder | None = None  # started by the regrade button
     _secret: bytes | None = None
+    _sign_in_limits: SignInLimits | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def sign_in_limits(self, state: AppState) -> SignInLimits:
+        """Built on first use from the app's state: in Redis when the site grades on Celery, so that spreading
+        attempts over several web processes gains a guesser nothing."""
+        with self._lock:
+            if self._sign_in_limits is None:
+                self._sign_in_limits = SignInLimits(
+                    per_account=state.rate_limit("sign-in-per-account", limit=LOGIN_ATTEMPTS_PER_ACCOUNT,
+                                                 window_s=LOGIN_WINDOW_S),
+                    per_address=state.rate_limit("sign-in-per-address", limit=LOGIN_ATTEMPTS_PER_ADDRESS,
+                                                 window_s=LOGIN_WINDOW_S),
+                )
+            return self._sign_in_limits
 
     def secret(self, state: AppState) -> bytes:
         if self._secret is None:
@@ -184,7 +201,7 @@ def check_login_csrf(form: dict[str, str], *, secret: bytes, nonce: str | None) 
         raise CsrfRejected("This sign-in form has expired; reload the page and sign in again.")
 
 
-def take_login_attempt(state: InstructorState, *, email: str, address: str) -> None:
+def take_login_attempt(state: SignInLimits, *, email: str, address: str) -> None:
     """Count one attempt against the account and the address, or raise TooManyRequests (counting nothing)."""
     wait = state.per_address.take(address)
     if wait is not None:
@@ -199,7 +216,7 @@ def take_login_attempt(state: InstructorState, *, email: str, address: str) -> N
         )
 
 
-def forgive_login_attempt(state: InstructorState, *, email: str, address: str) -> None:
+def forgive_login_attempt(state: SignInLimits, *, email: str, address: str) -> None:
     """A successful sign-in does not count against anyone."""
     state.per_address.give_back(address)
     state.per_account.give_back(email.strip().lower())

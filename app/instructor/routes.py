@@ -11,6 +11,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, Depends, FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, StreamingResponse
 from sqlalchemy.orm import Session
+from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
 from app.addresses import client_address
@@ -95,7 +96,9 @@ async def login(request: Request, state: StateDep) -> Response:
     memory = auth.instructor_state(request)
     auth.check_login_csrf(form, secret=memory.secret(state), nonce=request.cookies.get(LOGIN_NONCE_COOKIE))
     email, password, address = form.get("email", ""), form.get("password", ""), client_address(request)
-    auth.take_login_attempt(memory, email=email, address=address)
+    limits = memory.sign_in_limits(state)
+    # Off the event loop: in Redis, counting is a network round trip (and a Redis that went away a timeout).
+    await run_in_threadpool(auth.take_login_attempt, limits, email=email, address=address)
 
     def sign_in(session: Session) -> str | None:
         instructor = authenticate(session=session, email=email, password=password)
@@ -105,7 +108,7 @@ async def login(request: Request, state: StateDep) -> Response:
     if token is None:
         return _login_page(request, state, next=_safe_next(form.get("next")), status_code=401,
                            error="That email and password do not match an instructor account.")
-    auth.forgive_login_attempt(memory, email=email, address=address)
+    await run_in_threadpool(auth.forgive_login_attempt, limits, email=email, address=address)
     response = RedirectResponse(_safe_next(form.get("next")), status_code=303)
     response.headers.append("Set-Cookie", auth.cookie_header(
         request, SESSION_COOKIE, token, max_age=int(SESSION_TTL.total_seconds())))
