@@ -33,6 +33,7 @@ from grader.session import LoadResult, WorkerSession
 log = logging.getLogger(__name__)
 
 MAX_CHECK_OUTPUT = 4000  # characters of a check's captured output kept in the report
+MAX_X_LABEL = 40  # characters of an experiment's axis label: a word or two under the chart
 # What a call raises when it runs into a process, thread or memory limit ("can't start new thread" is a
 # RuntimeError, a failed fork a BlockingIOError).
 RESOURCE_ERRORS = ("MemoryError", "RuntimeError", "OSError")
@@ -54,13 +55,16 @@ class CheckContext:
 
     experiment: Experiment | None = None
 
-    def record_experiment(self, *, steps: Sequence[int], series: dict[str, Sequence[float]]) -> None:
+    def record_experiment(self, *, steps: Sequence[int], series: dict[str, Sequence[float]],
+                          x_label: str = "step") -> None:
+        if not isinstance(x_label, str) or not 0 < len(x_label) <= MAX_X_LABEL:
+            raise ValueError(f"x_label must be a string of 1 to {MAX_X_LABEL} characters, got {x_label!r}")
         clean: dict[str, list[float | None]] = {}
         for name, values in series.items():
             if len(values) != len(steps):
                 raise ValueError(f"series '{name}' has {len(values)} values for {len(steps)} steps")
             clean[name] = [float(v) if math.isfinite(float(v)) else None for v in values]  # JSON has no nan
-        self.experiment = Experiment(steps=[int(s) for s in steps], series=clean)
+        self.experiment = Experiment(steps=[int(s) for s in steps], series=clean, x_label=x_label)
 
 
 @dataclass

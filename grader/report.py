@@ -49,6 +49,8 @@ class Experiment(BaseModel):
 
     steps: list[int]
     series: dict[str, list[float | None]] = Field(description="None where the value was not finite (a gap).")
+    x_label: str = Field(default="step", description="What the steps are: the horizontal axis of every chart "
+                         "(a training step, a rank, a distance).")
 
 
 class ReportError(BaseModel):
@@ -126,7 +128,7 @@ def _size_bound(report: Report) -> int:
                 for c in report.checks)
     numbers = len(report.limits) + len(report.checks)
     if report.experiment is not None:
-        text += sum(len(name) for name in report.experiment.series)
+        text += sum(len(name) for name in report.experiment.series) + len(report.experiment.x_label)
         numbers += len(report.experiment.steps) + sum(len(v) for v in report.experiment.series.values())
     return 6 * text + 32 * numbers + 240 * len(report.checks) + 1000
 

@@ -507,6 +507,7 @@ def entropy_experiment(sub, ref, ctx):
         calls.append(((q * math.sqrt(d), k, eye), {}))
     results = [r.unwrap() for r in sub.scaled_dot_product_attention.map(calls)]
     ctx.record_experiment(
+        x_label="key dimension d",
         steps=dims,
         series={
             "entropy_scaled": [_entropy(w) for w in results[0::2]],

@@ -440,7 +440,7 @@ def scale_sweep(sub, ref, ctx):
         grad = result.grads.get("logit_scale")
         slopes.append(float(grad) if grad is not None else math.nan)
     # The charts call their horizontal axis "step"; here each step is a scale, hence the series' names.
-    ctx.record_experiment(steps=SWEEP_SCALES, series={
+    ctx.record_experiment(x_label="logit scale", steps=SWEEP_SCALES, series={
         "loss_against_the_scale": losses,
         "gradient_in_logit_scale_against_the_scale": slopes,
     })

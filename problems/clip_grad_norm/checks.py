@@ -295,6 +295,6 @@ def norms(sub, ref, ctx):
         clipped, total_norm = result.unwrap()
         before.append(float(total_norm))
         after.append(_exact_norm(clipped))
-    ctx.record_experiment(steps=list(range(len(scales))),  # step k: a gradient of norm 10^(k/4 - 2)
+    ctx.record_experiment(x_label="k: norm 10^(k/4 - 2)", steps=list(range(len(scales))),
                           series={"log10_norm_before": [math.log10(n) for n in before],
                                   "log10_norm_after": [math.log10(n) for n in after]})

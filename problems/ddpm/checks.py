@@ -433,7 +433,7 @@ def experiment_toy_denoising(sub, ref, ctx):
         z = torch.randn(TOY_PARTICLES, generator=generator, dtype=torch.float64)
         x = mean + variance.clamp_min(0).sqrt() * z
     expect(bool(torch.isfinite(x).all()), "the toy denoising produced non-finite particles")
-    ctx.record_experiment(steps=list(range(TOY_STEPS)), series={
+    ctx.record_experiment(x_label="timestep t", steps=list(range(TOY_STEPS)), series={
         "signal_coefficient": [float(v) for v in signal],
         "noise_coefficient": [float(v) for v in noise_scale],
         "posterior_variance": variances,

@@ -286,6 +286,7 @@ def temperature_experiment(sub, ref, ctx):
     gap = teacher - student
     limit = float(((gap - gap.mean(dim=1, keepdim=True)) ** 2).sum(dim=1).mean() / (2 * gap.shape[1]))
     ctx.record_experiment(
+        x_label="temperature T",
         steps=temperatures,
         series={
             "soft_term": scaled,  # your loss at alpha = 1: T^2 * KL

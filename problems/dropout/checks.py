@@ -223,6 +223,7 @@ def expectation(sub, ref, ctx):
     results = sub.dropout.map([((x, p, u), {}) for p, u in zip(ps, draws, strict=True)])
     outputs = [result.unwrap() for result in results]
     ctx.record_experiment(
+        x_label="k: p = k/10",
         steps=list(range(11)),  # step k: p = k / 10
         series={
             "mean_output": [float(y.mean()) for y in outputs],

@@ -321,5 +321,5 @@ def confidence(sub, ref, ctx):
     rows = [torch.tensor([[m] + [0.0] * 9], dtype=torch.float64) for m in margins]
     calls = [((z, target, 0.0), {}) for z in rows] + [((z, target, 0.1), {}) for z in rows]
     values = [float(r.unwrap()) for r in sub.smoothed_cross_entropy.map(calls)]
-    ctx.record_experiment(steps=margins, series={"loss_without_smoothing": values[: len(margins)],
+    ctx.record_experiment(x_label="margin", steps=margins, series={"loss_without_smoothing": values[: len(margins)],
                                                  "loss_with_smoothing": values[len(margins):]})

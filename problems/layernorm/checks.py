@@ -440,4 +440,5 @@ def float16_range(sub, ref, ctx):
         centred = x - x.mean(dim=-1, keepdim=True)  # float16 throughout
         in_half = centred / torch.sqrt((centred * centred).mean(dim=-1, keepdim=True) + 1e-5)
         naive.append(float((in_half.double() - exact).abs().nan_to_num(nan=10.0).max()))
-    ctx.record_experiment(steps=scales, series={"your_max_error": yours, "float16_only_max_error": naive})
+    ctx.record_experiment(x_label="input scale", steps=scales,
+                          series={"your_max_error": yours, "float16_only_max_error": naive})

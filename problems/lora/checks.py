@@ -366,7 +366,7 @@ def rank_experiment(sub, ref, ctx):
     calls = [((x, weight, None, v[:, :r].T.contiguous(), u[:, :r] * spectrum[:r], float(r)), {}) for r in ranks]
     outputs = [res.unwrap() for res in sub.lora_forward.map(calls)]
     update_size = (target - x @ weight.T).norm()
-    ctx.record_experiment(steps=ranks, series={
+    ctx.record_experiment(x_label="rank r", steps=ranks, series={
         "relative_error": [float((out - target).norm() / update_size) for out in outputs],
         "trainable_share": [2 * r * d / (d * d) for r in ranks],  # r (in + out) against out * in
     })

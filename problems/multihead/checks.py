@@ -255,7 +255,7 @@ def heads_experiment(sub, ref, ctx):
     out = sub.multi_head_attention.call(x, w_q, w_k, w_v, torch.eye(16, dtype=torch.float64), 2,
                                         causal=True).unwrap()[0]  # (8, 16)
     positions = list(range(length))
-    ctx.record_experiment(steps=positions, series={
+    ctx.record_experiment(x_label="position", steps=positions, series={
         "previous_token_head": [float(out[i, max(i - 1, 0)]) for i in positions],
         "first_token_head": [float(out[i, 8]) for i in positions],
     })

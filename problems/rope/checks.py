@@ -297,4 +297,4 @@ def distance(sub, ref, ctx):
     at_zero = sub.apply_rotary.call(ones, _positions(0)).unwrap()
     rotated = [r.unwrap() for r in sub.apply_rotary.map(calls)]
     scores = [float((r * at_zero).sum()) / d_model for r in rotated]
-    ctx.record_experiment(steps=distances, series={"relative_score": scores})
+    ctx.record_experiment(x_label="distance", steps=distances, series={"relative_score": scores})

@@ -356,6 +356,7 @@ def batch_size(sub, ref, ctx):
     calls = [((z1, z2, 1.0), {}) for z1, z2 in unrelated] + [((z1, z2, 0.2), {}) for z1, z2 in correlated]
     values = [float(result.unwrap()) for result in sub.nt_xent_loss.map(calls)]
     ctx.record_experiment(
+        x_label="batch size N",
         steps=sizes,
         series={
             "unrelated": values[: len(sizes)],  # loss of unrelated views at T = 1

@@ -470,7 +470,7 @@ def experiment_kl_and_spread(sub, ref, ctx):
                               torch.full((EXPERIMENT_SAMPLES,), float(logvar), dtype=torch.float64), noise), {}))
     kls = [float(r.unwrap()) for r in sub.gaussian_kl.map(kl_calls)]
     spreads = [float(r.unwrap().std()) for r in sub.reparameterize.map(sample_calls)]
-    ctx.record_experiment(steps=EXPERIMENT_LOGVARS, series={
+    ctx.record_experiment(x_label="logvar", steps=EXPERIMENT_LOGVARS, series={
         "kl_at_mu_0": kls[0::2],
         "kl_at_mu_1": kls[1::2],
         "sample_std": spreads,

@@ -64,10 +64,11 @@ function drawChart(slot, experiment, name) {
     colour: FALLBACK_COLOURS[name.length % FALLBACK_COLOURS.length],
   };
   const steps = experiment.steps.length === values.length ? experiment.steps : values.map((_, i) => i);
+  const xLabel = experiment.x_label || "step"; // what the horizontal axis counts: a step, a rank, a distance
   const plotBox = el("div", { class: "chart__plot" });
   // A readout instead of uPlot's legend: the final value at rest, the value under the pointer on hover.
   const last = values.length - 1;
-  const idle = `final ${formatValue(values[last])} at step ${steps[last]}`;
+  const idle = `final ${formatValue(values[last])} at ${xLabel} ${steps[last]}`;
   const readout = el("span", { class: "chart__readout", text: idle });
   const figure = el(
     "figure",
@@ -77,8 +78,8 @@ function drawChart(slot, experiment, name) {
   );
   // The canvas is an image with a one-line description; the numbers themselves are in a table below it.
   plotBox.setAttribute("role", "img");
-  plotBox.setAttribute("aria-label", `${known.title}: ${describe(values, steps)}`);
-  figure.append(dataTable(known, steps, values));
+  plotBox.setAttribute("aria-label", `${known.title}: ${describe(values, steps, xLabel)}`);
+  figure.append(dataTable(known, steps, values, xLabel));
   slot.replaceChildren(figure);
 
   const width = () => Math.max(240, Math.floor(plotBox.clientWidth || slot.clientWidth || 480));
@@ -91,7 +92,7 @@ function drawChart(slot, experiment, name) {
         setCursor: [
           (u) => {
             const i = u.cursor.idx;
-            readout.textContent = i === null || i === undefined ? idle : `step ${steps[i]}: ${formatValue(values[i])}`;
+            readout.textContent = i === null || i === undefined ? idle : `${xLabel} ${steps[i]}: ${formatValue(values[i])}`;
           },
         ],
       },
@@ -99,13 +100,13 @@ function drawChart(slot, experiment, name) {
       scales: { x: { time: false } },
       // Colours come from the theme's custom properties, read again whenever the chart is redrawn.
       axes: [
-        { label: "step", stroke: () => cssColour("--chart-axis"), grid: { stroke: () => cssColour("--chart-grid") },
+        { label: xLabel, stroke: () => cssColour("--chart-axis"), grid: { stroke: () => cssColour("--chart-grid") },
           ticks: { stroke: () => cssColour("--chart-tick") } },
         { stroke: () => cssColour("--chart-axis"), grid: { stroke: () => cssColour("--chart-grid") },
           ticks: { stroke: () => cssColour("--chart-tick") }, size: 56 },
       ],
       series: [
-        { label: "step" },
+        { label: xLabel },
         { label: known.label, stroke: known.colour, width: 2, points: { show: values.length <= 20 } },
       ],
     },
@@ -127,12 +128,12 @@ function formatValue(x) {
 }
 
 // A one-line text equivalent for screen readers: range of steps and first/last/min/max values.
-function describe(values, steps) {
+function describe(values, steps, xLabel) {
   const fmt = formatValue;
   const finite = values.filter(Number.isFinite);
   if (!finite.length) return "no finite values";
   return (
-    `${values.length} points over steps ${steps[0]}–${steps[steps.length - 1]}, ` +
+    `${values.length} points over ${xLabel} ${steps[0]}–${steps[steps.length - 1]}, ` +
     `from ${fmt(values[0])} to ${fmt(values[values.length - 1])}, ` +
     `min ${fmt(Math.min(...finite))}, max ${fmt(Math.max(...finite))}`
   );
@@ -143,13 +144,13 @@ function cssColour(name) {
 }
 
 // "Show data": every point as a row, for screen readers and for anyone who wants the numbers.
-function dataTable(known, steps, values) {
+function dataTable(known, steps, values, xLabel) {
   const rows = values.map((value, i) => el("tr", {}, el("td", { text: String(steps[i]) }), el("td", { text: formatValue(value) })));
   const table = el(
     "table",
     { class: "chart__table" },
-    el("caption", { class: "visually-hidden", text: `${known.title}, by step` }),
-    el("thead", {}, el("tr", {}, el("th", { scope: "col", text: "step" }), el("th", { scope: "col", text: known.label }))),
+    el("caption", { class: "visually-hidden", text: `${known.title}, by ${xLabel}` }),
+    el("thead", {}, el("tr", {}, el("th", { scope: "col", text: xLabel }), el("th", { scope: "col", text: known.label }))),
     el("tbody", {}, rows),
   );
   return el(

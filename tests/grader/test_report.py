@@ -155,3 +155,24 @@ def test_an_output_the_judge_already_cut_keeps_its_note() -> None:
     output = "x" * 4000 + "\n[... output truncated]"
     check = CheckResult(id="g.c", title="t", group="g", required=True, status="failed", message="m", output=output)
     assert report([check]).checks[0].output == output
+
+
+@pytest.mark.parametrize(("given", "kept"), [
+    pytest.param({}, "step", id="default-a-training-step"),
+    pytest.param({"x_label": "rank r"}, "rank r", id="named-by-the-author"),
+])
+def test_an_experiment_names_its_horizontal_axis(given: dict[str, str], kept: str) -> None:
+    from grader.judge import CheckContext
+
+    context = CheckContext()
+    context.record_experiment(steps=[1, 2], series={"error": [0.5, 0.25]}, **given)
+    assert context.experiment is not None and context.experiment.x_label == kept
+    assert f'"x_label":"{kept}"' in context.experiment.model_dump_json()
+
+
+@pytest.mark.parametrize("label", ["", "x" * 41, 3])
+def test_an_axis_label_is_a_short_string(label: object) -> None:
+    from grader.judge import CheckContext
+
+    with pytest.raises(ValueError, match="x_label must be a string of 1 to 40 characters"):
+        CheckContext().record_experiment(steps=[1], series={"error": [0.5]}, x_label=label)  # type: ignore[arg-type]

@@ -165,6 +165,9 @@ def test_a_long_error_is_capped_when_every_check_is_short() -> None:
                      id="limits-besides-an-experiment"),
         pytest.param(Report(problem="p", solved=False, status="failed", checks=[],
                             experiment=Experiment(steps=[1], series={ESCAPED * 3000: [1.0]})), id="long-series-name"),
+        pytest.param(Report(problem="p", solved=False, status="failed", checks=[],
+                            experiment=Experiment(steps=[1], series={"a": [1.0]}, x_label=ESCAPED * 3000)),
+                     id="long-axis-label"),
     ],
 )
 def test_the_size_bound_counts_everything_besides_an_experiment(report: Report) -> None:
@@ -180,8 +183,9 @@ def test_a_report_within_its_bound_is_not_serialised_to_check_its_size(monkeypat
     def refuse(*args: object, **kwargs: object) -> str:
         raise AssertionError("serialised a report whose bound fits")
 
-    # 20 characters of text at 6 bytes, 4 numbers at 32, 240 for the one check's fields, 1,000 for the rest
-    bound = 6 * 20 + 32 * 4 + 240 + 1000
+    # 24 characters of text (the axis label "step" among them) at 6 bytes, 4 numbers at 32, 240 for the one
+    # check's fields, 1,000 for the rest
+    bound = 6 * 24 + 32 * 4 + 240 + 1000
     monkeypatch.setattr(Report, "model_dump_json", refuse)
     assert fit_report(report, max_bytes=bound) is report
 
