@@ -86,6 +86,7 @@ _no_torch_function = protocol._no_torch_function
 _run_backward = torch.autograd.variable.Variable._execution_engine.run_backward  # type: ignore[attr-defined]
 _ones = torch.ones
 _randn = torch.randn
+_zeros = torch.zeros
 _Generator = torch.Generator
 _generator_seed = torch.Generator.manual_seed
 _send_frame = protocol.send_frame
@@ -674,6 +675,9 @@ def _layout(t: Any) -> tuple[Any, ...]:
 
 
 def _default_cotangent(t: Any, index: int) -> Any:
+    dtype = _t_dtype(t)
+    if not (dtype.is_floating_point or dtype.is_complex):  # indices, masks: no gradient flows from them
+        return _zeros(_t_shape(t), dtype=dtype)
     if _t_numel(t) == 1:
         return _ones(_t_shape(t), dtype=_t_dtype(t))
     generator = _generator_seed(_Generator(), 1234 + index)

@@ -56,6 +56,17 @@ def pair_vjp(sub, ref):
     expect_grad_close(result, "x", leaf.grad)
     numeric = central_differences(sub.pair, (x,), 0, grad_output=result.grad_output)
     expect_close(numeric, leaf.grad, what="central differences", rtol=1e-6, atol=1e-7)
+
+
+@check("indexed.vjp", "The gradient of values returned beside integer indices (a quantiser, a top-k)")
+def indexed_vjp(sub, ref):
+    x = inputs()[0, 0]
+    result = sub.indexed.call(x.clone().requires_grad_(True), grads=("x",))
+    values_cotangent, indices_cotangent = result.grad_output
+    expect_close(indices_cotangent, torch.zeros(4, dtype=torch.int64), what="the indices' cotangent", rtol=0, atol=0)
+    leaf = x.clone().requires_grad_(True)
+    torch.autograd.backward(ref.indexed(leaf)[0], values_cotangent)
+    expect_grad_close(result, "x", leaf.grad)
 '''
 
 REFERENCE = '''
@@ -68,6 +79,11 @@ def heads(x):
 
 def pair(x):
     return x.sin(), (x * x).sum(dim=0)
+
+
+def indexed(x):
+    values, indices = x.max(dim=1)
+    return values, indices
 '''
 
 
@@ -80,7 +96,7 @@ def gradients_problem(tmp_path_factory: pytest.TempPathFactory) -> Problem:
         title = "Gradients of any shape"
         summary = "A fixture."
         difficulty = "easy"
-        required_groups = ["heads", "pair"]
+        required_groups = ["heads", "pair", "indexed"]
 
         [[functions]]
         name = "heads"
@@ -89,6 +105,10 @@ def gradients_problem(tmp_path_factory: pytest.TempPathFactory) -> Problem:
         [[functions]]
         name = "pair"
         signature = "pair(x)"
+
+        [[functions]]
+        name = "indexed"
+        signature = "indexed(x)"
     '''))
     (folder / "checks.py").write_text(CHECKS)
     (folder / "reference.py").write_text(REFERENCE)
