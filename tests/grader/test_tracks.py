@@ -15,7 +15,7 @@ CATALOGUE = {
     "transformers": ("Transformers", ["attention", "multihead", "layernorm", "rope", "label_smoothing", "lora"]),
     "training": ("Training and optimisation",
                  ["adamw", "lr_schedule", "clip_grad_norm", "batchnorm", "dropout", "distillation"]),
-    "generative": ("Generative models", ["vae", "ddpm"]),
+    "generative": ("Generative models", ["vae", "vqvae", "ddpm"]),
 }
 
 TWO_TRACKS = '''
