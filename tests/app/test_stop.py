@@ -83,6 +83,17 @@ def test_the_owner_stops_a_running_grading_and_the_report_says_so(stoppable: tup
     assert [check["status"] for check in verdict["report"]["checks"]] == ["passed", "skipped", "skipped"]
 
 
+def test_the_submission_page_says_it_was_stopped_by_you(stoppable: tuple[Server, StoppableGrader]) -> None:
+    server, grader = stoppable
+    submission_id = submit(server.client, CORRECT).json()["id"]
+    assert grader.started.wait(10)
+    stop(server.client, submission_id)
+    wait_for_verdict(server.client, submission_id)
+    page = server.client.get(f"/submissions/{submission_id}")
+    assert page.status_code == 200
+    assert "<strong>Stopped by you.</strong> 1 / 3 checks passed before the stop." in page.text
+
+
 def test_another_learner_cannot_stop_it(stoppable: tuple[Server, StoppableGrader]) -> None:
     server, grader = stoppable
     submission_id = submit(server.client, CORRECT).json()["id"]
