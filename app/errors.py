@@ -51,3 +51,8 @@ class TooManyRequests(AppError):
 class ServiceUnavailable(AppError):
     status_code = 503
     title = "Temporarily unavailable"
+
+
+class Conflict(AppError):
+    status_code = 409
+    title = "Conflict"

@@ -134,6 +134,12 @@ class Settings(BaseSettings):
         default=False,
         description="Run submissions WITHOUT bubblewrap (development only; every page and report says so).",
     )
+    slow_call_s: float = Field(
+        default=2.0,
+        gt=0,
+        description="Seconds a learner call must run before the page names it (\"momentum_update has been "
+        "running for 6 s\") beside the Stop button.",
+    )
     sse_heartbeat_s: float = Field(
         default=15.0, gt=0, description="Seconds between keep-alive comments on an idle event stream."
     )

@@ -5,6 +5,10 @@ the file: a later `def` wins), graded cold through the CLI (`python -m grader gr
 row (b). Targets (issue 12, "fast, precise failure"): every function looping forever gives the full report
 within 45 s; a single broken function within its call limit + 10 s. Timings are measured here, never in tests:
 they depend on the machine.
+
+`bench_first_failure` measures what a learner watching the page waits for: a looping function graded on a warm
+pool (as the web app grades), the time from the start of the grading until the first failing verdict is handed
+to `on_check` (the moment the app publishes it on the event stream). Target: the call limit + 2 s.
 """
 
 from __future__ import annotations
@@ -19,11 +23,12 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader import load_problem
+from grader import CheckResult, WorkerPool, grade, load_problem
 
 ROOT = Path(__file__).resolve().parent.parent
 ALL_LOOP_TARGET_S = 45.0
 ONE_BROKEN_SLACK_S = 10.0  # beyond the call limit
+FIRST_FAILURE_SLACK_S = 2.0  # beyond the call limit, for the first failing verdict of a looping function
 
 
 @dataclass(frozen=True)
@@ -116,4 +121,59 @@ def render_broken(results: list[BrokenResult]) -> str:
         lines.append(f"{r.case:<52} {r.wall_s:>7.1f} {r.target_s:>9.1f} {'yes' if r.within_target else 'NO':>3} "
                      f"{r.load_before:>5.1f}  "
                      f"{verdicts}" + (f" (limit: {limits})" if limits else ""))
+    return "\n".join(lines)
+
+
+@dataclass
+class FirstFailureResult:
+    case: str
+    first_failure_s: float | None  # None: no check failed (the case is not broken after all)
+    target_s: float
+    check: str  # the check whose failing verdict came first
+    report_s: float  # the whole grading, for comparison
+    load_before: float
+
+    @property
+    def within_target(self) -> bool:
+        return self.first_failure_s is not None and self.first_failure_s <= self.target_s
+
+
+def time_first_failure(slug: str, case: BrokenCase, pool: WorkerPool) -> FirstFailureResult:
+    problem = load_problem(slug)
+    code = (problem.folder / "reference.py").read_text() + "\n\n" + case.replacement
+    first: list[tuple[float, str]] = []
+    load = os.getloadavg()[0]
+    started = time.perf_counter()
+
+    def on_check(result: CheckResult) -> None:
+        if result.status == "failed" and not first:
+            first.append((time.perf_counter() - started, result.id))
+
+    grade(problem, code, pool=pool, on_check=on_check)
+    whole = time.perf_counter() - started
+    at, check = first[0] if first else (None, "")
+    return FirstFailureResult(case=case.name, first_failure_s=None if at is None else round(at, 2),
+                              target_s=problem.limits.call_timeout_s + FIRST_FAILURE_SLACK_S, check=check,
+                              report_s=round(whole, 2), load_before=round(load, 1))
+
+
+def bench_first_failure(slug: str = "moco") -> list[FirstFailureResult]:
+    """The looping case on a warm pool (started, and warmed by one grading of the reference, before timing)."""
+    if slug != "moco":
+        raise ValueError("the broken-code cases are written for moco's functions")
+    looping = next(case for case in MOCO_CASES if case.name.startswith("one function loops"))
+    problem = load_problem(slug)
+    with WorkerPool(size=1) as pool:
+        grade(problem, (problem.folder / "reference.py").read_text(), pool=pool)  # warm, as a server is
+        return [time_first_failure(slug, looping, pool)]
+
+
+def render_first_failure(results: list[FirstFailureResult]) -> str:
+    header = (f"{'first failing verdict streamed (warm pool)':<52} {'first s':>7} {'target s':>9} {'ok':>3} "
+              f"{'load':>5}  check (whole report s)")
+    lines = [header, "-" * len(header)]
+    for r in results:
+        first = f"{r.first_failure_s:.1f}" if r.first_failure_s is not None else "-"
+        lines.append(f"{r.case:<52} {first:>7} {r.target_s:>9.1f} {'yes' if r.within_target else 'NO':>3} "
+                     f"{r.load_before:>5.1f}  {r.check or 'none failed'} ({r.report_s:.1f})")
     return "\n".join(lines)

@@ -5,7 +5,8 @@
 (c) warm:  the web app's HTTP API with its warm sandbox pool, at client concurrency 1, 2, 4 and 8, while
            probes measure the latency of `GET /api/problems` and of the problem's page;
 (d) broken code, cold through the CLI: loops, a huge result, a segfault, deep recursion, an output flood
-           (bench.broken), each against its target.
+           (bench.broken), each against its target; and, on a warm pool, how soon a looping function's first
+           failing verdict streams.
 Prints a table and writes the same as JSON under bench/results/.
 """
 
@@ -28,7 +29,14 @@ from pathlib import Path
 
 import httpx
 
-from bench.broken import BrokenResult, bench_broken, render_broken
+from bench.broken import (
+    BrokenResult,
+    FirstFailureResult,
+    bench_broken,
+    bench_first_failure,
+    render_broken,
+    render_first_failure,
+)
 from bench.inprocess import InProcessPool
 from grader import WorkerPool, grade, load_problem
 
@@ -58,6 +66,7 @@ class Results:
     ratios: dict[str, float] = field(default_factory=dict)
     memory_mb: dict[str, float] = field(default_factory=dict)
     broken: list[BrokenResult] = field(default_factory=list)
+    first_failure: list[FirstFailureResult] = field(default_factory=list)
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -342,6 +351,8 @@ def render(results: Results) -> str:
     lines.extend(f"memory, {name}: {value:.0f} MB" for name, value in results.memory_mb.items())
     if results.broken:
         lines += ["", render_broken(results.broken)]
+    if results.first_failure:
+        lines += ["", render_first_failure(results.first_failure)]
     return "\n".join(lines)
 
 
@@ -378,7 +389,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--output", default=None, help="default: bench/results/latest.json (broken.json with --only)")
     args = parser.parse_args(argv)
     if args.only == "broken":
-        results = Results(machine=machine(), problem="moco", broken=bench_broken("moco"))
+        results = Results(machine=machine(), problem="moco", broken=bench_broken("moco"),
+                          first_failure=bench_first_failure("moco"))
         return _write(results, Path(args.output or RESULTS / "broken.json"))
 
     problem = load_problem(args.problem)
@@ -408,6 +420,7 @@ def main(argv: list[str] | None = None) -> int:
     results.ratios["best warm throughput (subs/s)"] = max(r.throughput_per_s for r in warm_rows)
     if args.problem == "moco":
         results.broken = bench_broken("moco")
+        results.first_failure = bench_first_failure("moco")
     return _write(results, Path(args.output or RESULTS / "latest.json"))
 
 

@@ -9,6 +9,7 @@ This is the engine's front door: the web app and the benchmark import from here,
         report = grade(problem, code, pool=pool)
 """
 
+from grader.cancel import CallStarted, CancelToken, GradingStopped
 from grader.interleave import Answer, Request
 from grader.judge import grade
 from grader.limits import Limits
@@ -24,9 +25,12 @@ from grader.tracks import Track, Tracks, TracksError, load_tracks
 __all__ = [
     "GRADER_DIR",
     "Answer",
+    "CallStarted",
     "CallsRequest",
+    "CancelToken",
     "CheckResult",
     "Experiment",
+    "GradingStopped",
     "Limits",
     "LoadResult",
     "Problem",

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from grader import protocol
 from grader.calls import LimitKind, WorkerLost
+from grader.cancel import CancelToken, GradingStopped
 from grader.interleave import Answer
 from grader.limits import Limits
 from grader.messages import CallsRequest, CallTimedOut, LoadRequest, reply_from_wire
@@ -81,6 +82,7 @@ class Child:
     key: bytes = field(default_factory=lambda: os.urandom(32))  # signs every frame the child sends back
     stacks: int = -1  # read end of the pipe the child's faulthandler writes its stacks to
     source_lines: list[str] = field(default_factory=list)
+    cancel: CancelToken | None = None  # the grading's Stop button: a wait for a reply ends when it is set
 
     def exchange(self, request: CallsRequest, blobs: list[bytes], *, timeout: float,
                  what: str | Callable[[], str], total_s: float | None = None) -> Answer:
@@ -171,6 +173,11 @@ class Child:
         """Any way the child fails, as a WorkerLost that names the limit or the cause and `what` was asked."""
         try:
             yield
+        except GradingStopped:  # the learner stopped the grading: say where the call was, then kill it
+            extra = self.running_line()
+            self.end()
+            description = what() if callable(what) else what
+            raise GradingStopped(description, where=extra) from None
         except _CallLimitExceeded:  # the child's own clock: one call of the request broke the call limit
             extra = self._pids_note() + self.running_line()
             self.end()
@@ -207,14 +214,21 @@ class Child:
         a helper process of the learner's may hold the socket open after the child itself has died, and the
         template reports the child's exit on its control socket the moment it happens."""
         control = self.template.control
-        watched = [self.sock] if control is None else [self.sock, control]
+        watched: list[socket.socket | int] = [self.sock] if control is None else [self.sock, control]
+        cancel = self.cancel
+        if cancel is not None and cancel.fileno() >= 0:
+            watched.append(cancel.fileno())
         while True:
+            if cancel is not None and cancel.cancelled:
+                raise GradingStopped
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise TimeoutError
             readable, _, _ = select.select(watched, [], [], remaining)
             if self.sock in readable:
                 return
+            if cancel is not None and cancel.fileno() in readable:
+                raise GradingStopped
             if readable:
                 raise EOFError("the child exited")
 

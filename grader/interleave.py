@@ -28,6 +28,7 @@ import greenlet
 import torch
 
 from grader.calls import WorkerLost
+from grader.cancel import GradingStopped
 from grader.limits import Limits
 from grader.messages import CallResults, CallsRequest, Reply
 
@@ -128,12 +129,18 @@ class Interleaver:
     exchanges: int = field(default=0, init=False)
     # A learner function that broke a limit once is not called again in this grading: function -> why not.
     broken: dict[str, WorkerLost] = field(default_factory=dict, init=False)
+    _in_flight: _Running | None = field(default=None, init=False)  # whose request was running when stopped
 
     def run(self, tasks: Sequence[Task], on_done: Callable[[int, Any, float], None],
-            titles: Sequence[str] = ()) -> None:
+            titles: Sequence[str] = (), on_stopped: Callable[[int, GradingStopped | None], Any] | None = None,
+            ) -> None:
         """Run every task to completion; on_done(index, result, seconds) in task order as soon as a task and all
         before it are done. `seconds` is the task's own time: its share of the judge plus its calls. `titles`
-        name the tasks (checks) in messages about a function that broke a limit in one of them."""
+        name the tasks (checks) in messages about a function that broke a limit in one of them.
+
+        When the session raises GradingStopped (the grading's Stop button), tasks already done are reported as
+        they are, and every other task gets `on_stopped(index, stop)` as its result: `stop` for the task whose
+        request was running then, None for the rest. Without `on_stopped` the GradingStopped propagates."""
         scheduler = greenlet.getcurrent()
         running = [
             _Running(task=task, let=greenlet.greenlet(task), session=TaskSession(self.session, scheduler),
@@ -149,16 +156,26 @@ class Interleaver:
                 on_done(reported, entry.result, entry.own_seconds + entry.session.call_seconds)
                 reported += 1
 
-        for entry in running:
-            self._resume(entry, entry.session)
-        report()
-        while batch := [entry for entry in running if entry.request is not None]:
-            for entry in batch:
-                entry.sent, entry.request = entry.request, None
-            for entry, reply in self._exchange(batch):  # a check resumes as soon as its own reply is in
-                entry.sent = None
-                self._resume(entry, reply)
-                report()
+        try:
+            for entry in running:
+                self._resume(entry, entry.session)
+            report()
+            while batch := [entry for entry in running if entry.request is not None]:
+                for entry in batch:
+                    entry.sent, entry.request = entry.request, None
+                for entry, reply in self._exchange(batch):  # a check resumes as soon as its own reply is in
+                    entry.sent = None
+                    self._resume(entry, reply)
+                    report()
+        except GradingStopped as stop:
+            if on_stopped is None:
+                raise
+            for entry in running:
+                if not entry.done:
+                    entry.done, entry.result = True, on_stopped(running.index(entry),
+                                                                stop if entry is self._in_flight else None)
+                    self._unwind(entry)
+            report()
 
     def _resume(self, entry: _Running, value: Any) -> None:
         outer_grad = torch.is_grad_enabled()
@@ -177,6 +194,19 @@ class Interleaver:
         else:  # a task may only pause through TaskSession.calls
             raise RuntimeError(f"a check paused with {type(out).__name__} instead of a request")
 
+    @staticmethod
+    def _unwind(entry: _Running) -> None:
+        """End a paused check's greenlet now (GreenletExit at its pause), not whenever it is collected."""
+        if entry.let.dead or not entry.let:
+            return
+        outer_grad = torch.is_grad_enabled()
+        try:
+            entry.let.throw()
+        except BaseException:  # noqa: BLE001, S110 - its verdict is already decided: stopped
+            pass
+        finally:
+            torch.set_grad_enabled(outer_grad)
+
     # ------------------------------------------------------------------------------------------- exchanges
 
     def _exchange(self, batch: list[_Running]) -> Iterator[tuple[_Running, Answer | BaseException]]:
@@ -191,6 +221,7 @@ class Interleaver:
                 return
             if len(queue) == 1 or not self.merge:
                 entry = queue.pop(0)
+                self._in_flight = entry
                 reply = self._alone(entry.sent)
                 self._note(entry, reply)
                 yield entry, reply
@@ -201,6 +232,10 @@ class Interleaver:
                 for reply in replies:
                     yield queue[answered], reply
                     answered += 1
+                    self._in_flight = queue[answered] if answered < len(queue) else None
+            except GradingStopped:
+                self._in_flight = queue[answered] if answered < len(queue) else None
+                raise
             except WorkerLost as exc:
                 self._note(queue[answered], exc)
                 yield queue[answered], exc

@@ -21,6 +21,7 @@ from grader.calls import (
     WorkerLost,
     describe_call,
 )
+from grader.cancel import CancelToken, GradingStopped, OnCall
 from grader.checks import Check, _with_hint
 from grader.interleave import CallSession, GroupedCallSession, Interleaver, TaskSession
 from grader.messages import Call, CallReply, CallResults, CallsRequest, TooLarge
@@ -297,9 +298,9 @@ def run_check(check: Check, runner: CheckRunner, context: CheckContext) -> Check
 def _run_checks(
     problem: Problem, session: GroupedCallSession, loaded: LoadResult, context: CheckContext,
     emit: Callable[[CheckResult], None],
-) -> None:
+) -> bool:
     """Every check, side by side (grader.interleave), each reported in order as soon as it and those before it
-    are done."""
+    are done. True when the grading was stopped (its CancelToken): the checks not done by then are `skipped`."""
     limits = problem.limits
 
     def task(check: Check, output: list[str]) -> Callable[[TaskSession], CheckResult]:
@@ -317,14 +318,35 @@ def _run_checks(
             result = result.model_copy(update={"duration_ms": round(seconds * 1000, 3)})
         emit(result)
 
+    stopped = False
+
+    def on_stopped(index: int, stop: GradingStopped | None) -> CheckResult:
+        nonlocal stopped
+        stopped = True
+        return _stopped(problem.checks[index], stop)
+
     first_output = [loaded.output] if loaded.output else []  # what loading printed goes with the first check
     tasks = [task(check, first_output if index == 0 else []) for index, check in enumerate(problem.checks)]
-    Interleaver(session=session, limits=limits).run(tasks, done, titles=[check.title for check in problem.checks])
+    Interleaver(session=session, limits=limits).run(tasks, done, titles=[check.title for check in problem.checks],
+                                                    on_stopped=on_stopped)
+    return stopped
 
 
 def _not_run(check: Check, reason: str) -> CheckResult:
     return CheckResult(id=check.id, title=check.title, group=check.group, required=check.required,
                        status="skipped", message=f"not run: {reason}")
+
+
+STOPPED = "stopped by you"
+
+
+def _stopped(check: Check, stop: GradingStopped | None) -> CheckResult:
+    """A check the learner's Stop ended: `stop` for the one whose call was running then (its message says which
+    call and line), None for one that had not got that far."""
+    if stop is None or not stop.what:
+        return _not_run(check, STOPPED)
+    return CheckResult(id=check.id, title=check.title, group=check.group, required=check.required,
+                       status="skipped", message=cap_text(f"{STOPPED} during {stop.what}{stop.where}"))
 
 
 def _load_error(session: WorkerSession) -> tuple[LoadResult | None, ReportError | None]:
@@ -346,12 +368,20 @@ def grade(
     pool: WorkerPool,
     on_check: Callable[[CheckResult], None] | None = None,
     seed: int = 0,
+    cancel: CancelToken | None = None,
+    on_call: OnCall | None = None,
 ) -> Report:
-    """Grade one submission. Always returns a report, whatever the submission does."""
+    """Grade one submission. Always returns a report, whatever the submission does.
+
+    `cancel`: setting it (from any thread) ends the grading at once: the running call's child is killed, checks
+    done by then keep their verdicts, the others are `skipped` ("stopped by you") and the report says
+    `stopped`. `on_call`: told, in the grading thread, each time the judge sends the worker a request
+    (grader.cancel.CallStarted: which function, since when) and with None when none is waiting."""
     started = time.perf_counter()
     results: list[CheckResult] = []
     context = CheckContext()
     error: ReportError | None = None
+    stopped = False
 
     def emit(result: CheckResult) -> None:
         results.append(result)
@@ -360,13 +390,18 @@ def grade(
 
     try:
         modules = {HELPERS_MODULE: problem.helpers} if problem.helpers else {}
-        with pool.session(code, problem.limits, seed=seed, modules=modules,
-                          banned_calls=problem.banned_calls) as session:
+        with pool.session(code, problem.limits, seed=seed, modules=modules, banned_calls=problem.banned_calls,
+                          cancel=cancel, on_call=on_call) as session:
             loaded, error = _load_error(session)
             if error is None and loaded is not None:
-                _run_checks(problem, session, loaded, context, emit)
+                stopped = _run_checks(problem, session, loaded, context, emit)
     except SandboxUnavailable as exc:
         error = ReportError(kind="sandbox", message=f"the sandbox is unavailable, so your code was not run: {exc}")
+    except GradingStopped as stop:  # before any check ran: waiting for a template, or loading the code
+        stopped, error = True, None
+        reason = f"{STOPPED} while your code was loading{stop.where}" if stop.what else STOPPED
+        for check in problem.checks[len(results):]:
+            emit(_not_run(check, reason))
     if error is not None:
         for check in problem.checks[len(results):]:
             emit(_not_run(check, error.message))
@@ -378,4 +413,5 @@ def grade(
         sandbox=pool.sandbox,
         duration_ms=(time.perf_counter() - started) * 1000,
         error=error,
+        stopped=stopped,
     )

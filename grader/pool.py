@@ -15,6 +15,7 @@ from typing import Literal
 
 import torch
 
+from grader.cancel import CancelToken, OnCall
 from grader.limits import Limits
 from grader.sandbox import Cgroup, CgroupError, SandboxUnavailable, create_root_cgroup, probe, remove_stale_cgroups
 from grader.session import WorkerSession
@@ -24,6 +25,7 @@ log = logging.getLogger(__name__)
 
 TEMPLATE_RSS_MB = 350  # a warm template after importing torch and warming it up (measured ~310 MB, see bench)
 MEMORY_BUDGET_SHARE = 0.8  # of the memory available when the pool starts
+CANCEL_POLL_S = 0.25  # how often a stopped grading still waiting for a free template notices
 
 
 def available_memory_mb() -> int | None:
@@ -140,21 +142,34 @@ class WorkerPool:
 
     @contextlib.contextmanager
     def session(self, code: str, limits: Limits, *, seed: int = 0, wait_s: float = TEMPLATE_START_TIMEOUT_S,
-                modules: dict[str, str] | None = None, banned_calls: Sequence[str] = ()) -> Iterator[WorkerSession]:
+                modules: dict[str, str] | None = None, banned_calls: Sequence[str] = (),
+                cancel: CancelToken | None = None, on_call: OnCall | None = None) -> Iterator[WorkerSession]:
         """A submission's session. `modules`: sources loaded as modules beside it (a problem's helpers.py);
-        `banned_calls`: dotted names of library functions replaced, before it loads, by one that refuses."""
+        `banned_calls`: dotted names of library functions replaced, before it loads, by one that refuses;
+        `cancel`: stops every wait of the session, for a template included; `on_call`: told when each request
+        is sent (grader.cancel.CallStarted) and when none is waiting."""
         if not self.started:
             self.start()
-        try:
-            template = self._idle.get(timeout=wait_s)
-        except queue.Empty:
-            raise SandboxUnavailable(f"no worker became free within {wait_s:g} s") from None
+        template = self._take_template(wait_s, cancel)
         session = WorkerSession(pool=self, template=template, code=code, limits=limits, seed=seed,
-                                modules=dict(modules or {}), banned_calls=tuple(banned_calls))
+                                modules=dict(modules or {}), banned_calls=tuple(banned_calls), cancel=cancel,
+                                on_call=on_call)
         try:
             yield session
         finally:
             self._recycler.submit(self._recycle, session)
+
+    def _take_template(self, wait_s: float, cancel: CancelToken | None) -> Template:
+        deadline = time.monotonic() + wait_s
+        while True:
+            if cancel is not None:
+                cancel.raise_if_cancelled()
+            left = deadline - time.monotonic()
+            try:  # in slices, so a stop while every template is busy is seen within a quarter of a second
+                return self._idle.get(timeout=max(0.0, min(left, CANCEL_POLL_S if cancel is not None else left)))
+            except queue.Empty:
+                if time.monotonic() >= deadline:
+                    raise SandboxUnavailable(f"no worker became free within {wait_s:g} s") from None
 
     def _recycle(self, session: WorkerSession) -> None:
         """After a submission, off its critical path: kill the child's tree, fork the next child ahead of

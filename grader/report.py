@@ -72,6 +72,11 @@ class Report(BaseModel):
     sandbox: SandboxKind = "bubblewrap"
     duration_ms: float = 0.0
     error: ReportError | None = None
+    stopped: bool = Field(
+        default=False,
+        description="The learner stopped the grading (the Stop button): checks that had not finished are "
+        "`skipped` (\"stopped by you\"), those that had keep their verdicts; never solved.",
+    )
 
     @property
     def passed_count(self) -> int:
@@ -142,12 +147,13 @@ def summarise(
     sandbox: SandboxKind,
     duration_ms: float,
     error: ReportError | None = None,
+    stopped: bool = False,
 ) -> Report:
     """Derive `solved` and `status` from the checks so no caller can get them out of step; cap the document's
-    size (fit_report)."""
+    size (fit_report). A stopped grading is never solved: its status is `failed` (or `error` as usual)."""
     required_ok = all(c.status == "passed" for c in checks if c.required)
     grader_broke = any(c.status == "error" for c in checks)  # a ReportError of any kind already means "error"
-    solved = bool(checks) and required_ok and error is None and not grader_broke
+    solved = bool(checks) and required_ok and error is None and not grader_broke and not stopped
     if solved:
         status: ReportStatus = "passed"
     elif error is not None or grader_broke:
@@ -164,4 +170,5 @@ def summarise(
         sandbox=sandbox,
         duration_ms=round(duration_ms, 3),
         error=error,
+        stopped=stopped,
     ))

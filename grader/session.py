@@ -14,6 +14,7 @@ from typing import Protocol
 
 from grader import protocol
 from grader.calls import ExceptionInfo, WorkerLost
+from grader.cancel import CallStarted, CancelToken, GradingStopped, OnCall
 from grader.child import Child
 from grader.interleave import Answer, Request
 from grader.limits import Limits
@@ -47,6 +48,8 @@ class WorkerSession:
     seed: int = 0
     modules: dict[str, str] = field(default_factory=dict)
     banned_calls: tuple[str, ...] = ()
+    cancel: CancelToken | None = None  # the Stop button: every wait for the worker ends when it is set
+    on_call: OnCall | None = None  # told each time a request is sent (CallStarted) and when none is waiting
     child: Child | None = None
     restarts: int = 0
     _started: float = field(default_factory=time.monotonic)
@@ -55,6 +58,8 @@ class WorkerSession:
         return self.limits.total_timeout_s - (time.monotonic() - self._started)
 
     def load(self) -> LoadResult:
+        if self.cancel is not None:
+            self.cancel.raise_if_cancelled()
         if not self.template.alive():
             self.template = self.pool.replace(self.template)
         try:
@@ -62,11 +67,16 @@ class WorkerSession:
         except WorkerLost:  # the template died under us (a previous child may have killed it): one fresh try
             self.template = self.pool.replace(self.template)
             self.child = self.template.take_child(self.limits)
+        self.child.cancel = self.cancel
         request = LoadRequest(code=self.code, seed=self.seed, limits=self.limits.model_dump(), modules=self.modules,
                               banned_calls=self.banned_calls, key=self.child.key.hex())
         # A restart late in the submission gets what is left of its total time, and a time-out then says so.
         timeout, total_s = self._within_total(self.limits.load_timeout_s)
-        reply = self.child.send_load(request, timeout=timeout, what="loading your code", total_s=total_s).message
+        self._started_call("")
+        try:
+            reply = self.child.send_load(request, timeout=timeout, what="loading your code", total_s=total_s).message
+        finally:
+            self._started_call(None)
         if not isinstance(reply, Loaded):
             self.child.end()
             raise WorkerLost("the worker answered loading your code with a malformed reply", limit="tampering")
@@ -76,7 +86,12 @@ class WorkerSession:
               what: str | Callable[[], str], function: str = "") -> Answer:
         """One request, under `timeout` and what is left of the submission's total time."""
         timeout, total_s = self._within_total(timeout)
-        return self._live_child().exchange(request, blobs, timeout=timeout, what=what, total_s=total_s)
+        child = self._live_child()
+        self._started_call(function)
+        try:
+            return child.exchange(request, blobs, timeout=timeout, what=what, total_s=total_s)
+        finally:
+            self._started_call(None)
 
     def grouped_calls(self, requests: Sequence[Request]) -> Iterator[Answer]:
         """Several requests to the same child, pipelined: the next one is sent the moment a reply is in (and its
@@ -89,6 +104,7 @@ class WorkerSession:
         def send(request: Request) -> tuple[Request, protocol.Arena, float, float, float | None]:
             timeout, total_s = self._within_total(request.timeout)
             deadline = time.monotonic() + timeout
+            self._started_call(request.function)  # the worker takes it the moment the reply before it is out
             arena = child.send(request.message, request.blobs, deadline=deadline, timeout=timeout,
                                what=request.what, total_s=total_s)
             return request, arena, deadline, timeout, total_s
@@ -102,13 +118,23 @@ class WorkerSession:
                 answer = child.receive(arena, deadline=deadline, timeout=timeout, what=request.what, total_s=total_s)
                 if queue:
                     pending = send(queue.pop(0))
+                else:
+                    self._started_call(None)
                 yield answer
         finally:
             if pending is not None:
                 pending[1].close()
+            self._started_call(None)  # a failure or an early close: nothing is waiting (repeats are harmless)
+
+    def _started_call(self, function: str | None) -> None:
+        if self.on_call is not None:
+            self.on_call(None if function is None else CallStarted(function))
 
     def _within_total(self, timeout: float) -> tuple[float, float | None]:
         """(the timeout to wait, the total limit when it is what is left of it that decides)."""
+        if self.cancel is not None and self.cancel.cancelled:
+            self.close()  # the child may be in the middle of a request nobody waits for any more
+            raise GradingStopped
         remaining = self.remaining()
         total = self.limits.total_timeout_s
         if remaining <= 0:

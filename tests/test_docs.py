@@ -1,8 +1,10 @@
 """The docs keep up with the code: every module of grader/ and app/ is in its map (docs/engine.md, docs/app.md),
-every name the check API exports is documented for authors, and the Python blocks of docs/authoring.md run."""
+every name the check API exports is documented for authors, and the Python blocks of docs/authoring.md and
+docs/engine.md run."""
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -10,10 +12,12 @@ import pytest
 import torch
 
 import grader.checks
+from grader.sandbox import probe
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 AUTHORING = (DOCS / "authoring.md").read_text()
+ENGINE = (DOCS / "engine.md").read_text()
 # A Python block, with the HTML comment on the line before it, if any: `<!-- doc-example: PATH MODE -->` blocks
 # are run by tests/grader/test_authoring_doc.py, `<!-- not-runnable: why -->` blocks are excerpts on purpose.
 PYTHON_BLOCK = re.compile(r"(?:<!-- (?P<marker>[\w-]+):?[^\n]*-->\n)?```python\n(?P<code>.*?)```", re.S)
@@ -40,8 +44,8 @@ def test_every_exported_check_name_is_documented_for_authors(name: str) -> None:
     assert re.search(rf"(?<![\w.]){re.escape(name)}\b", AUTHORING), f"docs/authoring.md never mentions `{name}`"
 
 
-def python_blocks() -> list[tuple[int, str | None, str]]:
-    return [(AUTHORING[: m.start()].count("\n") + 1, m["marker"], m["code"]) for m in PYTHON_BLOCK.finditer(AUTHORING)]
+def python_blocks(text: str = AUTHORING) -> list[tuple[int, str | None, str]]:
+    return [(text[: m.start()].count("\n") + 1, m["marker"], m["code"]) for m in PYTHON_BLOCK.finditer(text)]
 
 
 def test_the_authoring_doc_has_python_blocks() -> None:
@@ -60,3 +64,28 @@ def test_a_python_block_of_the_authoring_doc_runs(line: int, marker: str | None,
     namespace = {"__name__": "authoring_doc_example", "torch": torch, **{n: getattr(grader.checks, n)
                                                                           for n in grader.checks.__all__}}
     exec(compile(code, f"docs/authoring.md:{line}", "exec"), namespace)  # noqa: S102 - our own documentation
+
+
+def test_the_engine_doc_has_python_blocks() -> None:
+    assert len(python_blocks(ENGINE)) >= 3
+
+
+def engine_block(line: int, marker: str | None, code: str) -> object:
+    # A block that starts a WorkerPool grades in the sandbox: it runs where one can be made (always in CI).
+    marks = [pytest.mark.sandbox, pytest.mark.slow] if "WorkerPool(" in code else []
+    return pytest.param(line, marker, code, id=f"line-{line}", marks=marks)
+
+
+@pytest.mark.parametrize(("line", "marker", "code"), [engine_block(*block) for block in python_blocks(ENGINE)])
+def test_a_python_block_of_the_engine_doc_runs(line: int, marker: str | None, code: str) -> None:
+    assert marker in (None, "not-runnable"), f"line {line}: unknown marker {marker!r}"
+    if marker == "not-runnable":
+        return
+    if "WorkerPool(" in code:
+        status = probe()
+        if not status.available:
+            if os.environ.get("CI"):
+                pytest.fail(f"CI must be able to sandbox: {status.reason}")
+            pytest.skip(f"no sandbox on this machine: {status.reason}")
+    # Each block is whole: it imports what it uses, as a reader pasting it would.
+    exec(compile(code, f"docs/engine.md:{line}", "exec"), {"__name__": "engine_doc_example"})  # noqa: S102

@@ -54,4 +54,5 @@ def make_backend(
         queue_limit=settings.queue_limit,
         queue_limit_per_address=settings.queue_limit_per_address,
         unsafe_no_sandbox=settings.unsafe_no_sandbox,
+        slow_call_s=settings.slow_call_s,
     )

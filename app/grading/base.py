@@ -70,6 +70,10 @@ class GradingBackend(Protocol):
         """Enqueue a stored submission. Raises QueueFull, AddressQueueFull or BackendUnavailable; never grades
         inline."""
 
+    def stop_grading(self, submission_id: str) -> None:
+        """The learner pressed Stop: end the grading of `submission_id` at once wherever it runs (or, when it has
+        not started yet, as soon as it starts). Raises BackendUnavailable when the signal cannot be sent."""
+
     def health(self) -> BackendHealth:
         """Cheap: called for every page (the unsandboxed banner) and by /healthz; cache remote state."""
         ...

@@ -22,9 +22,10 @@ from kombu.exceptions import KombuError
 from sqlalchemy import func, select
 
 from app.db import SessionFactory
-from app.grading.base import BackendHealth, QueueFull, SubmissionKept, Submitter
+from app.grading.base import BackendHealth, BackendUnavailable, QueueFull, SubmissionKept, Submitter
 from app.grading.event_bus import EventBus
 from app.grading.redis_events import RedisEventBus, make_redis
+from app.grading.stops import publish_stop
 from app.grading.sweeper import BrokerUnreachable, Sweeper
 from app.grading.waiting_by_address import WaitingByAddress
 from app.models import Submission
@@ -229,6 +230,17 @@ class CeleryBackend:
                 "attempts).",
                 retry_after=BROKER_DOWN_RETRY_AFTER_S,
             ) from None
+
+    def stop_grading(self, submission_id: str) -> None:
+        """A key and a message on Redis: the worker grading it (app.grading.celery_consumer) listens."""
+        try:
+            publish_stop(self._redis, prefix=self._prefix, submission_id=submission_id)
+        except redis.RedisError as exc:
+            raise BackendUnavailable(
+                "The grading workers cannot be reached right now, so the run could not be stopped; it ends at its "
+                "time limit.",
+                retry_after=BROKER_DOWN_RETRY_AFTER_S,
+            ) from exc
 
     def health(self) -> BackendHealth:
         with self._health_lock:

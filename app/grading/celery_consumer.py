@@ -6,7 +6,8 @@ Each grading process (a prefork child) opens its own database engine and keeps O
 grader.pool.WorkerPool (size 1: one grading at a time per process), made when the process starts
 (worker_process_init) so the first submission does not wait for torch to import, and closed when it stops.
 The task runs the same `app.grading.runner.grade_submission` as the in-process backend. Each grading process
-also keeps a heartbeat key in Redis (what /metrics counts as workers)."""
+also keeps a heartbeat key in Redis (what /metrics counts as workers) and listens for the learners' stops
+(app.grading.stops.RedisStops)."""
 
 from __future__ import annotations
 
@@ -38,6 +39,7 @@ from app.grading.celery_backend import (
 )
 from app.grading.redis_events import RedisEventBus, make_redis
 from app.grading.runner import grade_submission
+from app.grading.stops import RedisStops
 from app.grading.sweeper import stale_before
 from app.migrate import alembic_config
 from app.models import Submission
@@ -94,6 +96,7 @@ class WorkerContext:
     bus: RedisEventBus
     pool: WorkerPool
     heartbeat: Heartbeat
+    stops: RedisStops
 
     @classmethod
     def open(cls, settings: Settings) -> WorkerContext:
@@ -105,6 +108,8 @@ class WorkerContext:
         name = f"{socket.gethostname()}:{os.getpid()}"
         heartbeat = Heartbeat(client, heartbeat_key(settings.redis_key_prefix, name), pool.sandbox)
         heartbeat.start()
+        stops = RedisStops(client, prefix=settings.redis_key_prefix)
+        stops.start()
         logger.info("grading process %s ready (sandbox: %s)", name, pool.sandbox)
         return cls(
             settings=settings,
@@ -114,6 +119,7 @@ class WorkerContext:
             bus=RedisEventBus(client, prefix=settings.redis_key_prefix),
             pool=pool,
             heartbeat=heartbeat,
+            stops=stops,
         )
 
     def grade(self, submission_id: str) -> None:
@@ -130,9 +136,12 @@ class WorkerContext:
             bus=self.bus,
             # A redelivered task takes over a `running` submission only once its grader's lease ran out.
             stale_before=stale_before(self.catalog.get(slug), self.settings.grading_lease_margin_s),
+            stops=self.stops,  # the learner's Stop, published by the web side (app.grading.stops)
+            slow_call_s=self.settings.slow_call_s,
         )
 
     def close(self) -> None:
+        self.stops.close()
         self.heartbeat.stop()
         self.pool.close()
         self.bus.close()

@@ -1,7 +1,8 @@
 """Live grading events, from whoever grades a submission to whoever streams it to the browser.
 
-A grading publishes `status` (running, with the number of checks), one `check` per finished check, then
-`finished` once the report is stored. `subscribe` registers at once: events published after it returns are
+A grading publishes `status` (running, with the number of checks), one `check` per finished check, a `call`
+when a learner call has been running long (app.grading.call_watch) and when it is over, then `finished` once the
+report is stored. `subscribe` registers at once: events published after it returns are
 delivered, and the events of a grading still in progress that were published before it are replayed first,
 so a reconnecting page sees every check. After `finished` the iteration ends. The in-memory bus serves the
 in-process backend; a Redis bus can implement the same protocol for workers on other machines."""
@@ -15,7 +16,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, Self
 
-EventKind = Literal["status", "check", "finished"]
+EventKind = Literal["status", "check", "call", "finished"]
 
 
 @dataclass(frozen=True)

@@ -13,9 +13,11 @@ from sqlalchemy import select
 
 from app.db import SessionFactory
 from app.grading.base import AddressQueueFull, BackendHealth, BackendUnavailable, Pool, QueueFull, Submitter
+from app.grading.call_watch import SLOW_CALL_S
 from app.grading.event_bus import EventBus
 from app.grading.fair_queue import FairQueue
 from app.grading.runner import GradeFunction, grade_submission
+from app.grading.stops import StopRegistry
 from app.models import IN_FLIGHT, Submission
 from grader import Problem, SandboxUnavailable, WorkerPool
 
@@ -45,6 +47,7 @@ class InProcessBackend:
         unsafe_no_sandbox: bool = False,
         grade: GradeFunction | None = None,
         pool_factory: PoolFactory | None = None,
+        slow_call_s: float = SLOW_CALL_S,
     ) -> None:
         self._session_factory = session_factory
         self._problems = problems
@@ -60,6 +63,8 @@ class InProcessBackend:
         self._threads: list[threading.Thread] = []
         self._pool: Pool | None = None
         self._unavailable_reason: str | None = "grading has not started"
+        self._slow_call_s = slow_call_s
+        self._stops = StopRegistry()  # the Stop button reaches this process's gradings here
 
     def start(self) -> None:
         try:
@@ -108,6 +113,9 @@ class InProcessBackend:
                 raise AddressQueueFull(per_address)
             self._queue.put(submitter.address, submission_id)
 
+    def stop_grading(self, submission_id: str) -> None:
+        self._stops.stop(submission_id)
+
     def health(self) -> BackendHealth:
         return BackendHealth(
             backend=self.name,
@@ -155,6 +163,8 @@ class InProcessBackend:
                     pool=pool,
                     bus=self._bus,
                     grade=self._grade,
+                    stops=self._stops,
+                    slow_call_s=self._slow_call_s,
                 )
             except Exception:
                 # The runner already turns grader failures into reports; this is the database failing under

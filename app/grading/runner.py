@@ -11,7 +11,7 @@ import logging
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from sqlalchemy import ColumnElement, and_, or_, select, update
@@ -19,10 +19,12 @@ from sqlalchemy import ColumnElement, and_, or_, select, update
 import grader
 from app.db import SessionFactory, transaction
 from app.grading.base import Pool
+from app.grading.call_watch import SLOW_CALL_S, CallWatch
 from app.grading.event_bus import EventBus, GradingEvent
+from app.grading.stops import StopRegistry, StopWatcher
 from app.instructor.records import record_verdict
 from app.models import FINISHED, IN_FLIGHT, Solved, Submission, utcnow
-from grader import CheckResult, Problem, Report, ReportError, summarise
+from grader import CallStarted, CancelToken, CheckResult, Problem, Report, ReportError, summarise
 
 logger = logging.getLogger(__name__)
 
@@ -35,7 +37,14 @@ class GradeFunction(Protocol):
     """grader.judge.grade's signature."""
 
     def __call__(
-        self, problem: Problem, code: str, *, pool: Any, on_check: Callable[[CheckResult], None] | None = None
+        self,
+        problem: Problem,
+        code: str,
+        *,
+        pool: Any,
+        on_check: Callable[[CheckResult], None] | None = None,
+        cancel: CancelToken | None = None,
+        on_call: Callable[[CallStarted | None], None] | None = None,
     ) -> Report: ...
 
 
@@ -56,9 +65,13 @@ def grade_submission(
     bus: EventBus,
     grade: GradeFunction | None = None,
     stale_before: datetime | None = None,
+    stops: StopWatcher | None = None,
+    slow_call_s: float = SLOW_CALL_S,
 ) -> None:
     """`stale_before`: take over a `running` submission only if its grading started before then (its grader
-    is presumed dead); None takes over any (one process, restarting)."""
+    is presumed dead); None takes over any (one process, restarting). `stops`: where the learner's Stop reaches
+    this grading (app.grading.stops); `slow_call_s`: a learner call running this long is named on the page
+    (a `call` event, app.grading.call_watch)."""
     claimed = _claim(session_factory, submission_id, stale_before=stale_before)
     if claimed is None:
         logger.info("submission %s is already graded (or gone); not grading it again", submission_id)
@@ -84,7 +97,14 @@ def grade_submission(
         if problem is None:
             raise GraderGaveUp(f"the problem '{claimed.problem}' is no longer available on this server")
         grade_function: GradeFunction = grade or grader.grade
-        report = grade_function(problem, claimed.code, pool=pool, on_check=on_check)
+
+        def publish_call(data: dict[str, Any]) -> None:
+            bus.publish(submission_id, GradingEvent("call", data))
+
+        with (stops or StopRegistry()).watch(submission_id) as token, \
+                CallWatch(publish_call, slow_after_s=slow_call_s) as calls:
+            report = grade_function(problem, claimed.code, pool=pool, on_check=on_check, cancel=token,
+                                    on_call=calls.on_call)
         if report.error is not None and report.error.kind in ("grader", "sandbox"):
             status = "error"
     except Exception as exc:
@@ -100,6 +120,37 @@ def grade_submission(
         status = "error"
     _store_verdict(session_factory, submission_id, report=report, status=status, problem=problem)
     bus.publish(submission_id, GradingEvent("finished", {"status": status}))
+
+
+def stop_waiting(
+    *, session_factory: SessionFactory, submission_id: str, problem: Problem | None, bus: EventBus, sandbox: Any
+) -> bool:
+    """The learner stopped a submission still waiting in the queue: store its "stopped by you" verdict now (no
+    check ran) and end its event streams. False when it is no longer waiting (a grader has it, or it is done);
+    the grader then stops it through its StopWatcher."""
+    if _claim(session_factory, submission_id, stale_before=_NEVER) is None:
+        return False
+    checks = [
+        CheckResult(id=check.id, title=check.title, group=check.group, required=check.required, status="skipped",
+                    message="not run: stopped by you")
+        for check in (problem.checks if problem is not None else ())
+    ]
+    report = summarise(
+        problem=problem.slug if problem is not None else "",
+        checks=checks,
+        experiment=None,
+        limits=problem.limits.as_report() if problem is not None else {},
+        sandbox="none" if sandbox == "none" else "bubblewrap",
+        duration_ms=0.0,
+        stopped=True,
+    )
+    _store_verdict(session_factory, submission_id, report=report, status="done", problem=problem)
+    bus.publish(submission_id, GradingEvent("finished", {"status": "done"}))
+    return True
+
+
+# With this as `stale_before`, _claim takes only a `queued` submission (no grading started before it).
+_NEVER = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 class GraderGaveUp(Exception):

@@ -6,6 +6,7 @@ session is closed before the response goes out: a client that reads slowly holds
 from __future__ import annotations
 
 from fastapi import APIRouter, Request, Response, status
+from starlette.concurrency import run_in_threadpool
 
 from app import crud
 from app.addresses import client_address
@@ -22,6 +23,7 @@ from app.schemas import (
     attempt,
     submission_out,
 )
+from app.stopping import stop_submission
 
 router = APIRouter(prefix="/api", tags=["api"])
 
@@ -99,6 +101,29 @@ async def list_my_submissions(slug: str, state: StateDep, learner: LearnerDep) -
 
 @router.get("/submissions/{submission_id}", response_model=SubmissionOut, responses=ERROR_RESPONSES)
 async def read_submission(submission_id: str, state: StateDep, learner: LearnerDep) -> SubmissionOut:
+    return await in_session(
+        state,
+        lambda session: submission_out(
+            crud.get_submission(session=session, submission_id=submission_id, learner_id=learner)
+        ),
+    )
+
+
+@router.post(
+    "/submissions/{submission_id}/stop",
+    status_code=status.HTTP_202_ACCEPTED,
+    response_model=SubmissionOut,
+    responses={
+        404: {"description": "Unknown submission (or not yours)"},
+        409: {"description": "Already graded: there is nothing to stop"},
+        503: {"description": "The grading workers cannot be reached to stop it (see Retry-After)"},
+    },
+)
+async def stop_grading(submission_id: str, state: StateDep, learner: LearnerDep) -> SubmissionOut:
+    """Stop grading this submission now (the page's Stop button). Checks finished by then keep their verdicts,
+    the others are reported "stopped by you" and the report says `stopped`; the submission stays stored. The
+    report follows on `/api/submissions/{id}/events`; the answer is the submission as it is at this moment."""
+    await run_in_threadpool(stop_submission, state, submission_id=submission_id, learner_id=learner)
     return await in_session(
         state,
         lambda session: submission_out(

@@ -1,7 +1,8 @@
 """GET /api/submissions/{id}/events: the verdict as it happens, as Server-Sent Events.
 
 `status` (while queued/running), one `check` per finished check (those already finished are replayed first,
-so a reconnecting page misses nothing), then `report` (the submission as GET /api/submissions/{id} returns
+so a reconnecting page misses nothing), `call` while a learner call has been running long (which function,
+for how long) and once it is over, then `report` (the submission as GET /api/submissions/{id} returns
 it), and the stream ends. A finished submission gets its checks and report at once. Comments keep idle
 streams open.
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -134,6 +136,8 @@ async def _stream(
                     chunks.append(sse("status", {"status": status, "total": event.data.get("total", total)}))
                 elif event.kind == "check":
                     chunks.append(sse("check", event.data))
+                elif event.kind == "call":
+                    chunks.append(sse("call", running_call(event.data)))
                 elif event.kind == "finished":
                     finished = True
             if chunks:
@@ -148,6 +152,19 @@ async def _stream(
     finally:
         await subscription.aclose()
         slot.release()
+
+
+def running_call(data: dict[str, Any], *, now: float | None = None) -> dict[str, Any]:
+    """A `call` event as the page gets it: the learner function the judge has been waiting on and for how long
+    at the moment it is sent (so a replayed one is as current as a live one), or `{"function": null}` when that
+    call is over. `function` is "" while the code itself loads."""
+    function = data.get("function")
+    if not isinstance(function, str):
+        return {"function": None}
+    started_at = data.get("started_at")
+    now = time.time() if now is None else now
+    running_s = max(0.0, now - started_at) if isinstance(started_at, int | float) else 0.0
+    return {"function": function, "running_s": round(running_s, 1)}
 
 
 def _finished(submission: SubmissionOut) -> list[bytes]:

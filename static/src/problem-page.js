@@ -1,6 +1,6 @@
 // The problem page: editor + Run tests + live verdicts + charts, glued together.
 import { Draft, createEditor } from "./editor.js";
-import { RunError, fetchSubmission, findRunInFlight, follow, submit } from "./run.js";
+import { RunError, fetchSubmission, findRunInFlight, follow, stopRun, submit } from "./run.js";
 import { VerdictPanel } from "./verdicts.js";
 import { formatTime } from "./times.js";
 import { initHints } from "./hints.js";
@@ -13,6 +13,8 @@ export async function initProblemPage() {
   const lastSubmissionId = mount.dataset.lastSubmission || null;
   const runButton = document.getElementById("run-tests");
   const resetButton = document.getElementById("reset-code");
+  const stopButton = document.getElementById("stop-run");
+  const callStatus = document.getElementById("run-call");
   const runMessage = document.getElementById("run-message");
   const runWait = document.getElementById("run-wait");
   const saveStatus = document.getElementById("save-status");
@@ -73,6 +75,17 @@ export async function initProblemPage() {
     }
   });
   runButton.addEventListener("click", () => run());
+  const callClock = new CallClock(callStatus);
+  stopButton?.addEventListener("click", async () => {
+    if (!following || stopButton.getAttribute("aria-disabled") === "true") return;
+    stopButton.setAttribute("aria-disabled", "true");
+    stopButton.textContent = "Stopping…";
+    const problem = await stopRun(following);
+    if (problem) {
+      runMessage.textContent = problem;
+      resetStopButton();
+    }
+  });
   resetButton.addEventListener("click", () => {
     if (editor.getCode() === starterCode) return;
     if (!confirm("Replace your code with the starter code? Your current code will be lost (unless you submitted it).")) {
@@ -147,12 +160,17 @@ export async function initProblemPage() {
     if (following === id) return;
     following = id;
     setRunning(true);
+    if (stopButton) stopButton.hidden = false;
     follow(id, {
       onStatus: (data) => panel.status(data),
       onCheck: (data) => panel.check(data),
+      onCall: (data) => callClock.show(data),
       onTrouble: (message) => (runMessage.textContent = message),
       onReport: (submission) => {
         following = null;
+        callClock.show({ function: null });
+        if (stopButton) stopButton.hidden = true;
+        resetStopButton();
         panel.report(submission);
         if (submission.report) panel.setPrevious(submission.report);
         drawCharts(submission.report);
@@ -161,6 +179,11 @@ export async function initProblemPage() {
         hints.refresh(); // a failed attempt may have unlocked the next hint
       },
     });
+  }
+
+  function resetStopButton() {
+    stopButton?.setAttribute("aria-disabled", "false");
+    if (stopButton) stopButton.textContent = "Stop";
   }
 
   // aria-disabled, not disabled: a disabled button drops the keyboard focus onto <body>.
@@ -200,5 +223,36 @@ export async function initProblemPage() {
     }
     const { drawExperiment } = await import("./charts.js");
     drawExperiment(chartsBox, report.experiment);
+  }
+}
+
+/**
+ * "momentum_update has been running for 6 s" beside the Stop button, from the stream's `call` events: the server
+ * says how long the call had run when it sent the event, and the page counts on from there, once a second.
+ */
+export class CallClock {
+  constructor(element) {
+    this.element = element;
+    this.timer = null;
+  }
+
+  show(data) {
+    clearInterval(this.timer);
+    this.timer = null;
+    if (!this.element) return;
+    if (typeof data?.function !== "string") {
+      this.element.textContent = "";
+      return;
+    }
+    const since = Date.now() - (Number(data.running_s) || 0) * 1000;
+    const name = data.function;
+    const tick = () => {
+      const seconds = Math.floor((Date.now() - since) / 1000);
+      this.element.textContent = name
+        ? `${name} has been running for ${seconds} s`
+        : `Your code has been loading for ${seconds} s`;
+    };
+    tick();
+    this.timer = setInterval(tick, 1000);
   }
 }

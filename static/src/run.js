@@ -77,16 +77,37 @@ export async function fetchSubmission(id) {
   }
 }
 
+/**
+ * POST /api/submissions/{id}/stop: ends the grading at once; its report ("stopped by you") follows on the event
+ * stream. Resolves to null when the stop was accepted (or the run had already finished: 409), else to the
+ * message to show.
+ */
+export async function stopRun(id) {
+  try {
+    const response = await fetch(`/api/submissions/${encodeURIComponent(id)}/stop`, {
+      method: "POST",
+      headers: { Accept: "application/json" },
+      credentials: "same-origin",
+    });
+    if (response.ok || response.status === 409) return null;
+    const body = await response.json().catch(() => ({}));
+    return typeof body.detail === "string" ? body.detail : `The run could not be stopped (HTTP ${response.status}).`;
+  } catch {
+    return "Could not reach the server to stop the run.";
+  }
+}
+
 const POLL_INTERVAL_MS = 1000;
 const MAX_STREAM_FAILURES = 3;
 
 /**
- * Follows a submission until it has a report. Calls onStatus({status, total}), onCheck({check, done, total})
- * and finally onReport(submission). The server replays finished checks when the stream reconnects, so
+ * Follows a submission until it has a report. Calls onStatus({status, total}), onCheck({check, done, total}),
+ * onCall({function, running_s}) while a learner call runs long (function null once it is over) and finally
+ * onReport(submission). The server replays finished checks when the stream reconnects, so
  * handlers must be idempotent per check id. If the stream keeps failing, falls back to polling.
  * Returns a function that stops following.
  */
-export function follow(id, { onStatus, onCheck, onReport, onTrouble }) {
+export function follow(id, { onStatus, onCheck, onCall, onReport, onTrouble }) {
   let stopped = false;
   let failures = 0;
   let pollTimer = null;
@@ -113,6 +134,10 @@ export function follow(id, { onStatus, onCheck, onReport, onTrouble }) {
     const data = parse(event);
     failures = 0;
     if (data && !stopped) onCheck(data);
+  });
+  source.addEventListener("call", (event) => {
+    const data = parse(event);
+    if (data && !stopped) onCall?.(data);
   });
   source.addEventListener("report", (event) => {
     const data = parse(event);

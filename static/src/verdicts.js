@@ -141,6 +141,9 @@ export class VerdictPanel {
       const extra = optional ? ` (${optional} optional ${optional === 1 ? "check" : "checks"} still failing)` : "";
       return [`Solved: all required checks pass${extra}, ${passed} / ${checks.length}${seconds}.${flipText}`, "passed"];
     }
+    if (report.stopped) {
+      return [`Stopped by you. ${passed} / ${checks.length} checks passed before the stop.`, "stopped"];
+    }
     if (error?.kind === "load") {
       const where = error.line ? ` (line ${error.line})` : "";
       return [`Your code did not load${where}, so no check could run. Fix the error below and run again.`, "error"];

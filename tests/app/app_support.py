@@ -94,7 +94,7 @@ class HeldGrader:
         self.started = threading.Event()
         self.calls: list[str] = []
 
-    def __call__(self, problem: Problem, code: str, *, pool: Any, on_check: Any = None) -> Report:
+    def __call__(self, problem: Problem, code: str, *, pool: Any, on_check: Any = None, **_: Any) -> Report:
         self.calls.append(code)
         self.started.set()
         if not self.release.wait(timeout=VERDICT_TIMEOUT_S):
@@ -139,7 +139,7 @@ class TurnstileGrader:
         self._lock = threading.Lock()
         self.calls: list[str] = []
 
-    def __call__(self, problem: Problem, code: str, *, pool: Any, on_check: Any = None) -> Report:
+    def __call__(self, problem: Problem, code: str, *, pool: Any, on_check: Any = None, **_: Any) -> Report:
         with self._lock:
             self.calls.append(code)
         if not self._permits.acquire(timeout=VERDICT_TIMEOUT_S):

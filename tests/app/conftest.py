@@ -89,6 +89,7 @@ def real_backend(worker_pool: WorkerPool) -> BackendFactory:
             queue_limit=context.settings.queue_limit,
             queue_limit_per_address=context.settings.queue_limit_per_address,
             pool_factory=lambda: SharedPool(worker_pool),
+            slow_call_s=context.settings.slow_call_s,
         )
 
     return factory

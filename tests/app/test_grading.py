@@ -60,7 +60,7 @@ class CountingGrader:
         self.calls = 0
         self.result = result
 
-    def __call__(self, problem: Problem, code: str, *, pool: Any, on_check: Any = None) -> Report:
+    def __call__(self, problem: Problem, code: str, *, pool: Any, on_check: Any = None, **_: Any) -> Report:
         self.calls += 1
         if self.result is None:
             raise RuntimeError("the judge fell over")

@@ -176,3 +176,27 @@ def test_an_axis_label_is_a_short_string(label: object) -> None:
 
     with pytest.raises(ValueError, match="x_label must be a string of 1 to 40 characters"):
         CheckContext().record_experiment(steps=[1], series={"error": [0.5]}, x_label=label)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "checks, error, status",
+    [
+        pytest.param([result("passed"), result("skipped", required=False)], None, "failed", id="all-required-passed"),
+        pytest.param([result("passed"), result("skipped")], None, "failed", id="required-stopped"),
+        pytest.param([result("error", required=False), result("skipped")], None, "error", id="grader-error"),
+    ],
+)
+def test_a_stopped_grading_is_never_solved(checks: list[CheckResult], error: ReportError | None,
+                                           status: str) -> None:
+    stopped = summarise(problem="adder", checks=checks, experiment=None, limits={}, sandbox="bubblewrap",
+                        duration_ms=1.0, error=error, stopped=True)
+    assert (stopped.solved, stopped.status, stopped.stopped) == (False, status, True)
+
+
+def test_a_report_stored_before_the_stop_button_reads_as_not_stopped() -> None:
+    # Reports in databases predate the field: the JSON contract only gained it, with a default.
+    document = json.loads(report([result("passed")]).model_dump_json())
+    assert document["stopped"] is False
+    del document["stopped"]
+    old = Report.model_validate(document)
+    assert old.stopped is False and old.solved is True
