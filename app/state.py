@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import Engine
 from starlette.templating import Jinja2Templates
 
+from app.author_selftest import AuthorSelftests, selftest_command
 from app.catalog import ProblemCatalog, load_catalog
 from app.db import SessionFactory, make_engine, make_session_factory
 from app.grading import EventBus, GradingBackend, make_backend, make_event_bus
@@ -49,6 +50,7 @@ class AppState:
     streams: OpenStreams
     address_rate: SlidingWindowLimit
     scratch_runs: ScratchRuns = field(default_factory=ScratchRuns)
+    author_selftests: AuthorSelftests | None = None  # author mode only: the banner's background self-tests
 
     @property
     def unsafe_sandbox(self) -> bool:
@@ -86,4 +88,6 @@ def build_state(settings: Settings, backend_factory: BackendFactory | None = Non
         signer=LearnerSigner(resolve_secret_key(settings)),
         streams=OpenStreams(per_learner=settings.streams_per_learner, per_address=settings.streams_per_address),
         address_rate=SlidingWindowLimit(limit=settings.address_rate_limit_per_minute, window_s=60.0),
+        author_selftests=AuthorSelftests(settings.problems_dir, selftest_command(unsafe=settings.unsafe_no_sandbox))
+        if settings.author_mode else None,
     )
