@@ -154,8 +154,8 @@ def _too_big(arguments: tuple[tuple[Any, ...], dict[str, Any]]) -> bool:
 def _run(function: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     if not callable(function):
         return NO_RESULT
-    args, kwargs = fresh_copy((args, kwargs))
     try:
+        args, kwargs = fresh_copy((args, kwargs))  # inside: an argument deepcopy refuses is no diagnosis either
         with torch.no_grad():
             return function(*args, **kwargs)
     except Exception:  # noqa: BLE001 - a mutant that raises here reproduces no value
