@@ -188,16 +188,27 @@ class ProblemCatalog(Mapping[str, Problem]):
 
     # ------------------------------------------------------------------------------------------- reloading
 
-    def refresh(self) -> list[str]:
+    def refresh(self, only: str | None = None) -> list[str]:
         """Reload the folders added or changed since the last look, drop the removed ones; returns the names of
-        the folders it looked at again (empty when nothing changed, which costs one stat per file)."""
+        the folders it looked at again (empty when nothing changed, which costs one stat per file). `only`: look
+        at that one folder alone (a grading worker, just before it grades that problem: a few stats)."""
         if self.problems_dir is None:
             return []
         problems_dir = self.problems_dir
         with self._refresh_lock:
-            current = {folder.name: folder_signature(folder) for folder in _candidate_folders(problems_dir)}
-            changed = [name for name, signature in current.items() if self._signatures.get(name) != signature]
-            removed = [name for name in self._signatures if name not in current]
+            if only is None:
+                current = {folder.name: folder_signature(folder) for folder in _candidate_folders(problems_dir)}
+                looked_at = sorted(set(self._signatures) | set(current))
+            else:
+                folder = problems_dir / only
+                is_candidate = folder.is_dir() and not only.startswith((".", "_")) and "/" not in only
+                current = {**self._signatures}
+                current.pop(only, None)
+                if is_candidate:
+                    current[only] = folder_signature(folder)
+                looked_at = [only]
+            changed = [name for name in looked_at if name in current and self._signatures.get(name) != current[name]]
+            removed = [name for name in looked_at if name in self._signatures and name not in current]
             if not changed and not removed:
                 return []
             entries, invalid = dict(self.entries), dict(self.invalid)

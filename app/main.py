@@ -17,7 +17,7 @@ from starlette.staticfiles import StaticFiles
 from app.handlers import install_error_handlers
 from app.identity import LearnerCookieMiddleware
 from app.instructor import routes as instructor
-from app.routes import api, devices, docs, events, health, home, learning, metrics, pages
+from app.routes import api, author, devices, docs, events, health, home, learning, metrics, pages
 from app.security import BodySizeLimitMiddleware, CrossSiteWriteMiddleware, SecurityHeadersMiddleware
 from app.settings import Settings
 from app.state import BackendFactory, build_state
@@ -44,6 +44,8 @@ def create_app(settings: Settings | None = None, *, backend_factory: BackendFact
         state.backend.start()
         if settings.problems_reload_s > 0:  # authors' edits are served within a few seconds, no restart
             state.catalog.start_watching(settings.problems_reload_s)
+        if state.author_selftests is not None:
+            state.author_selftests.start()
         # Everything loaded at start-up (torch, problems, templates) lives for the whole process: keep the
         # cyclic collector from walking it again and again while requests are served.
         gc.collect()
@@ -52,6 +54,8 @@ def create_app(settings: Settings | None = None, *, backend_factory: BackendFact
             yield
         finally:
             state.catalog.stop_watching()
+            if state.author_selftests is not None:
+                state.author_selftests.stop()
             state.streams.close_all()  # under app.serving they are ended already, before uvicorn waits for them
             state.backend.stop()
             state.engine.dispose()
@@ -76,6 +80,7 @@ def create_app(settings: Settings | None = None, *, backend_factory: BackendFact
     app.include_router(events.router)
     app.include_router(health.router)
     app.include_router(metrics.router)
+    app.include_router(author.router)
     instructor.install(app)  # /instructor, /api/instructor and the learner's profile form
     # Static assets only: the bundle in static/dist and whatever else lives in static/. Problem folders
     # (notes, references, checks) are outside it and reachable through no static route.

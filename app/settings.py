@@ -80,12 +80,15 @@ class Settings(BaseSettings):
         le=60,
         description="Seconds between looks at the problems folder for problems added, changed or removed, which "
         "are then served without a restart (a folder that stops loading keeps its last good version); 0: off. "
-        "One look costs a stat per file (about 25 ms for the 14 problems of this repository).",
+        "One look costs a stat per file (about 25 ms for the 14 problems of this repository). Celery workers look "
+        "again at a submission's folder just before grading it.",
     )
     author_mode: bool = Field(
         default=False,
         description="Show problem authors a banner on the pages of a problem that does not load or whose "
-        "contract has clauses no required check tests (development only: learners should not see it).",
+        "contract has clauses no required check tests, with the problem's self-test (rerun in the background "
+        "after each save) and the statement's TeX errors and too-wide equations (development only: learners "
+        "should not see it).",
     )
     templates_dir: Path = Field(default=REPO_ROOT / "templates", description="Folder of the Jinja2 page templates.")
     static_dir: Path = Field(

@@ -10,6 +10,7 @@ import redis
 from sqlalchemy import Engine
 from starlette.templating import Jinja2Templates
 
+from app.author_selftest import AuthorSelftests, selftest_command
 from app.catalog import ProblemCatalog, load_catalog
 from app.db import SessionFactory, make_engine, make_session_factory
 from app.grading import EventBus, GradingBackend, make_backend, make_event_bus
@@ -51,6 +52,7 @@ class AppState:
     address_rate: RateLimit
     scratch_runs: ScratchRuns = field(default_factory=ScratchRuns)
     shared_redis: redis.Redis | None = None  # grading on Celery: what every web process shares (rate limits)
+    author_selftests: AuthorSelftests | None = None  # author mode only: the banner's background self-tests
 
     def rate_limit(self, name: str, *, limit: int, window_s: float) -> RateLimit:
         """A limit every web process of the site counts together (in Redis), or this process alone."""
@@ -96,6 +98,8 @@ def build_state(settings: Settings, backend_factory: BackendFactory | None = Non
         address_rate=make_rate_limit(shared_redis, prefix=settings.redis_key_prefix, name="submissions-per-address",
                                      limit=settings.address_rate_limit_per_minute, window_s=60.0),
         shared_redis=shared_redis,
+        author_selftests=AuthorSelftests(settings.problems_dir, selftest_command(unsafe=settings.unsafe_no_sandbox))
+        if settings.author_mode else None,
     )
 
 

@@ -24,8 +24,18 @@ def make_templates(directory: Path) -> Jinja2Templates:
 
 def _common_context(request: Request) -> dict[str, Any]:
     state = request.app.state.paperlab
-    author_notices = state.catalog.author_notices(request.url.path) if state.settings.author_mode else []
-    return {"unsafe_sandbox": state.unsafe_sandbox, "author_notices": author_notices}
+    author_mode = state.settings.author_mode
+    author_notices = state.catalog.author_notices(request.url.path) if author_mode else []
+    return {"unsafe_sandbox": state.unsafe_sandbox, "author_notices": author_notices, "author_mode": author_mode,
+            "author_selftest_slug": _problem_of(request.url.path, state.catalog) if author_mode else None}
+
+
+def _problem_of(path: str, catalog: Any) -> str | None:
+    """The problem folder whose pages `path` is under (/problems/SLUG...), for the banner's self-test."""
+    parts = path.strip("/").split("/")
+    if len(parts) >= 2 and parts[0] == "problems" and (parts[1] in catalog.entries or parts[1] in catalog.invalid):
+        return parts[1]
+    return None
 
 
 def render(

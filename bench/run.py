@@ -6,7 +6,9 @@
            probes measure the latency of `GET /api/problems` and of the problem's page;
 (d) broken code, cold through the CLI: loops, a huge result, a segfault, deep recursion, an output flood
            (bench.broken), each against its target; and, on a warm pool, how soon a looping function's first
-           failing verdict streams.
+           failing verdict streams;
+(e) diagnosis: the extra judge time per failed check spent naming the known mistake, over the problem's
+           mutants graded in-process (bench.diagnosis), p50/p90 against its target.
 Prints a table and writes the same as JSON under bench/results/.
 """
 
@@ -37,6 +39,7 @@ from bench.broken import (
     render_broken,
     render_first_failure,
 )
+from bench.diagnosis import DiagnosisResult, bench_diagnosis, render_diagnosis
 from bench.inprocess import InProcessPool
 from grader import WorkerPool, grade, load_problem
 
@@ -67,6 +70,7 @@ class Results:
     memory_mb: dict[str, float] = field(default_factory=dict)
     broken: list[BrokenResult] = field(default_factory=list)
     first_failure: list[FirstFailureResult] = field(default_factory=list)
+    diagnosis: DiagnosisResult | None = None
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -353,6 +357,8 @@ def render(results: Results) -> str:
         lines += ["", render_broken(results.broken)]
     if results.first_failure:
         lines += ["", render_first_failure(results.first_failure)]
+    if results.diagnosis is not None:
+        lines += ["", render_diagnosis(results.diagnosis)]
     return "\n".join(lines)
 
 
@@ -384,14 +390,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-client", type=int, default=10, help="submissions per client in each warm run")
     parser.add_argument("--grading-concurrency", type=int, default=None,
                         help="the server's PAPERLAB_GRADING_CONCURRENCY (default: the server's own, 2 per core)")
-    parser.add_argument("--only", choices=("all", "broken"), default="all",
-                        help="broken: only row (d), the broken-code cases (moco)")
-    parser.add_argument("--output", default=None, help="default: bench/results/latest.json (broken.json with --only)")
+    parser.add_argument("--only", choices=("all", "broken", "diagnosis"), default="all",
+                        help="broken: only row (d), the broken-code cases (moco); diagnosis: only row (e)")
+    parser.add_argument("--output", default=None,
+                        help="default: bench/results/latest.json (broken.json, diagnosis.json with --only)")
     args = parser.parse_args(argv)
     if args.only == "broken":
         results = Results(machine=machine(), problem="moco", broken=bench_broken("moco"),
                           first_failure=bench_first_failure("moco"))
         return _write(results, Path(args.output or RESULTS / "broken.json"))
+    if args.only == "diagnosis":
+        results = Results(machine=machine(), problem=args.problem, diagnosis=bench_diagnosis(args.problem))
+        return _write(results, Path(args.output or RESULTS / "diagnosis.json"))
 
     problem = load_problem(args.problem)
     submission = Path(args.submission) if args.submission else problem.folder / "reference.py"
@@ -421,6 +431,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.problem == "moco":
         results.broken = bench_broken("moco")
         results.first_failure = bench_first_failure("moco")
+    results.diagnosis = bench_diagnosis(args.problem)
     return _write(results, Path(args.output or RESULTS / "latest.json"))
 
 

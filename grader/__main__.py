@@ -8,6 +8,8 @@ Exit status of `grade`: 0 solved, 1 not solved (including code that crashed, tim
 from __future__ import annotations
 
 import argparse
+import io
+import json
 import logging
 import os
 import sys
@@ -94,9 +96,27 @@ def command_selftest(args: argparse.Namespace) -> int:
     else:
         print("error: name one or more problems, or pass --all", file=sys.stderr)
         return EXIT_USAGE
+    if args.json:
+        return _selftest_json(folders, unsafe=args.unsafe_no_sandbox)
     ok = run_selftest(folders, unsafe=args.unsafe_no_sandbox, stream=sys.stdout,
                       color=sys.stdout.isatty() and "NO_COLOR" not in os.environ)
     return 0 if ok else 1
+
+
+def _selftest_json(folders: list[Path], *, unsafe: bool) -> int:
+    """One JSON object on stdout: {"problems": [verdict summaries], "text": the plain-text report}."""
+    from grader.sandbox import SandboxUnavailable
+    from grader.selftest import selftest_verdicts, verdict_summary
+
+    text = io.StringIO()
+    try:
+        loaded = selftest_verdicts(folders, unsafe=unsafe, stream=text)
+    except SandboxUnavailable as exc:
+        print(json.dumps({"problems": [], "text": text.getvalue(), "error": f"cannot start a sandbox: {exc}"}))
+        return 1
+    summaries = [verdict_summary(verdict, problem) for verdict, problem in loaded]
+    print(json.dumps({"problems": summaries, "text": text.getvalue()}))
+    return 0 if summaries and all(summary["sound"] for summary in summaries) else 1
 
 
 def command_messages(args: argparse.Namespace) -> int:
@@ -175,6 +195,8 @@ def build_parser() -> argparse.ArgumentParser:
     selftest_parser = commands.add_parser("selftest", help="prove a problem's checks sound")
     selftest_parser.add_argument("problems", nargs="*", help="slugs or folders")
     selftest_parser.add_argument("--all", action="store_true", help="every folder under problems/")
+    selftest_parser.add_argument("--json", action="store_true",
+                                 help="print one JSON object: each problem's verdict as data, and the text report")
     selftest_parser.set_defaults(handler=command_selftest)
 
     messages_parser = commands.add_parser(

@@ -8,7 +8,10 @@ temperature multiplies the logits". A specific diagnosis then replaces the check
 
 What a mutant returns for an input never changes, so results are cached per input (the encoded arguments'
 digest) and mutant for the life of the process: a check that many learners fail costs each mutant's time once.
-Mutants are tried in order and the search stops at the first match.
+Mutants are tried in order and the search stops at the first match. Only mutants that change the failing
+function or something it reaches are run (grader.touches): the others compute the reference's value, which is
+never a diagnosis. Each run gets its own copy of the arguments (a mutant may write into them), made storage by
+storage so that views and aliasing between arguments stay as the check made them.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import torch
 
 from grader.calls import CallResult
 from grader.checks import tolerance
+from grader.touches import Changes, changes
 
 if TYPE_CHECKING:
     from grader.problems import Problem
@@ -39,43 +43,74 @@ MAX_ELEMENTS = 20_000
 NO_RESULT = object()  # the function raised, or the mutant has no such function
 
 
+@dataclass(frozen=True)
+class KnownMistake:
+    """A mutant, loaded: what it says to the learner, its module, and which definitions it changes."""
+
+    description: str
+    module: types.ModuleType
+    changes: Changes
+
+
 @dataclass
 class Diagnoser:
     """Lazily loads a problem's mutants into the judge, once, and answers `diagnose(call)`."""
 
     problem: Problem
-    _mutants: list[tuple[str, types.ModuleType]] | None = None
+    _mutants: list[KnownMistake] | None = None
     _cache: OrderedDict[tuple[str, str], dict[int, Any]] = field(default_factory=OrderedDict)
+    _suspects: dict[str, list[int]] = field(default_factory=dict)  # function -> the mutants that touch it
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def diagnose(self, call: CallResult) -> str | None:
         """The description of the first mutant that reproduces `call`'s value (and not the reference's), or None.
         Mutants are tried in order and stop at the first match. No time budget: a message must not depend on how
         busy the machine is; the size cap bounds the cost instead."""
-        if call.raised is not None or call.arguments is None or not call.input_key or _too_big(call.arguments):
+        if not self.would_try(call):
             return None
         mutants = self.mutants()  # loaded once per process
         key = (call.function, call.input_key)
         reference = self._output(key, -1, call)
         if reference is NO_RESULT:
             return None
-        for index, (description, _) in enumerate(mutants):
+        for index in self.suspects(call.function):
             output = self._output(key, index, call)
             if output is not NO_RESULT and same(output, call.value) and not same(output, reference):
-                return description
+                return mutants[index].description
         return None
 
-    def mutants(self) -> list[tuple[str, types.ModuleType]]:
+    def mutants(self) -> list[KnownMistake]:
         with self._lock:
             if self._mutants is None:
                 self._mutants = self._load()
             return self._mutants
 
-    def _load(self) -> list[tuple[str, types.ModuleType]]:
+    @staticmethod
+    def would_try(call: CallResult) -> bool:
+        """Whether `diagnose` runs any mutant for the call: not for one that raised, one whose input it did not
+        keep, or one over the size cap."""
+        return not (call.raised is not None or call.arguments is None or not call.input_key
+                    or _too_big(call.arguments))
+
+    def forget(self) -> None:
+        """Drop every cached result (the mutants stay loaded): the benchmark measures what a first failure costs."""
+        with self._lock:
+            self._cache.clear()
+
+    def suspects(self, function: str) -> list[int]:
+        """The indices, in order, of the mutants whose `function` may differ from the reference's."""
+        mutants = self.mutants()
+        with self._lock:
+            if function not in self._suspects:
+                self._suspects[function] = [i for i, m in enumerate(mutants) if m.changes.touches(function)]
+            return self._suspects[function]
+
+    def _load(self) -> list[KnownMistake]:
         from grader.problems import importable_as_helpers  # problems imports this module
 
         loaded = []
         try:
+            reference = self.problem.reference_source()
             sources = self.problem.mutant_sources()
         except Exception:  # noqa: BLE001 - a malformed mutant folder is selftest's to report; no diagnoses then
             log.warning("mutants of %s could not be read; no diagnoses", self.problem.slug, exc_info=True)
@@ -90,7 +125,7 @@ class Diagnoser:
             except Exception:  # noqa: BLE001 - a mutant that does not even import diagnoses nothing
                 log.warning("mutant %s of %s does not load", source.name, self.problem.slug, exc_info=True)
                 continue
-            loaded.append((_sentence(source.description), module))
+            loaded.append(KnownMistake(_sentence(source.description), module, changes(reference, source.code)))
         return loaded
 
     def _output(self, key: tuple[str, str], index: int, call: CallResult) -> Any:
@@ -99,7 +134,7 @@ class Diagnoser:
             if key in self._cache and index in self._cache[key]:
                 self._cache.move_to_end(key)
                 return self._cache[key][index]
-        module = self.problem.reference if index < 0 else self.mutants()[index][1]
+        module = self.problem.reference if index < 0 else self.mutants()[index].module
         args, kwargs = call.arguments  # type: ignore[misc]
         output = _run(getattr(module, call.function, None), args, kwargs)
         with self._lock:
@@ -120,10 +155,35 @@ def _run(function: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     if not callable(function):
         return NO_RESULT
     try:
+        args, kwargs = fresh_copy((args, kwargs))  # inside: an argument deepcopy refuses is no diagnosis either
         with torch.no_grad():
-            return function(*copy.deepcopy(args), **copy.deepcopy(kwargs))
+            return function(*args, **kwargs)
     except Exception:  # noqa: BLE001 - a mutant that raises here reproduces no value
         return NO_RESULT
+
+
+def fresh_copy(value: Any, memo: dict[Any, Any] | None = None) -> Any:
+    """A deep copy, made cheaply for the plain tensors checks pass: each storage copied once (so views and
+    aliases between arguments stay views and aliases), with the same offset, sizes, strides and requires_grad.
+    Anything else goes through copy.deepcopy, sharing the memo."""
+    memo = {} if memo is None else memo
+    if type(value) is torch.Tensor and value.layout == torch.strided and value.device.type != "meta" and value.is_leaf:
+        storage = value.untyped_storage()
+        # Keyed by the memory itself (each call of untyped_storage() gives a new Python object); an empty storage
+        # has no address to share.
+        where = ("storage", storage.device.type, storage.data_ptr())
+        copied = memo.get(where) if storage.data_ptr() else None
+        if copied is None:
+            copied = memo[where] = storage.clone()
+        clone = value.new_empty(0).set_(copied, value.storage_offset(), value.size(), value.stride())
+        return clone.requires_grad_(value.requires_grad)
+    if type(value) in (tuple, list):
+        return type(value)(fresh_copy(item, memo) for item in value)
+    if type(value) is dict:
+        return {key: fresh_copy(item, memo) for key, item in value.items()}
+    if value is None or type(value) in (int, float, bool, str, complex):
+        return value
+    return copy.deepcopy(value, memo)
 
 
 def same(a: Any, b: Any) -> bool:

@@ -33,7 +33,7 @@ import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from grader.problems import PROBLEMS_DIR, Mutant, MutantError, Problem, ProblemError, load_problem, parse_mutant
 from grader.report import Report
@@ -97,26 +97,65 @@ def run_selftest(
     """Self-test every folder, printing a report per problem and a final line. True when all are sound.
 
     Grades through `pool` when given (tests share one warm pool), else through one WorkerPool of its own."""
+    from grader.sandbox import SandboxUnavailable
+
+    out = _Printer(stream, color)
+    try:
+        loaded = selftest_verdicts(folders, unsafe=unsafe, stream=stream, color=color, pool=pool)
+    except SandboxUnavailable as exc:
+        out.line(out.red(f"selftest: cannot start a sandbox: {exc}"))
+        out.line("  (on a development machine without user namespaces, pass --unsafe-no-sandbox)")
+        return False
+    return _print_summary([verdict for verdict, _ in loaded], out)
+
+
+def selftest_verdicts(
+    folders: list[Path], *, unsafe: bool, stream: TextIO, color: bool = False, pool: WorkerPool | None = None
+) -> list[tuple[ProblemVerdict, Problem | None]]:
+    """Self-test every folder, printing a report per problem; each folder's verdict, with its problem when it
+    loaded. Raises SandboxUnavailable when no sandbox can be made (and `unsafe` is off)."""
     out = _Printer(stream, color)
     loaded: list[tuple[ProblemVerdict, Problem | None]] = [_load(folder) for folder in folders]
     if any(problem is not None for _, problem in loaded):
-        from grader.sandbox import SandboxUnavailable
+        with contextlib.ExitStack() as stack:
+            if pool is None:
+                from grader.pool import WorkerPool
 
-        try:
-            with contextlib.ExitStack() as stack:
-                if pool is None:
-                    from grader.pool import WorkerPool
-
-                    pool = stack.enter_context(WorkerPool(size=1, unsafe=unsafe))
-                _examine_all(loaded, pool, out)
-        except SandboxUnavailable as exc:
-            out.line(out.red(f"selftest: cannot start a sandbox: {exc}"))
-            out.line("  (on a development machine without user namespaces, pass --unsafe-no-sandbox)")
-            return False
+                pool = stack.enter_context(WorkerPool(size=1, unsafe=unsafe))
+            _examine_all(loaded, pool, out)
     else:
         for verdict, _ in loaded:
             _print_verdict(verdict, out)
-    return _print_summary([verdict for verdict, _ in loaded], out)
+    return loaded
+
+
+def verdict_summary(verdict: ProblemVerdict, problem: Problem | None) -> dict[str, Any]:
+    """A verdict as plain data (`selftest --json`, the author banner): sound or not and why, the clause x check
+    table, and each mutant with the checks that failed on it."""
+    checks = problem.checks if problem is not None else ()
+    clauses = [
+        {"id": clause.id, "text": clause.text,
+         "required": [c.id for c in checks if c.required and clause.id in c.clauses],
+         "advisory": [c.id for c in checks if not c.required and clause.id in c.clauses]}
+        for clause in (problem.clauses if problem is not None else ())
+    ]
+    return {
+        "slug": verdict.slug,
+        "sound": verdict.sound,
+        "loaded": verdict.loaded,
+        "failures": list(verdict.failures),
+        "warnings": list(verdict.warnings),
+        "reference_ms": verdict.reference_ms,
+        "budget_s": verdict.budget_s,
+        "checks": [{"id": c.id, "title": c.title, "required": c.required, "clauses": list(c.clauses)}
+                   for c in (problem.checks if problem is not None else ())],
+        "clauses": clauses,
+        "mutants": [
+            {"name": m.name, "caught": m.caught, "caught_by": m.caught_by, "failed_checks": m.failed_checks,
+             "trouble": m.trouble, "failed": [check for check, status in m.statuses.items() if status == "failed"]}
+            for m in verdict.mutants
+        ],
+    }
 
 
 def _examine_all(loaded: list[tuple[ProblemVerdict, Problem | None]], pool: WorkerPool, out: _Printer) -> None:

@@ -5,8 +5,9 @@
 Each grading process (a prefork child) opens its own database engine and keeps ONE warm
 grader.pool.WorkerPool (size 1: one grading at a time per process), made when the process starts
 (worker_process_init) so the first submission does not wait for torch to import, and closed when it stops.
-The task runs the same `app.grading.runner.grade_submission` as the in-process backend. Each grading process
-also keeps a heartbeat key in Redis (what /metrics counts as workers) and listens for the learners' stops
+The task runs the same `app.grading.runner.grade_submission` as the in-process backend, after looking again at
+the submission's problem folder (live reload, as the web server's catalog does). Each grading process also
+keeps a heartbeat key in Redis (what /metrics counts as workers) and listens for the learners' stops
 (app.grading.stops.RedisStops)."""
 
 from __future__ import annotations
@@ -128,14 +129,15 @@ class WorkerContext:
         if slug is None:
             logger.info("submission %s no longer exists; nothing to grade", submission_id)
             return
+        problems = current_problems(self.catalog, slug, reload=self.settings.problems_reload_s > 0)
         grade_submission(
             session_factory=self.session_factory,
             submission_id=submission_id,
-            problems=self.catalog,
+            problems=problems,
             pool=self.pool,
             bus=self.bus,
             # A redelivered task takes over a `running` submission only once its grader's lease ran out.
-            stale_before=stale_before(self.catalog.get(slug), self.settings.grading_lease_margin_s),
+            stale_before=stale_before(problems.get(slug), self.settings.grading_lease_margin_s),
             stops=self.stops,  # the learner's Stop, published by the web side (app.grading.stops)
             slow_call_s=self.settings.slow_call_s,
         )
@@ -146,6 +148,19 @@ class WorkerContext:
         self.pool.close()
         self.bus.close()
         self.engine.dispose()
+
+
+def current_problems(catalog: ProblemCatalog, slug: str, *, reload: bool) -> ProblemCatalog:
+    """The catalog, with `slug`'s folder looked at again just now when live reload is on (the web server's
+    PAPERLAB_PROBLEMS_RELOAD_S > 0): a worker never grades with an older battery than the statement the web
+    already shows, nor misses a problem added since it started. Looking costs a stat per file of that one
+    folder; a folder that no longer loads keeps its last good version, as on the web server."""
+    if reload:
+        try:
+            catalog.refresh(only=slug)
+        except Exception:  # noqa: BLE001 - grading with the version already loaded beats not grading at all
+            logger.exception("looking again at problem folder %r failed; grading with the loaded version", slug)
+    return catalog
 
 
 def worker_context() -> WorkerContext:

@@ -28,6 +28,21 @@ async function renderMathIfAny() {
   renderMath(document);
 }
 
+// Author mode only: the banner's self-test, and the page's TeX errors and too-wide equations, measured once the
+// math is laid out in its final fonts.
+async function initAuthorBannerIfAny(mathRendered) {
+  const banner = document.getElementById("author-banner");
+  if (!banner) return;
+  const { initAuthorBanner, showMathIssues } = await import("./author.js");
+  initAuthorBanner(banner);
+  await mathRendered;
+  if (!document.querySelector(".math")) return;
+  await document.fonts?.ready;
+  await new Promise((resolve) => requestAnimationFrame(() => resolve()));
+  const { mathIssues } = await import("./math.js");
+  showMathIssues(banner, mathIssues(document));
+}
+
 async function drawExperimentFromPage(container, options) {
   const data = document.getElementById("experiment-data");
   if (!container || !data) return;
@@ -38,7 +53,8 @@ async function drawExperimentFromPage(container, options) {
 async function start() {
   localiseTimes(document);
   const page = document.body.dataset.page;
-  await Promise.all([renderMathIfAny(), pages[page]?.()]);
+  const mathRendered = renderMathIfAny();
+  await Promise.all([mathRendered, pages[page]?.(), initAuthorBannerIfAny(mathRendered)]);
   document.documentElement.dataset.ready = "true"; // lets tests (and curious people) know the page is wired
 }
 

@@ -6,6 +6,7 @@ land in test-artifacts/browser/ (git-ignored) for a human to look at."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -15,6 +16,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, ConsoleMessage, sync_playwright
@@ -36,16 +38,17 @@ def _healthy(url: str) -> bool:
         return False
 
 
-@pytest.fixture(scope="session")
-def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+@contextlib.contextmanager
+def serve(var_dir: Path, *, env: dict[str, str] | None = None, args: tuple[str, ...] = ()) -> Iterator[str]:
+    """`python -m app serve` on a free port with a throw-away database under var_dir; yields its base URL."""
     if not (REPO / "static" / "dist" / "app.js").is_file():
         pytest.fail("static/dist/app.js is missing: build the bundle first (`make setup` or `npm run build`)")
-    var_dir = tmp_path_factory.mktemp("paperlab-var")
     port = _free_port()
-    env = {
+    environment = {
         **os.environ,
         "PAPERLAB_VAR_DIR": str(var_dir),
         "DATABASE_URL": f"sqlite:///{var_dir}/db.sqlite",
+        **(env or {}),
     }
     python = REPO / ".venv" / "bin" / "python"
     log_path = var_dir / "server.log"
@@ -60,9 +63,10 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 "127.0.0.1",
                 "--port",
                 str(port),
+                *args,
             ],
             cwd=REPO,
-            env=env,
+            env=environment,
             stdout=log,
             stderr=subprocess.STDOUT,
         )
@@ -85,6 +89,12 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
+def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with serve(tmp_path_factory.mktemp("paperlab-var")) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
 def browser() -> Iterator[Browser]:
     if not CHROMIUM.exists():
         found = shutil.which("chromium")
@@ -99,12 +109,13 @@ def browser() -> Iterator[Browser]:
         chromium.close()
 
 
-@pytest.fixture
-def learner(browser: Browser, live_server: str, request: pytest.FixtureRequest) -> Iterator[Learner]:
+@contextlib.contextmanager
+def open_tab(browser: Browser, base_url: str, name: str) -> Iterator[Learner]:
+    """A fresh browser context (a new learner) on `base_url`; fails the test if its pages logged errors."""
     context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-GB", timezone_id="UTC")
     context.set_default_timeout(15_000)
     page = context.new_page()
-    tab = Learner(page=page, base_url=live_server, name=request.node.name.removeprefix("test_"))
+    tab = Learner(page=page, base_url=base_url, name=name)
 
     def on_console(message: ConsoleMessage) -> None:
         # 4xx pages (the locked notes) log their own status as a failed resource; that is not a bug.
@@ -116,3 +127,9 @@ def learner(browser: Browser, live_server: str, request: pytest.FixtureRequest) 
     yield tab
     context.close()
     assert not tab.problems, "the page logged errors:\n" + "\n".join(tab.problems)
+
+
+@pytest.fixture
+def learner(browser: Browser, live_server: str, request: pytest.FixtureRequest) -> Iterator[Learner]:
+    with open_tab(browser, live_server, request.node.name.removeprefix("test_")) as tab:
+        yield tab

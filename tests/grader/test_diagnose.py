@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from grader.calls import CallResult
-from grader.diagnose import same
+from grader.diagnose import fresh_copy, same
 from grader.judge import grade
 from grader.pool import WorkerPool
 from grader.problems import PROBLEMS_DIR, load_problem
@@ -68,3 +68,36 @@ def test_the_reference_gets_no_diagnosis_on_a_check_it_passes(sandbox_pool: Work
     problem = load_problem(PROBLEMS_DIR / "simclr")
     report = grade(problem, problem.reference_source(), pool=sandbox_pool)
     assert report.solved and not any("known mistake" in check.message for check in report.checks)
+
+
+def test_each_mutant_gets_a_copy_of_the_arguments_with_views_and_aliases_as_the_check_made_them() -> None:
+    queue = torch.arange(12.0).reshape(4, 3)
+    column_view = queue.t()[1:]  # a non-contiguous view of the same storage
+    leaf = torch.ones(2, requires_grad=True)
+    (args, kwargs) = fresh_copy(((queue, column_view, 3, "x"), {"same": queue, "leaf": leaf}))
+    copied, view = args[0], args[1]
+    assert copied.untyped_storage().data_ptr() != queue.untyped_storage().data_ptr()
+    assert view.untyped_storage().data_ptr() == copied.untyped_storage().data_ptr()  # still a view of it
+    assert (view.stride(), view.storage_offset(), view.is_contiguous()) == (column_view.stride(), 1, False)
+    assert kwargs["same"].untyped_storage().data_ptr() == copied.untyped_storage().data_ptr()
+    assert kwargs["leaf"].requires_grad and kwargs["leaf"].is_leaf
+    copied.zero_()  # a mutant writing into its arguments
+    assert view.abs().sum() == 0 and queue.sum() == 66  # reaches its own copies, never the check's tensors
+    assert args[2:] == (3, "x")
+
+
+@pytest.mark.parametrize(
+    "function, mutant, tried",
+    [
+        pytest.param("moco_loss", "temperature_multiplies.py", True, id="a-loss-mutant-for-the-loss"),
+        pytest.param("momentum_update", "temperature_multiplies.py", False, id="a-loss-mutant-for-the-update"),
+        pytest.param("momentum_update", "ema_weights_swapped.py", True, id="an-update-mutant-for-the-update"),
+        pytest.param("enqueue", "ema_weights_swapped.py", False, id="an-update-mutant-for-the-queue"),
+    ],
+)
+def test_only_the_mutants_that_change_the_failing_function_are_run(function: str, mutant: str, tried: bool) -> None:
+    problem = load_problem(PROBLEMS_DIR / "moco")
+    assert problem.diagnoser is not None
+    names = [s.name for s in problem.mutant_sources() if s.description]
+    suspects = {names[index] for index in problem.diagnoser.suspects(function)}
+    assert (mutant in suspects) is tried

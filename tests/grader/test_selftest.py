@@ -1,6 +1,7 @@
 """`python -m grader selftest`: a sound problem passes; each way a battery can be unsound is caught and named."""
 
 import io
+import json
 import re
 import shutil
 
@@ -9,7 +10,7 @@ import pytest
 from grader.pool import WorkerPool
 from grader.problems import load_problem
 from grader.scaffold import create_problem
-from grader.selftest import lint_problem, run_selftest
+from grader.selftest import lint_problem, run_selftest, selftest_verdicts, verdict_summary
 
 
 @pytest.fixture(scope="module")
@@ -307,3 +308,26 @@ def test_the_corpus_is_measured_against_the_catalogue_bar(problem, selftest):
     assert "warning: mutants with no description (the first docstring line is what a learner" in output
     assert ("warning: below the catalogue's bar for a finished problem: 4 mutants (the catalogue asks 12), 1 mutants "
             "with a Source: line (4), 2 variants (3)") in output
+
+
+def summary_of(problem, pool):
+    (verdict, loaded), = selftest_verdicts([problem], unsafe=True, stream=io.StringIO(), pool=pool)
+    return json.loads(json.dumps(verdict_summary(verdict, loaded)))  # what `selftest --json` prints
+
+
+def test_the_json_summary_of_a_sound_problem_has_its_tables(problem, pool):
+    summary = summary_of(problem, pool)
+    assert summary["sound"] is True and summary["failures"] == []
+    clauses = {clause["id"]: clause for clause in summary["clauses"]}
+    assert clauses["normalize_rows.zero_row"]["required"] == ["normalize_rows.zero_row"]
+    assert sorted(m["name"] for m in summary["mutants"]) == sorted(p.name for p in (problem / "mutants").glob("*.py"))
+    assert all(m["caught"] and m["caught_by"] in m["failed"] for m in summary["mutants"])
+
+
+def test_the_json_summary_of_an_unsound_problem_names_what_is_wrong(problem, pool):
+    shutil.copy(problem / "reference.py", problem / "mutants" / "not_really_wrong.py")
+    summary = summary_of(problem, pool)
+    assert summary["sound"] is False
+    (uncaught,) = [m for m in summary["mutants"] if not m["caught"]]
+    assert uncaught["name"] == "not_really_wrong.py" and uncaught["failed"] == []
+    assert any(failure.startswith("mutant not_really_wrong.py") for failure in summary["failures"])

@@ -75,7 +75,7 @@ def test_a_named_mistake_reproduces_what_the_submission_returned(
     monkeypatch.setattr(diagnoser, "diagnose", recording)
     source = next(s for s in problem.mutant_sources() if s.name == mutant)
     report = judge.grade(problem, source.code, pool=sandbox_pool)
-    modules = dict(diagnoser.mutants())
+    modules = {mistake.description: mistake.module for mistake in diagnoser.mutants()}
     for call, description in named:
         assert description in modules, description
         reproduced = recompute(modules[description], call)
