@@ -2,16 +2,17 @@
 
 A problem's mutants are known-wrong solutions whose first docstring line says the bug in the learner's words.
 When a check fails on a call, the judge runs every mutant's version of that function on the same input (in
-the judge's process: mutants are trusted files of the problem, like the reference) and names the first one
-whose result matches the learner's while differing from the reference's: "this is what you get when the
-temperature multiplies the logits". A specific diagnosis then replaces the check's generic hint.
+the judge's process: mutants are trusted files of the problem, like the reference) and names the one whose
+result matches the learner's while differing from the reference's: "this is what you get when the temperature
+multiplies the logits". When several match, this input cannot tell them apart and all are named. A specific
+diagnosis then replaces the check's generic hint.
 
 What a mutant returns for an input never changes, so results are cached per input (the encoded arguments'
 digest) and mutant for the life of the process: a check that many learners fail costs each mutant's time once.
-Mutants are tried in order and the search stops at the first match. Only mutants that change the failing
-function or something it reaches are run (grader.touches): the others compute the reference's value, which is
-never a diagnosis. Each run gets its own copy of the arguments (a mutant may write into them), made storage by
-storage so that views and aliasing between arguments stay as the check made them.
+Only mutants that change the failing function or something it reaches are run (grader.touches): the others
+compute the reference's value, which is never a diagnosis. Each run gets its own copy of the arguments (a mutant
+may write into them), made storage by storage so that views and aliasing between arguments stay as the check
+made them.
 """
 
 from __future__ import annotations
@@ -47,9 +48,10 @@ NO_RESULT = object()  # the function raised, or the mutant has no such function
 class KnownMistake:
     """A mutant, loaded: what it says to the learner, its module, and which definitions it changes."""
 
-    description: str
+    description: str  # the sentence a learner reads when this is the only mistake that fits
     module: types.ModuleType
     changes: Changes
+    mistake: str = ""  # the mistake alone, lower case, no full stop: for naming several at once
 
 
 @dataclass
@@ -63,21 +65,29 @@ class Diagnoser:
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def diagnose(self, call: CallResult) -> str | None:
-        """The description of the first mutant that reproduces `call`'s value (and not the reference's), or None.
-        Mutants are tried in order and stop at the first match. No time budget: a message must not depend on how
-        busy the machine is; the size cap bounds the cost instead."""
+        """What the known mistakes that reproduce `call`'s value (and not the reference's) say, or None. Every
+        mutant that could is tried: when several give this very value, this input cannot tell them apart, and
+        naming only the first could name the wrong one (a hint must never lie), so all are named. No time
+        budget: a message must not depend on how busy the machine is; the size cap bounds the cost instead."""
+        return naming(self.matches(call))
+
+    def matches(self, call: CallResult) -> list[KnownMistake]:
+        """Every known mistake (distinct descriptions, in the mutants' order) whose result for `call`'s input
+        equals the learner's and differs from the reference's."""
         if not self.would_try(call):
-            return None
+            return []
         mutants = self.mutants()  # loaded once per process
         key = (call.function, call.input_key)
         reference = self._output(key, -1, call)
         if reference is NO_RESULT:
-            return None
+            return []
+        found: list[KnownMistake] = []
         for index in self.suspects(call.function):
             output = self._output(key, index, call)
             if output is not NO_RESULT and same(output, call.value) and not same(output, reference):
-                return mutants[index].description
-        return None
+                if all(m.description != mutants[index].description for m in found):
+                    found.append(mutants[index])
+        return found
 
     def mutants(self) -> list[KnownMistake]:
         with self._lock:
@@ -125,7 +135,8 @@ class Diagnoser:
             except Exception:  # noqa: BLE001 - a mutant that does not even import diagnoses nothing
                 log.warning("mutant %s of %s does not load", source.name, self.problem.slug, exc_info=True)
                 continue
-            loaded.append(KnownMistake(_sentence(source.description), module, changes(reference, source.code)))
+            loaded.append(KnownMistake(sentence(source.description), module, changes(reference, source.code),
+                                      mistake_phrase(source.description)))
         return loaded
 
     def _output(self, key: tuple[str, str], index: int, call: CallResult) -> Any:
@@ -206,8 +217,40 @@ def same(a: Any, b: Any) -> bool:
     return type(a) is type(b) and bool(a == b)
 
 
-def _sentence(description: str) -> str:
+MAX_NAMED = 3  # known mistakes named in one diagnosis; more are counted
+
+
+def sentence(description: str) -> str:
     text = description.strip().rstrip(".")
     if text.lower().startswith("this is what you get"):
         return f"{text}."
-    return f"Your result matches a known mistake: {text[0].lower()}{text[1:]}."
+    return f"Your result matches a known mistake: {_lower_first_word(text)}."
+
+
+def mistake_phrase(description: str) -> str:
+    """'This is what you get when the logits are divided twice.' -> 'the logits are divided twice'."""
+    text = description.strip().rstrip(".")
+    for opening in ("this is what you get when ", "this is what you get if "):
+        if text.lower().startswith(opening):
+            text = text[len(opening):]
+            break
+    return _lower_first_word(text)
+
+
+def _lower_first_word(text: str) -> str:
+    """'The KL is a mean' -> 'the KL is a mean'; a name or a symbol keeps its case ('PyTorch's', 'T', 'KL')."""
+    word = text.split(" ", 1)[0]
+    if len(word) > 1 and word[0].isupper() and word[1:].islower():
+        return word.lower() + text[len(word):]
+    return text
+
+
+def naming(matches: list[KnownMistake]) -> str | None:
+    if not matches:
+        return None
+    if len(matches) == 1:
+        return matches[0].description
+    named = "; ".join(f"({number}) {m.mistake}" for number, m in enumerate(matches[:MAX_NAMED], start=1))
+    more = len(matches) - MAX_NAMED
+    return (f"Your result matches {len(matches)} known mistakes, which this input cannot tell apart: {named}"
+            + (f"; and {more} more." if more > 0 else "."))

@@ -3,14 +3,17 @@ the check's generic hint; no mistake is named for a value no mutant reproduces, 
 
 from __future__ import annotations
 
+import types
+
 import pytest
 import torch
 
 from grader.calls import CallResult
-from grader.diagnose import fresh_copy, same
+from grader.diagnose import KnownMistake, fresh_copy, mistake_phrase, naming, same, sentence
 from grader.judge import grade
 from grader.pool import WorkerPool
 from grader.problems import PROBLEMS_DIR, load_problem
+from grader.touches import ANYTHING, Changes
 
 
 @pytest.mark.parametrize(
@@ -101,3 +104,28 @@ def test_only_the_mutants_that_change_the_failing_function_are_run(function: str
     names = [s.name for s in problem.mutant_sources() if s.description]
     suspects = {names[index] for index in problem.diagnoser.suspects(function)}
     assert (mutant in suspects) is tried
+
+
+def _mistake(text: str) -> KnownMistake:
+    return KnownMistake(sentence(text), types.ModuleType("m"), Changes(frozenset({ANYTHING})), mistake_phrase(text))
+
+
+@pytest.mark.parametrize(
+    ("descriptions", "expected"),
+    [
+        pytest.param([], None, id="none"),
+        pytest.param(["This is what you get when T multiplies."],
+                     "This is what you get when T multiplies.", id="one-says-its-own-sentence"),
+        pytest.param(["This is what you get when T multiplies.", "The KL is a mean."],
+                     "Your result matches 2 known mistakes, which this input cannot tell apart: (1) T multiplies; "
+                     "(2) the KL is a mean.", id="two-are-both-named"),
+        pytest.param(["Alpha.", "Beta.", "Gamma.", "Delta.", "Epsilon."],
+                     "Your result matches 5 known mistakes, which this input cannot tell apart: (1) alpha; (2) beta; "
+                     "(3) gamma; and 2 more.", id="five-name-three-and-count-the-rest"),
+        pytest.param(["PyTorch's min is used.", "KL is a mean."],
+                     "Your result matches 2 known mistakes, which this input cannot tell apart: (1) PyTorch's min is "
+                     "used; (2) KL is a mean.", id="names-keep-their-case"),
+    ],
+)
+def test_every_mistake_that_fits_is_named(descriptions: list[str], expected: str | None) -> None:
+    assert naming([_mistake(text) for text in descriptions]) == expected

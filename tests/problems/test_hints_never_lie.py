@@ -2,8 +2,8 @@
 here independently of the diagnoser and its cache, equals what the submission returned on that very input and
 differs from the reference's; and no problem's [[hints]] text is empty or repeated.
 
-Every kept mutant of every problem is graded as a submission: the named mistake may be another mutant than the
-one graded (two mistakes can coincide on an input), but then it reproduces that input's value too."""
+Every kept mutant of every problem is graded as a submission: when two mistakes coincide on an input, both are
+named, each reproduces that input's value, and the mistake of the mutant graded is always among them."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import torch
 
 from grader import judge
 from grader.calls import CallResult
-from grader.diagnose import same
+from grader.diagnose import KnownMistake, naming, same, sentence
 from grader.pool import WorkerPool
 from grader.problems import Problem, discover
 
@@ -63,23 +63,27 @@ def test_a_named_mistake_reproduces_what_the_submission_returned(
     problem = BY_SLUG[slug]
     diagnoser = problem.diagnoser
     assert diagnoser is not None
-    named: list[tuple[CallResult, str]] = []
-    diagnose = diagnoser.diagnose
+    named: list[tuple[CallResult, list[KnownMistake]]] = []
+    matches = diagnoser.matches
 
-    def recording(call: CallResult) -> str | None:
-        description = diagnose(call)
-        if description is not None:
-            named.append((call, description))
-        return description
+    def recording(call: CallResult) -> list[KnownMistake]:
+        found = matches(call)
+        if found:
+            named.append((call, found))
+        return found
 
-    monkeypatch.setattr(diagnoser, "diagnose", recording)
+    monkeypatch.setattr(diagnoser, "matches", recording)
     source = next(s for s in problem.mutant_sources() if s.name == mutant)
     report = judge.grade(problem, source.code, pool=sandbox_pool)
-    modules = {mistake.description: mistake.module for mistake in diagnoser.mutants()}
-    for call, description in named:
-        assert description in modules, description
-        reproduced = recompute(modules[description], call)
-        assert same(reproduced, call.value), f"{call.call}: '{description}' does not reproduce the submission's value"
+    own = next(m for m in diagnoser.mutants() if m.description == sentence(source.description))
+    for call, found in named:
+        for mistake in found:
+            reproduced = recompute(mistake.module, call)
+            assert same(reproduced, call.value), f"{call.call}: '{mistake.mistake}' does not reproduce the value"
         assert not same(recompute(problem.reference, call), call.value), f"{call.call}: the reference gives it too"
-        shown = [check.message for check in report.checks if description in check.message]
-        assert shown, f"the diagnosis '{description}' was made but no check shows it"
+        # The graded mutant is the submission: whatever else this input cannot tell apart from it, its own
+        # mistake is among those named, so the true cause is never left out.
+        assert own.description in {m.description for m in found}, f"{call.call}: '{own.mistake}' is not named"
+        text = naming(found)
+        assert text is not None and any(text in check.message for check in report.checks), \
+            f"the diagnosis '{text}' was made but no check shows it"
