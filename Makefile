@@ -51,8 +51,9 @@ bench: setup
 	$(PY) -m bench
 
 # The sandbox on the unified cgroup v2 hierarchy (most servers boot with it; these machines use v1): a Debian 12
-# guest under QEMU runs the probe, the hostile limit and isolation tests and MoCo gradings, as root and as a user
-# holding a delegated subtree. The guest image is cached in ~/.cache/paperlab-cgroup2-guest (scripts/cgroup2-guest).
+# guest under QEMU runs the probe, the hostile limit and isolation tests and MoCo gradings, as root, as a user
+# holding a delegated subtree and in a private cgroup namespace (10-12 min here). The guest image is cached in
+# ~/.cache/paperlab-cgroup2-guest (scripts/cgroup2-guest).
 test-cgroup2: $(PY_STAMP)
 	PYTHON=$(abspath $(PY)) scripts/cgroup2-guest/run.sh
 

@@ -155,7 +155,8 @@ class ChildExited:
 class LoadRequest:
     """Judge -> child, once: the submission and everything it runs under. `key` (hex) signs the child's replies;
     `modules`: sources importable beside it (a problem's helpers.py); `banned_calls`: dotted names of library
-    functions replaced, before it loads, by one that refuses."""
+    functions replaced, before it loads, by one that refuses; `processes_capped`: the child's own cgroup caps its
+    processes (pids.max), so the child leaves RLIMIT_NPROC alone (grader.worker.child_rlimits says why)."""
 
     code: str
     seed: int
@@ -163,10 +164,12 @@ class LoadRequest:
     modules: Mapping[str, str]
     banned_calls: tuple[str, ...]
     key: str
+    processes_capped: bool
 
     def to_wire(self) -> dict[str, Any]:
         return {"op": "load", "code": self.code, "seed": self.seed, "limits": dict(self.limits),
-                "modules": dict(self.modules), "banned_calls": list(self.banned_calls), "key": self.key}
+                "modules": dict(self.modules), "banned_calls": list(self.banned_calls), "key": self.key,
+                "processes_capped": self.processes_capped}
 
 
 EXCEPTION_FIELDS = frozenset({"type", "mro", "message", "traceback"})

@@ -69,7 +69,8 @@ class WorkerSession:
             self.child = self.template.take_child(self.limits)
         self.child.cancel = self.cancel
         request = LoadRequest(code=self.code, seed=self.seed, limits=self.limits.model_dump(), modules=self.modules,
-                              banned_calls=self.banned_calls, key=self.child.key.hex())
+                              banned_calls=self.banned_calls, key=self.child.key.hex(),
+                              processes_capped=self.child.cgroup is not None)
         # A restart late in the submission gets what is left of its total time, and a time-out then says so.
         timeout, total_s = self._within_total(self.limits.load_timeout_s)
         self._started_call("")

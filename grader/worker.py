@@ -483,14 +483,11 @@ def _current_limits() -> dict[int, tuple[int, int]]:
             for name in dir(resource) if name.startswith("RLIMIT_")}
 
 
-def _apply_limits(limits: dict[str, Any]) -> None:
-    """Set every resource limit of this child from the template's pristine limits, never from what it inherited
-    (a submission once lowered the template's limits and every later child failed while loading)."""
-    vm_data_kb = 0
-    with open("/proc/self/status") as status:
-        for line in status:
-            if line.startswith("VmData:"):
-                vm_data_kb = int(line.split()[1])
+def child_rlimits(limits: dict[str, Any], *, vm_data_kb: int, processes_capped: bool) -> dict[int, int]:
+    """The resource limits a child sets, by resource. RLIMIT_NPROC counts every process of the user, the
+    template's and the other children's included, and is ignored for root: where the child's own cgroup caps
+    its processes (pids.max) the child leaves it as the template had it, so that a fork or thread bomb runs into
+    pids.max and its verdict names the process limit. Without a cgroup, RLIMIT_NPROC is the only cap there is."""
     wanted = {
         resource.RLIMIT_DATA: vm_data_kb * 1024 + int(limits["memory_mb"]) * 1024 * 1024,
         resource.RLIMIT_CPU: int(limits["cpu_time_s"]),
@@ -498,8 +495,21 @@ def _apply_limits(limits: dict[str, Any]) -> None:
         resource.RLIMIT_NOFILE: int(limits["open_files"]),
         resource.RLIMIT_CORE: 0,
         resource.RLIMIT_MSGQUEUE: 0,  # no POSIX message queue bytes (seccomp refuses mq_open too)
-        resource.RLIMIT_NPROC: int(limits["max_processes"]),  # effective only when not mapped to root
     }
+    if not processes_capped:
+        wanted[resource.RLIMIT_NPROC] = int(limits["max_processes"])  # effective only when not mapped to root
+    return wanted
+
+
+def _apply_limits(limits: dict[str, Any], *, processes_capped: bool) -> None:
+    """Set every resource limit of this child from the template's pristine limits, never from what it inherited
+    (a submission once lowered the template's limits and every later child failed while loading)."""
+    vm_data_kb = 0
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmData:"):
+                vm_data_kb = int(line.split()[1])
+    wanted = child_rlimits(limits, vm_data_kb=vm_data_kb, processes_capped=processes_capped)
     for which, (soft, hard) in (_PRISTINE_LIMITS or _current_limits()).items():
         if which in wanted:
             # CPU: SIGXCPU at the soft limit (reported as the limit), SIGKILL one second later
@@ -792,8 +802,10 @@ def _child(job_fd: int, *, warm: bool) -> None:
     parent = os.getppid()  # the template
     seccomp.install([parent, os.getpgid(parent), 1])
     namespace = _learner_namespace()
-    learner = LearnerThread(namespace)  # after seccomp (a filter binds the threads made after it), before the
-    _apply_limits(limits)  # limits, so its stack counts in the baseline and not against the learner's memory
+    # after seccomp (a filter binds the threads made after it), before the limits, so its stack counts in the
+    # baseline and not against the learner's memory
+    learner = LearnerThread(namespace)
+    _apply_limits(limits, processes_capped=header["processes_capped"] is True)
     output = Output(namespace, int(limits["output_kb"]) * 1024)
     sys.stdout = sys.stderr = output.writer
     _ban(header["banned_calls"], namespace)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Inside the guest, as root: run the focused set as root, as an unprivileged user holding a subtree delegated
-# the way systemd's Delegate=yes does it, and (a shorter set) as root of a private cgroup namespace.
+# the way systemd's Delegate=yes does it, and (the probe and two bombs) as root of a private cgroup namespace.
 set -u
 steps=scripts/cgroup2-guest/guest-steps.sh
 # paperlab.modes=a,b on the kernel command line runs only those (run.sh's CGROUP2_GUEST_MODES, for debugging).
@@ -34,5 +34,5 @@ scope=/sys/fs/cgroup/system.slice/docker-paperlab.scope
 wanted container || exit 0
 mkdir -p "$scope"
 sh -c 'echo $$ >"$1/cgroup.procs" && exec unshare --cgroup --mount --propagation private \
-  sh -c "umount /sys/fs/cgroup && mount -t cgroup2 cgroup2 /sys/fs/cgroup && CGROUP2_STEPS=limits exec sh \"\$0\" container /sys/fs/cgroup" \
+  sh -c "umount /sys/fs/cgroup && mount -t cgroup2 cgroup2 /sys/fs/cgroup && CGROUP2_STEPS=container exec sh \"\$0\" container /sys/fs/cgroup" \
   "$2"' sh "$scope" "$steps"

@@ -4,7 +4,9 @@
 # Builds (once, then cached) a guest of Debian's own kernel and a minbase root file system with the project's
 # dependencies (build-image.sh), adds this checkout's files as a second initramfs archive, boots it with cgroup
 # v1 disabled, and collects the guest's result lines from the serial console (summarise.py). Fails on any
-# failed, skipped, missing or timed-out test. Software emulation (TCG): KVM guests hang on these hosts.
+# failed, skipped, missing or timed-out test. Software emulation (TCG): KVM guests fail on these hosts (nested
+# KVM: with -cpu host QEMU aborts setting MSR 0x10a; without that MSR, or with -cpu kvm64, the guest hangs
+# before the kernel prints its first line).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)

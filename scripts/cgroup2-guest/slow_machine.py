@@ -8,9 +8,9 @@ TEMPLATE_START_S = 900.0
 
 
 def allow_slow_template_start() -> None:
-    from grader import pool
+    from grader import pool, template
 
-    pool.ZYGOTE_START_TIMEOUT_S = TEMPLATE_START_S
-    pool.Zygote.start.__defaults__ = (TEMPLATE_START_S,)  # bound when the method was defined
+    template.TEMPLATE_START_TIMEOUT_S = TEMPLATE_START_S
+    template.Template.start.__defaults__ = (TEMPLATE_START_S,)  # bound when the method was defined
     session = pool.WorkerPool.session.__wrapped__  # type: ignore[attr-defined]  # under @contextmanager
     session.__kwdefaults__ = {**session.__kwdefaults__, "wait_s": TEMPLATE_START_S}

@@ -21,12 +21,14 @@ LIMIT_TESTS = (
 CONCURRENT_TEST = "tests/hostile/test_limits_emulated.py::test_concurrent_submissions_cannot_see_each_others_tmp"
 TREE_TEST = "tests/hostile/test_cgroup_tree.py::test_several_gradings_each_run_in_a_fresh_capped_leaf_killed_whole"
 PROBE_TEST = "scripts/cgroup2-guest/test_guest_probe.py::test_probe_reports_the_v2_layout_and_the_subtree_it_uses"
-FULL = ("hostile", "moco-correct", "moco-wrong", PROBE_TEST, *LIMIT_TESTS, CONCURRENT_TEST, TREE_TEST)
+MOCO_TESTS = tuple(f"tests/hostile/test_moco_emulated.py::test_moco_is_graded_in_the_sandbox_with_the_expected_"
+                   f"verdict[{verdict}]" for verdict in ("correct", "known-wrong"))
+FULL = ("hostile", PROBE_TEST, *LIMIT_TESTS, CONCURRENT_TEST, TREE_TEST, *MOCO_TESTS)
 # What each run must report (guest-tests.sh); True: it also runs the isolation tests, whatever their number.
 MODES: dict[str, tuple[tuple[str, ...], bool]] = {
     "root": (FULL, True),
     "delegated": (FULL, True),
-    "container": (("limits", PROBE_TEST, *LIMIT_TESTS), False),
+    "container": (("container", PROBE_TEST, LIMIT_TESTS[0], LIMIT_TESTS[3]), False),
 }
 ISOLATION_PREFIX = "tests/hostile/test_isolation.py::"
 RESULT = re.compile(r"^CGROUP2-RESULT (\{.*\})\s*$")

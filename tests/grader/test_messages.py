@@ -91,8 +91,9 @@ def test_control_messages_parse_only_as_their_own_kind(kind: Any, message: dict[
 def test_requests_always_send_every_field() -> None:
     # The worker reads requests with plain indexing: a field the judge left out would end the child.
     assert ForkRequest(ahead=True).to_wire() == {"op": "fork", "ahead": True}
-    assert set(LoadRequest(code="", seed=0, limits={}, modules={}, banned_calls=(), key="00").to_wire()) == {
-        "op", "code", "seed", "limits", "modules", "banned_calls", "key"}
+    load = LoadRequest(code="", seed=0, limits={}, modules={}, banned_calls=(), key="00", processes_capped=True)
+    assert set(load.to_wire()) == {"op", "code", "seed", "limits", "modules", "banned_calls", "key",
+                                   "processes_capped"}
     wire = CallsRequest((Call(function="f", arguments={"tuple": []}),)).to_wire(None)
     assert wire == {"op": "calls", "calls": [{"function": "f", "arguments": {"tuple": []}, "grads": [],
                                               "grad_output": None}], "arena": {"size": 0, "blobs": []}}
