@@ -21,7 +21,7 @@ def load(name: str, module_name: str):
 
 @pytest.fixture(scope="module")
 def ref():
-    return load_problem("moco").reference  # it imports helpers.py, which load_problem makes importable meanwhile
+    return load_problem("moco").reference  # it imports helpers.py: load_problem makes that work
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from grader.problems import load_problem
 
 @pytest.fixture(scope="module")
 def ref():
-    return load_problem("simclr").reference  # it imports helpers.py, which load_problem makes importable meanwhile
+    return load_problem("simclr").reference  # it imports helpers.py: load_problem makes that work
 
 
 def test_hand_example(ref):
