@@ -4,8 +4,8 @@ An invalid folder is logged and listed (`/healthz` `invalid_problems`, with file
 takes the site down. A folder that loaded once and then breaks keeps serving its last good version until it
 loads again. `refresh()` reloads exactly the folders whose files changed (by size and mtime), and
 `start_watching()` calls it from a daemon thread every few seconds, so an author's save shows up without a
-restart. Statements are rendered once per load; notes only by the notes page (after the server has checked the
-learner solved the problem).
+restart. Statements (and helpers.py, highlighted) are rendered once per load; notes only by the notes page
+(after the server has checked the learner solved the problem).
 
 Readers never lock: every refresh builds new `entries` and `invalid` dicts and swaps them in whole, so a
 request that read `catalog.entries` keeps a consistent view even while a reload runs.
@@ -25,7 +25,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from app.errors import NotFound
-from app.markdown import render_markdown
+from app.markdown import highlight_code, render_markdown
 from grader import Problem, ProblemError, discover, load_problem
 
 logger = logging.getLogger(__name__)
@@ -69,6 +69,7 @@ def invalid_problem(slug: str, error: str, problems_dir: Path, *, serving_previo
 class CatalogEntry:
     problem: Problem
     statement_html: str
+    helpers_html: str = ""  # helpers.py highlighted, shown read-only under the editor; "" when the problem has none
 
     @property
     def slug(self) -> str:
@@ -103,7 +104,8 @@ class CatalogEntry:
 
 
 def _entry(problem: Problem) -> CatalogEntry:
-    return CatalogEntry(problem=problem, statement_html=render_markdown(problem.statement))
+    helpers_html = highlight_code(problem.helpers, "python") if problem.helpers else ""
+    return CatalogEntry(problem=problem, statement_html=render_markdown(problem.statement), helpers_html=helpers_html)
 
 
 def _candidate_folders(problems_dir: Path) -> list[Path]:

@@ -225,6 +225,15 @@ def _top_level_names(tree: ast.Module) -> dict[str, int]:
     return names
 
 
+def _helper_imports(tree: ast.Module) -> dict[str, int]:
+    """Names a module's top level binds with `from helpers import ...`: a patch may override them too, since
+    the reference's functions look each one up in the reference's own namespace when they run (a patch that
+    replaces `validate_inputs` changes what the reference calls; helpers.py itself is never changed)."""
+    return {alias.asname or alias.name: node.lineno for node in tree.body
+            if isinstance(node, ast.ImportFrom) and node.module == HELPERS_MODULE and node.level == 0
+            for alias in node.names if alias.name != "*"}
+
+
 def _check_patch(path: Path, tree: ast.Module, overrides: tuple[str, ...], reference_source: str, where: str) -> None:
     future = next((n for n in tree.body if isinstance(n, ast.ImportFrom) and n.module == "__future__"), None)
     if future is not None:
@@ -235,11 +244,13 @@ def _check_patch(path: Path, tree: ast.Module, overrides: tuple[str, ...], refer
     if missing:
         raise MutantError(f"{where}: the patch says it overrides {', '.join(missing)} but does not define "
                           f"{'it' if len(missing) == 1 else 'them'}")
-    reference_names = _top_level_names(ast.parse(reference_source))
+    reference_tree = ast.parse(reference_source)
+    reference_names = {**_helper_imports(reference_tree), **_top_level_names(reference_tree)}
     unknown = [name for name in overrides if name not in reference_names]
     if unknown:
         raise MutantError(f"{where}: the reference defines no {', '.join(unknown)}; a patch overrides the "
-                          "reference's own definitions (a new helper needs no 'Overrides:' entry)")
+                          "reference's own definitions and what it imports from helpers (a new helper needs no "
+                          "'Overrides:' entry)")
     shadowed = [name for name in defined if name in reference_names and name not in overrides]
     if shadowed:
         name = shadowed[0]

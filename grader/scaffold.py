@@ -3,7 +3,8 @@
 The template is a small, complete, sound problem (normalize_rows) so that `python -m grader selftest SLUG`
 passes straight after `new`; the author then replaces it piece by piece, re-running the self-test as they go.
 It shows every form the self-test reads: [[clauses]] that the checks cite, progressive [[hints]], a commented
-banned_calls line, and mutants written as patches over the reference (`Overrides:` in their docstring).
+banned_calls line, mutants written as patches over the reference (`Overrides:` in their docstring), and a
+helpers.py holding the validation that the starter, the reference and a variant import instead of pasting it.
 """
 
 from __future__ import annotations

@@ -243,7 +243,7 @@ def _examine_clauses(problem: Problem, verdict: ProblemVerdict, out: _Printer) -
 # The repository's rules, spelled out so a problem folder outside the repository is linted the same way.
 LINT_ARGS = ("--isolated", "--no-cache", "--output-format", "concise", "--line-length", "120",
              "--target-version", "py311", "--select", "E,F,W,B,I,UP,T20", "--ignore", "E731",
-             "--config", "lint.isort.known-first-party=['grader']",
+             "--config", "lint.isort.known-first-party=['grader', 'helpers']",  # a problem's helpers.py
              # The starter keeps the imports the learner will need (and may print, to debug); the "Try it" example
              # prints by design and calls the learner's functions, defined by the code it runs after.
              "--config", 'lint.per-file-ignores={"starter.py"=["F401","T201"], "helpers.py"=["T201"], '

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import os
 import re
+import types
 from pathlib import Path
 
 import pytest
 import torch
 
 import grader.checks
+from grader.problems import HELPERS_MODULE, importable_as_helpers
 from grader.sandbox import probe
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -19,7 +21,8 @@ DOCS = ROOT / "docs"
 AUTHORING = (DOCS / "authoring.md").read_text()
 ENGINE = (DOCS / "engine.md").read_text()
 # A Python block, with the HTML comment on the line before it, if any: `<!-- doc-example: PATH MODE -->` blocks
-# are run by tests/grader/test_authoring_doc.py, `<!-- not-runnable: why -->` blocks are excerpts on purpose.
+# are run by tests/grader/test_authoring_doc.py, `<!-- not-runnable: why -->` blocks are excerpts on purpose, and a
+# `<!-- helpers-module: ... -->` block is a problem's helpers.py, which the blocks after it may import.
 PYTHON_BLOCK = re.compile(r"(?:<!-- (?P<marker>[\w-]+):?[^\n]*-->\n)?```python\n(?P<code>.*?)```", re.S)
 
 
@@ -57,13 +60,20 @@ def test_the_authoring_doc_has_python_blocks() -> None:
 def test_a_python_block_of_the_authoring_doc_runs(line: int, marker: str | None, code: str) -> None:
     if marker == "doc-example":
         pytest.skip("run inside a problem folder by tests/grader/test_authoring_doc.py")
-    assert marker in (None, "not-runnable"), f"line {line}: unknown marker {marker!r}"
+    assert marker in (None, "not-runnable", HELPERS_MARKER), f"line {line}: unknown marker {marker!r}"
     if marker == "not-runnable":
         return
-    # What a problem's checks.py and mutants see: the check API and torch.
+    if marker == HELPERS_MARKER:
+        module = helpers_module(line, code)
+        assert any(isinstance(value, types.FunctionType) for value in vars(module).values()), \
+            f"line {line}: a helpers.py example that defines no function"
+        return
+    # What a problem's checks.py and mutants see: the check API and torch; `helpers`, the problem's helpers.py
+    # (the doc's last helpers-module block before this one), as in the sandbox and the judge.
     namespace = {"__name__": "authoring_doc_example", "torch": torch, **{n: getattr(grader.checks, n)
                                                                           for n in grader.checks.__all__}}
-    exec(compile(code, f"docs/authoring.md:{line}", "exec"), namespace)  # noqa: S102 - our own documentation
+    with importable_as_helpers(helpers_before(line) if HELPERS_IMPORT.search(code) else None):
+        exec(compile(code, f"docs/authoring.md:{line}", "exec"), namespace)  # noqa: S102 - our own documentation
 
 
 def test_the_engine_doc_has_python_blocks() -> None:
@@ -89,3 +99,25 @@ def test_a_python_block_of_the_engine_doc_runs(line: int, marker: str | None, co
             pytest.skip(f"no sandbox on this machine: {status.reason}")
     # Each block is whole: it imports what it uses, as a reader pasting it would.
     exec(compile(code, f"docs/engine.md:{line}", "exec"), {"__name__": "engine_doc_example"})  # noqa: S102
+
+
+HELPERS_MARKER = "helpers-module"
+HELPERS_IMPORT = re.compile(rf"^\s*(from {HELPERS_MODULE} import|import {HELPERS_MODULE}\b)", re.M)
+
+
+def helpers_module(line: int, code: str) -> types.ModuleType:
+    module = types.ModuleType(HELPERS_MODULE)
+    exec(compile(code, f"docs/authoring.md:{line}", "exec"), module.__dict__)  # noqa: S102 - our own documentation
+    return module
+
+
+def helpers_before(line: int) -> types.ModuleType:
+    earlier = [(start, code) for start, marker, code in python_blocks() if marker == HELPERS_MARKER and start < line]
+    assert earlier, f"line {line} imports helpers, but no helpers-module block comes before it"
+    return helpers_module(*earlier[-1])
+
+
+def test_the_authoring_doc_shows_a_helpers_py_and_a_starter_that_imports_it() -> None:
+    blocks = python_blocks()
+    first = next(index for index, (_, marker, _) in enumerate(blocks) if marker == HELPERS_MARKER)
+    assert any(marker is None and HELPERS_IMPORT.search(code) for _, marker, code in blocks[first + 1 :])

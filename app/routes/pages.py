@@ -52,6 +52,7 @@ async def problem_page(slug: str, request: Request, catalog: CatalogDep, state: 
             "statement_html": entry.statement_html,
             "initial_code": last.code if last is not None else entry.problem.starter,
             "starter_code": entry.problem.starter,
+            "helpers_html": entry.helpers_html,
             "solved": crud.has_solved(session=session, learner_id=learner, problem=entry.slug),
             "last_submission_id": last.id if last is not None else None,
             "hints": hints_for(session=session, learner_id=learner, problem=entry.problem),

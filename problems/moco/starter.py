@@ -1,99 +1,13 @@
 """MoCo: the contrastive loss against a queue of negatives, the momentum encoder, and the circular dictionary.
 
-Fill in the three functions at the bottom. The validation helpers above them are supplied: they enforce the
-input contract described in the statement (types, dtypes, shapes, finite values), so you can concentrate on
-the mathematics. Each function already calls its helper; keep that call.
+Fill in the three functions below. The validation helpers are supplied in helpers.py (shown read-only under
+the editor): they enforce the input contract described in the statement (types, dtypes, shapes, finite
+values), so you can concentrate on the mathematics. Each function already calls its helper; keep that call.
 """
-
-import math
 
 import torch
 
-# ----------------------------------------------------------------------------------- supplied helpers
-
-
-def check_scalar(name, value):
-    """A Python int or float, but not a bool (True is an int in Python) and not a Tensor. Returns a float."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"{name} must be a Python int or float, got {type(value).__name__}")
-    if not math.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value}")
-    return float(value)
-
-
-def check_tensors(names, tensors, allowed_dtypes=None):
-    """Tensors with one shared dtype and device and only finite entries.
-    allowed_dtypes=None accepts any floating dtype (float16, bfloat16, float32, float64)."""
-    for name, tensor in zip(names, tensors, strict=True):
-        if not isinstance(tensor, torch.Tensor):
-            raise TypeError(f"{name} must be a torch.Tensor, got {type(tensor).__name__}")
-        if allowed_dtypes is None and not tensor.is_floating_point():
-            raise TypeError(f"{name} must have a floating dtype, got {tensor.dtype}")
-        if allowed_dtypes is not None and tensor.dtype not in allowed_dtypes:
-            raise TypeError(f"{name} has dtype {tensor.dtype}; allowed: {allowed_dtypes}")
-    for name, tensor in zip(names, tensors, strict=True):
-        if tensor.dtype != tensors[0].dtype:
-            raise TypeError(f"{name} has dtype {tensor.dtype} but {names[0]} has {tensors[0].dtype}")
-        if tensor.device != tensors[0].device:
-            raise ValueError(f"{name} is on {tensor.device} but {names[0]} is on {tensors[0].device}")
-        if not all_finite(tensor):
-            raise ValueError(f"{name} contains nan or inf")
-
-
-def all_finite(tensor):
-    """No nan or inf anywhere. nan survives max and min, and inf is their extreme, so two reductions decide
-    it without building a boolean mask as big as the tensor (20x faster on a 65,536 x 128 queue)."""
-    if tensor.numel() == 0:
-        return True
-    values = tensor.detach()
-    return bool(torch.isfinite(values.amax())) and bool(torch.isfinite(values.amin()))
-
-
-def check_matrix(name, tensor, allow_empty_rows=False):
-    """A 2-D tensor [N, D] with D >= 1 and N >= 1 (or N >= 0 when allow_empty_rows)."""
-    if tensor.dim() != 2:
-        raise ValueError(f"{name} must be 2-D, got shape {tuple(tensor.shape)}")
-    rows, columns = tensor.shape
-    if columns < 1 or (rows < 1 and not allow_empty_rows):
-        raise ValueError(f"{name} has shape {tuple(tensor.shape)}; its sizes must be at least 1")
-
-
-def validate_loss_inputs(query, key, queue, temperature):
-    """query and key [B, D], queue [K, D], float32 or float64; temperature a finite number > 0."""
-    if check_scalar("temperature", temperature) <= 0:
-        raise ValueError(f"temperature must be positive, got {temperature}")
-    check_tensors(("query", "key", "queue"), (query, key, queue), (torch.float32, torch.float64))
-    for name, tensor in (("query", query), ("key", key), ("queue", queue)):
-        check_matrix(name, tensor)
-    if key.shape != query.shape:
-        raise ValueError(f"key has shape {tuple(key.shape)} but query has {tuple(query.shape)}")
-    if queue.shape[1] != query.shape[1]:
-        raise ValueError(f"queue rows have {queue.shape[1]} entries, query rows have {query.shape[1]}")
-
-
-def validate_momentum_inputs(query, key, momentum):
-    """Two float32/float64 tensors of exactly the same shape (no broadcasting); momentum in [0, 1]."""
-    if not 0.0 <= check_scalar("momentum", momentum) <= 1.0:
-        raise ValueError(f"momentum must lie in [0, 1], got {momentum}")
-    check_tensors(("query", "key"), (query, key), (torch.float32, torch.float64))
-    if query.shape != key.shape:
-        raise ValueError(f"query has shape {tuple(query.shape)} but key has {tuple(key.shape)}")
-
-
-def validate_enqueue_inputs(queue, keys, pointer):
-    """queue [K, D] and keys [B, D] (B may be 0) of one floating dtype; pointer a Python int in [0, K)."""
-    check_tensors(("queue", "keys"), (queue, keys))
-    check_matrix("queue", queue)
-    check_matrix("keys", keys, allow_empty_rows=True)
-    if keys.shape[1] != queue.shape[1]:
-        raise ValueError(f"keys rows have {keys.shape[1]} entries, queue rows have {queue.shape[1]}")
-    if isinstance(pointer, bool) or not isinstance(pointer, int):
-        raise TypeError(f"pointer must be a Python int, got {type(pointer).__name__}")
-    if not 0 <= pointer < queue.shape[0]:
-        raise ValueError(f"pointer must lie in [0, {queue.shape[0]}), got {pointer}")
-
-
-# -------------------------------------------------------------------------------------------- your part
+from helpers import validate_enqueue_inputs, validate_loss_inputs, validate_momentum_inputs
 
 
 def moco_loss(query, key, queue, temperature):

@@ -51,6 +51,33 @@ def test_problem_page_follows_the_contract(client: TestClient) -> None:
     assert NOTES_SENTINEL not in text
 
 
+ADD_ONE_HELPERS = '''"""Validation for add_one."""
+
+
+def check_tensor(x):
+    if type(x).__name__ != "Tensor":
+        raise TypeError("x must be a <torch.Tensor>")
+'''
+
+
+def test_a_problem_with_helpers_shows_them_read_only_under_the_editor(
+    make_server: Callable[..., Server], tmp_path: Path
+) -> None:
+    problems = copy_problems(tmp_path / "problems")
+    (problems / "add_one" / "helpers.py").write_text(ADD_ONE_HELPERS)
+    text = make_server(problems_dir=problems).client.get("/problems/add_one").text
+    panel = text[text.index('<details class="helpers-panel"') : text.index("</details>", text.index("helpers-panel"))]
+    assert "helpers.py (provided, read-only)" in panel
+    assert '<div class="highlight">' in panel and "check_tensor" in panel  # highlighted by the server
+    assert "&lt;torch.Tensor&gt;" in panel and "<torch.Tensor>" not in panel  # the source is escaped, not markup
+    assert text.index('id="editor"') < text.index('id="helpers-panel"') < text.index('id="run-tests"')
+    assert "<textarea" not in panel and "contenteditable" not in panel  # shown, never an editor
+
+
+def test_a_problem_without_helpers_has_no_helpers_panel(client: TestClient) -> None:
+    assert "helpers-panel" not in client.get("/problems/add_one").text
+
+
 def test_the_api_exposes_only_public_problem_parts(client: TestClient) -> None:
     problems = client.get("/api/problems").json()
     assert [p["slug"] for p in problems] == ["add_one"]

@@ -147,7 +147,7 @@ Overrides: normalize_rows
 
 
 def normalize_rows(x):
-    _check_matrix(x)
+    check_matrix(x)
     return x / x.norm(dim=1, keepdim=True)
 '''
 

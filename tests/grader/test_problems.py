@@ -9,7 +9,14 @@ from pathlib import Path
 import pytest
 
 from grader.limits import Limits
-from grader.problems import REQUIRED_FILES, MutantError, ProblemError, discover, load_problem
+from grader.problems import (
+    REQUIRED_FILES,
+    MutantError,
+    ProblemError,
+    discover,
+    importable_as_helpers,
+    load_problem,
+)
 
 ADDER = Path(__file__).resolve().parents[1] / "fixtures" / "problems" / "adder"
 
@@ -332,6 +339,60 @@ def test_a_patch_is_the_reference_followed_by_the_patch(folder: Path) -> None:
 
     assert add_one(torch.zeros(1)).item() == 2.0  # type: ignore[operator]  # the patch won
     assert scaled_sum(torch.ones(2), 3.0).item() == 6.0  # type: ignore[operator]  # the rest is the reference's
+
+
+HELPERS = '''def check_factor(factor):
+    if isinstance(factor, bool) or not isinstance(factor, int | float):
+        raise TypeError("factor must be a Python number")
+'''
+
+HELPER_PATCH = '''"""This is what you get when a bool passes for a factor.
+
+Overrides: check_factor
+"""
+
+
+def check_factor(factor):
+    if not isinstance(factor, int | float):
+        raise TypeError("factor must be a number")
+'''
+
+
+def with_helpers(folder: Path) -> None:
+    """The fixture with its validation in helpers.py, which the reference imports."""
+    (folder / "helpers.py").write_text(HELPERS)
+    reference = (folder / "reference.py").read_text()
+    validation = '''    if isinstance(factor, bool) or not isinstance(factor, int | float):
+        raise TypeError("factor must be a Python number")
+'''
+    assert validation in reference
+    reference = reference.replace(validation, "    check_factor(factor)\n")
+    imports = "import torch\n\nfrom helpers import check_factor\n"
+    (folder / "reference.py").write_text(reference.replace("import torch\n", imports, 1))
+
+
+def test_a_patch_may_override_what_the_reference_imports_from_helpers(folder: Path) -> None:
+    with_helpers(folder)
+    write_mutant(folder, "bool_factor.py", HELPER_PATCH)
+    problem = load_problem(folder)
+    mutant = next(m for m in problem.parsed_mutants() if m.name == "bool_factor.py")
+    assert mutant.overrides == ("check_factor",)
+    namespace: dict[str, object] = {}
+    with importable_as_helpers(problem.helpers_module):
+        exec(compile(mutant.code, "mutant", "exec"), namespace)  # noqa: S102 - our own fixture code
+    import torch
+
+    assert namespace["scaled_sum"](torch.ones(2), True).item() == 2.0  # type: ignore[operator]  # the patch won
+    with pytest.raises(TypeError):
+        problem.reference.scaled_sum(torch.ones(2), True)  # helpers.py and the reference are untouched
+
+
+def test_a_patch_redefining_a_helpers_import_must_list_it(folder: Path) -> None:
+    with_helpers(folder)
+    write_mutant(folder, "bad.py", HELPER_PATCH.replace("Overrides: check_factor", "Overrides: add_one")
+                 + "\n\ndef add_one(x):\n    return x + 2\n")
+    with pytest.raises(MutantError, match=r"mutants/bad.py:7: the patch redefines the reference's check_factor"):
+        load_problem(folder).mutant_sources()
 
 
 def test_a_whole_file_mutant_is_graded_as_written(folder: Path) -> None:

@@ -23,6 +23,18 @@ def test_new_creates_every_file_of_the_problem_format(tmp_path):
     assert problem.checks
 
 
+def test_new_problem_keeps_its_validation_in_helpers_py_which_the_starter_imports(tmp_path):
+    folder = create_problem("fresh", tmp_path)
+    problem = load_problem(folder)
+    assert "def check_matrix(x" in problem.helpers and problem.helpers_module is not None
+    for name in ("starter.py", "reference.py"):
+        text = (folder / name).read_text()
+        assert "from helpers import check_matrix" in text, name
+        assert "def check_matrix" not in text, f"{name} pastes what helpers.py supplies"
+    with pytest.raises(TypeError, match="x must be a torch.Tensor"):
+        problem.reference.normalize_rows([1.0])  # the reference's validation is helpers.py's
+
+
 def test_every_placeholder_is_filled_and_nothing_else_is_copied(tmp_path):
     folder = create_problem("demo", tmp_path)
     for path in folder.rglob("*"):

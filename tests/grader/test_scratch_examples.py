@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from grader import load_problem, scratch_example
-from grader.problems import PROBLEMS_DIR
+from grader.problems import PROBLEMS_DIR, importable_as_helpers
 from grader.scratch import SCRATCH_FILE
 
 PROBLEMS = sorted(path.parent.name for path in PROBLEMS_DIR.glob("*/problem.toml"))
@@ -22,7 +22,8 @@ def test_the_example_script_runs_after_the_reference(slug: str) -> None:
     problem = load_problem(slug)
     namespace: dict[str, object] = {"__name__": "submission"}
     printed = io.StringIO()
-    with contextlib.redirect_stdout(printed):
+    # `import helpers` gives the problem's helpers.py, as in the sandbox, where it is loaded beside the code.
+    with importable_as_helpers(problem.helpers_module), contextlib.redirect_stdout(printed):
         # Trusted code only: the problem's own reference, then its example (as a scratch run would order them).
         exec(compile(problem.reference_source(), "reference.py", "exec"), namespace)  # noqa: S102
         exec(compile(scratch_example(problem), SCRATCH_FILE, "exec"), namespace)  # noqa: S102

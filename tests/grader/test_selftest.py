@@ -74,7 +74,7 @@ def quiet(sub, ref):
 ''')
     reference = (problem / "reference.py").read_text()
     (problem / "mutants" / "chatty.py").write_text(
-        reference.replace("    _check_matrix(x)\n", "    _check_matrix(x)\n    print('debug')\n"))
+        reference.replace("    check_matrix(x)\n", "    check_matrix(x)\n    print('debug')\n"))
     ok, output = selftest(problem)
     assert not ok
     assert "mutant chatty.py: no required check caught it (only advisory: style.quiet)" in output
@@ -151,7 +151,7 @@ Overrides: normalize_rows
 
 
 def normalize_rows(x):
-    _check_matrix(x)  # the reference's own helper: a patch sees everything the reference defines
+    check_matrix(x)  # the one the reference imports: a patch sees everything the reference defines or imports
     return x / x.norm(dim=1, keepdim=True)
 '''
 
@@ -272,14 +272,14 @@ def test_lint_findings_make_a_problem_unsound(problem, selftest):
     checks.write_text("import os\n" + checks.read_text())
     (problem / "mutants" / "uses_undefined.py").write_text(
         '"""Forgets the floor.\n\nOverrides: normalize_rows\n"""\n\n\ndef normalize_rows(x):\n'
-        '    _check_matrix(x)\n    return x / undefined_norm(x)\n')
+        '    check_matrix(x)\n    return x / undefined_norm(x)\n')
     ok, output = selftest(problem)
     assert not ok
     assert "checks.py:1:8: F401 `os` imported but unused" in output
-    # The patch is linted as materialised (so _check_matrix, the reference's, is defined) and reported with
+    # The patch is linted as materialised (so check_matrix, the reference's import, is defined) and reported with
     # its own line numbers.
     assert "mutants/uses_undefined.py:9:16: F821 Undefined name `undefined_norm`" in output
-    assert "_check_matrix" not in output.split("lint")[1].split("reference")[0]
+    assert "check_matrix" not in output.split("lint")[1].split("reference")[0]
 
 
 def test_the_starter_may_keep_unused_imports(problem, selftest):

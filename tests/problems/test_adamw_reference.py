@@ -1,20 +1,14 @@
 """Fast in-process tests of the adamw reference: the hand example and agreement with torch.optim.AdamW."""
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 import torch
 
-REFERENCE = Path(__file__).resolve().parents[2] / "problems" / "adamw" / "reference.py"
+from grader.problems import load_problem
 
 
 @pytest.fixture(scope="module")
 def ref():
-    spec = importlib.util.spec_from_file_location("adamw_reference_under_test", REFERENCE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_problem("adamw").reference  # it imports helpers.py: load_problem makes that work
 
 
 def test_hand_example(ref):

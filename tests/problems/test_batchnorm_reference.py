@@ -1,21 +1,15 @@
 """Fast in-process tests of the batchnorm reference: the hand example and agreement with F.batch_norm."""
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 import torch
 import torch.nn.functional as F
 
-REFERENCE = Path(__file__).resolve().parents[2] / "problems" / "batchnorm" / "reference.py"
+from grader.problems import load_problem
 
 
 @pytest.fixture(scope="module")
 def ref():
-    spec = importlib.util.spec_from_file_location("batchnorm_reference_under_test", REFERENCE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_problem("batchnorm").reference  # it imports helpers.py: load_problem makes that work
 
 
 def test_hand_example_running_statistics(ref):

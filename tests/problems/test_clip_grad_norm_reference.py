@@ -1,21 +1,15 @@
 """Fast in-process tests of the clip_grad_norm reference: the hand example, PyTorch away from the threshold,
 and the overflow-safe norm."""
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 import torch
 
-REFERENCE = Path(__file__).resolve().parents[2] / "problems" / "clip_grad_norm" / "reference.py"
+from grader.problems import load_problem
 
 
 @pytest.fixture(scope="module")
 def ref():
-    spec = importlib.util.spec_from_file_location("clip_grad_norm_reference_under_test", REFERENCE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_problem("clip_grad_norm").reference  # it imports helpers.py: load_problem makes that work
 
 
 def test_hand_example(ref):

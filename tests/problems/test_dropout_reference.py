@@ -1,20 +1,14 @@
 """Fast in-process tests of the dropout reference: the hand example and the edge cases the statement fixes."""
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 import torch
 
-REFERENCE = Path(__file__).resolve().parents[2] / "problems" / "dropout" / "reference.py"
+from grader.problems import load_problem
 
 
 @pytest.fixture(scope="module")
 def ref():
-    spec = importlib.util.spec_from_file_location("dropout_reference_under_test", REFERENCE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_problem("dropout").reference  # it imports helpers.py: load_problem makes that work
 
 
 X = torch.tensor([1.0, 2.0, 3.0, 4.0])

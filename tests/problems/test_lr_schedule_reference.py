@@ -1,20 +1,15 @@
 """Fast in-process tests of the lr_schedule reference: the statement's table and its boundaries."""
 
-import importlib.util
 import math
-from pathlib import Path
 
 import pytest
 
-REFERENCE = Path(__file__).resolve().parents[2] / "problems" / "lr_schedule" / "reference.py"
+from grader.problems import load_problem
 
 
 @pytest.fixture(scope="module")
 def ref():
-    spec = importlib.util.spec_from_file_location("lr_schedule_reference_under_test", REFERENCE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_problem("lr_schedule").reference  # it imports helpers.py: load_problem makes that work
 
 
 @pytest.mark.parametrize(("step", "expected"), [

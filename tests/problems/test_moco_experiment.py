@@ -91,10 +91,8 @@ def test_the_charts_are_the_learners_own_run_after_it_departs(moco_experiment_on
 
 
 def test_a_function_that_raises_part_way_ends_the_run_and_the_chart_there(moco_experiment_only, sandbox_pool):
-    code = mutated(
-        "    _check_pointer(pointer, size)\n",
-        "    _check_pointer(pointer, size)\n    if pointer == 4:\n        raise RuntimeError('no slot 4')\n",
-    )
+    validation = "    validate_enqueue_inputs(queue, keys, pointer)\n"
+    code = mutated(validation, validation + "    if pointer == 4:\n        raise RuntimeError('no slot 4')\n")
     result, steps, series = experiment(moco_experiment_only, code, sandbox_pool)
     assert result.status == "failed"
     assert "RuntimeError: no slot 4" in result.message

@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 import torch
 
+from grader.problems import load_problem
+
 FOLDER = Path(__file__).resolve().parents[2] / "problems" / "moco"
 
 
@@ -19,7 +21,7 @@ def load(name: str, module_name: str):
 
 @pytest.fixture(scope="module")
 def ref():
-    return load("reference.py", "moco_reference_under_test")
+    return load_problem("moco").reference  # it imports helpers.py: load_problem makes that work
 
 
 @pytest.fixture(scope="module")

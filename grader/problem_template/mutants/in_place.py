@@ -5,7 +5,7 @@ Overrides: normalize_rows
 
 
 def normalize_rows(x):
-    _check_matrix(x)
+    check_matrix(x)
     if x.requires_grad:  # autograd refuses an in-place edit of a leaf that requires grad
         return x / x.norm(dim=1, keepdim=True).clamp_min(1e-12)
     return x.div_(x.norm(dim=1, keepdim=True).clamp_min(1e-12))

@@ -6,5 +6,5 @@ Source: cite here the public code or issue where this bug was seen, e.g. owner/r
 
 
 def normalize_rows(x):
-    _check_matrix(x)
+    check_matrix(x)
     return x / x.norm(dim=1, keepdim=True)

@@ -1,4 +1,4 @@
-"""Variant: one row at a time with an explicit square root."""
+"""Variant: one row at a time with an explicit square root, and its own validation instead of helpers.py's."""
 
 import torch
 

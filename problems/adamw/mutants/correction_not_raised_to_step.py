@@ -6,8 +6,8 @@ Source: https://github.com/eriklindernoren/ML-From-Scratch/issues/35 (bias corre
 
 
 def adamw_step(param, grad, exp_avg, exp_avg_sq, step, lr, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.01):
-    _check_state(param, grad, exp_avg, exp_avg_sq)
-    _check_hyperparameters(step, lr, betas, eps, weight_decay)
+    check_state(param, grad, exp_avg, exp_avg_sq)
+    check_hyperparameters(step, lr, betas, eps, weight_decay)
     beta1, beta2 = betas
     with torch.no_grad():
         grad = grad.detach()

@@ -4,10 +4,12 @@ Overrides: adamw_step
 Source: https://github.com/aiqm/torchani/pull/261 (epsilon scaled by the square root of bias_correction2)
 """
 
+import math
+
 
 def adamw_step(param, grad, exp_avg, exp_avg_sq, step, lr, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.01):
-    _check_state(param, grad, exp_avg, exp_avg_sq)
-    _check_hyperparameters(step, lr, betas, eps, weight_decay)
+    check_state(param, grad, exp_avg, exp_avg_sq)
+    check_hyperparameters(step, lr, betas, eps, weight_decay)
     beta1, beta2 = betas
     with torch.no_grad():
         grad = grad.detach()

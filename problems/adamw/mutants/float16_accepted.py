@@ -1,10 +1,12 @@
 """Any floating dtype is accepted and dtypes are not compared, so float16 state or a float32 grad for a float64 param slips through.
 
-Overrides: _check_state
+Overrides: check_state
 """
 
+from helpers import STATE_NAMES
 
-def _check_state(param, grad, exp_avg, exp_avg_sq):
+
+def check_state(param, grad, exp_avg, exp_avg_sq):
     tensors = (param, grad, exp_avg, exp_avg_sq)
     for name, tensor in zip(STATE_NAMES, tensors, strict=True):
         if not isinstance(tensor, torch.Tensor):

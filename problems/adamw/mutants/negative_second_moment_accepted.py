@@ -1,10 +1,12 @@
 """A negative exp_avg_sq is not refused, and its square root turns the step into nan.
 
-Overrides: _check_state
+Overrides: check_state
 """
 
+from helpers import STATE_NAMES
 
-def _check_state(param, grad, exp_avg, exp_avg_sq):
+
+def check_state(param, grad, exp_avg, exp_avg_sq):
     tensors = (param, grad, exp_avg, exp_avg_sq)
     for name, tensor in zip(STATE_NAMES, tensors, strict=True):
         if not isinstance(tensor, torch.Tensor):

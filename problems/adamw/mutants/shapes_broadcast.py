@@ -1,10 +1,12 @@
 """Shapes are not compared, so a grad of another shape broadcasts (or fails with a RuntimeError) instead of a ValueError.
 
-Overrides: _check_state
+Overrides: check_state
 """
 
+from helpers import STATE_NAMES
 
-def _check_state(param, grad, exp_avg, exp_avg_sq):
+
+def check_state(param, grad, exp_avg, exp_avg_sq):
     tensors = (param, grad, exp_avg, exp_avg_sq)
     for name, tensor in zip(STATE_NAMES, tensors, strict=True):
         if not isinstance(tensor, torch.Tensor):

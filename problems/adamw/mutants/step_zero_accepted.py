@@ -1,10 +1,14 @@
 """step = 0 is not refused, so the bias correction divides by 1 - beta^0 = 0 and the step is inf or nan.
 
-Overrides: _check_hyperparameters
+Overrides: check_hyperparameters
 """
 
+import math
 
-def _check_hyperparameters(step, lr, betas, eps, weight_decay):
+from helpers import is_number
+
+
+def check_hyperparameters(step, lr, betas, eps, weight_decay):
     if isinstance(step, bool) or not isinstance(step, int):
         raise TypeError(f"step must be a Python int, got {type(step).__name__}")
     if step < 0:
@@ -15,7 +19,7 @@ def _check_hyperparameters(step, lr, betas, eps, weight_decay):
         raise ValueError(f"betas must hold exactly two values (beta1, beta2), got {len(betas)}")
     for name, value in (("lr", lr), ("beta1", betas[0]), ("beta2", betas[1]), ("eps", eps),
                         ("weight_decay", weight_decay)):
-        if not _is_number(value):
+        if not is_number(value):
             raise TypeError(f"{name} must be a Python int or float, got {type(value).__name__}")
         if not math.isfinite(value):
             raise ValueError(f"{name} must be finite, got {value}")

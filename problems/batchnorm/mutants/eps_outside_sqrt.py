@@ -5,10 +5,10 @@ Overrides: batch_norm_train
 
 
 def batch_norm_train(x, running_mean, running_var, weight, bias, momentum=0.1, eps=1e-5):
-    _check_input(x)
-    _check_channel_tensors(x, running_mean, running_var, weight, bias)
-    _check_number("momentum", momentum, 0, 1)
-    _check_number("eps", eps, 0, math.inf, low_open=True)
+    check_input(x)
+    check_channel_tensors(x, running_mean, running_var, weight, bias)
+    check_number("momentum", momentum, 0, 1)
+    check_number("eps", eps, 0, math.inf, low_open=True)
     count = x.numel() // x.shape[1]
     if count < 2:
         raise ValueError("one value per channel")

@@ -5,9 +5,9 @@ Overrides: batch_norm_eval
 
 
 def batch_norm_eval(x, running_mean, running_var, weight, bias, eps=1e-5):
-    _check_input(x)
-    _check_channel_tensors(x, running_mean, running_var, weight, bias)
-    _check_number("eps", eps, 0, math.inf, low_open=True)
+    check_input(x)
+    check_channel_tensors(x, running_mean, running_var, weight, bias)
+    check_number("eps", eps, 0, math.inf, low_open=True)
     dims = _reduced_dims(x)
     mean = x.mean(dim=dims)
     var = ((x - _per_channel(mean, x)) ** 2).mean(dim=dims)

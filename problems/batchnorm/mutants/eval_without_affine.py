@@ -5,7 +5,7 @@ Overrides: batch_norm_eval
 
 
 def batch_norm_eval(x, running_mean, running_var, weight, bias, eps=1e-5):
-    _check_input(x)
-    _check_channel_tensors(x, running_mean, running_var, weight, bias)
-    _check_number("eps", eps, 0, math.inf, low_open=True)
+    check_input(x)
+    check_channel_tensors(x, running_mean, running_var, weight, bias)
+    check_number("eps", eps, 0, math.inf, low_open=True)
     return (x - _per_channel(running_mean, x)) / torch.sqrt(_per_channel(running_var, x) + eps)

@@ -1,10 +1,10 @@
 """The dtypes of the channel tensors are not compared with x's, so float32 statistics for float64 inputs slip through.
 
-Overrides: _check_channel_tensors
+Overrides: check_channel_tensors
 """
 
 
-def _check_channel_tensors(x, running_mean, running_var, weight, bias):
+def check_channel_tensors(x, running_mean, running_var, weight, bias):
     for name, tensor in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
                          ("bias", bias)):
         if not isinstance(tensor, torch.Tensor):

@@ -1,10 +1,10 @@
 """A negative running_var is accepted, and evaluation takes the square root of a negative number.
 
-Overrides: _check_channel_tensors
+Overrides: check_channel_tensors
 """
 
 
-def _check_channel_tensors(x, running_mean, running_var, weight, bias):
+def check_channel_tensors(x, running_mean, running_var, weight, bias):
     for name, tensor in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
                          ("bias", bias)):
         if not isinstance(tensor, torch.Tensor):

@@ -4,43 +4,7 @@ import math
 
 import torch
 
-
-def _check_input(x):
-    if not isinstance(x, torch.Tensor):
-        raise TypeError(f"x must be a torch.Tensor, got {type(x).__name__}")
-    if x.dtype not in (torch.float32, torch.float64):
-        raise TypeError(f"x must be float32 or float64, got {x.dtype}")
-    if x.dim() not in (2, 4):
-        raise ValueError(f"x must be [N, C] or [N, C, H, W], got shape {tuple(x.shape)}")
-    if x.shape[1] < 1 or x.numel() == 0:
-        raise ValueError(f"x must have at least one channel and one value per channel, got {tuple(x.shape)}")
-    if not torch.isfinite(x).all():
-        raise ValueError("x must contain only finite values")
-
-
-def _check_channel_tensors(x, running_mean, running_var, weight, bias):
-    channels = x.shape[1]
-    named = (("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias))
-    for name, tensor in named:
-        if not isinstance(tensor, torch.Tensor):
-            raise TypeError(f"{name} must be a torch.Tensor, got {type(tensor).__name__}")
-        if tensor.dtype != x.dtype:
-            raise TypeError(f"{name} must have x's dtype {x.dtype}, got {tensor.dtype}")
-        if tensor.shape != (channels,):
-            raise ValueError(f"{name} must have shape [C] = ({channels},), got {tuple(tensor.shape)}")
-        if tensor.device != x.device:
-            raise ValueError(f"{name} must be on x's device {x.device}, got {tensor.device}")
-        if not torch.isfinite(tensor).all():
-            raise ValueError(f"{name} must contain only finite values")
-    if (running_var < 0).any():
-        raise ValueError("running_var is a variance and cannot be negative")
-
-
-def _check_number(name, value, low, high, *, low_open=False):
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise TypeError(f"{name} must be a Python int or float, got {type(value).__name__}")
-    if not math.isfinite(value) or value < low or value > high or (low_open and value == low):
-        raise ValueError(f"{name} must be in {'(' if low_open else '['}{low}, {high}], got {value}")
+from helpers import check_channel_tensors, check_input, check_number
 
 
 def _reduced_dims(x):
@@ -53,10 +17,10 @@ def _per_channel(t, x):
 
 
 def batch_norm_train(x, running_mean, running_var, weight, bias, momentum=0.1, eps=1e-5):
-    _check_input(x)
-    _check_channel_tensors(x, running_mean, running_var, weight, bias)
-    _check_number("momentum", momentum, 0, 1)
-    _check_number("eps", eps, 0, math.inf, low_open=True)
+    check_input(x)
+    check_channel_tensors(x, running_mean, running_var, weight, bias)
+    check_number("momentum", momentum, 0, 1)
+    check_number("eps", eps, 0, math.inf, low_open=True)
     if x.numel() // x.shape[1] < 2:
         raise ValueError("training needs more than one value per channel")
     outputs, means, variances = [], [], []
@@ -73,9 +37,9 @@ def batch_norm_train(x, running_mean, running_var, weight, bias, momentum=0.1, e
 
 
 def batch_norm_eval(x, running_mean, running_var, weight, bias, eps=1e-5):
-    _check_input(x)
-    _check_channel_tensors(x, running_mean, running_var, weight, bias)
-    _check_number("eps", eps, 0, math.inf, low_open=True)
+    check_input(x)
+    check_channel_tensors(x, running_mean, running_var, weight, bias)
+    check_number("eps", eps, 0, math.inf, low_open=True)
     columns = [(x[:, c] - running_mean[c]) / torch.sqrt(running_var[c] + eps) * weight[c] + bias[c]
                for c in range(x.shape[1])]
     return torch.stack(columns, dim=1)

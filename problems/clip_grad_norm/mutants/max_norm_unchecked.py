@@ -1,10 +1,12 @@
 """max_norm is never validated, so 0, a negative value or nan is accepted.
 
-Overrides: _check_settings
+Overrides: check_settings
 """
 
+import math
 
-def _check_settings(max_norm, eps):
+
+def check_settings(max_norm, eps):
     for name, value in (("max_norm", max_norm), ("eps", eps)):
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise TypeError(f"{name} must be a Python int or float, got {type(value).__name__}")

@@ -1,10 +1,10 @@
 """Gradients of different dtypes (or float16) are accepted instead of refused.
 
-Overrides: _check_grads
+Overrides: check_grads
 """
 
 
-def _check_grads(grads):
+def check_grads(grads):
     if not isinstance(grads, list | tuple):
         raise TypeError(f"grads must be a list or tuple, got {type(grads).__name__}")
     tensors = []

@@ -6,8 +6,8 @@ Source: https://github.com/pytorch/pytorch/issues/46849 (error_if_nonfinite: cli
 
 
 def clip_grad_norm(grads, max_norm, eps=1e-6):
-    tensors = _check_grads(grads)
-    _check_settings(max_norm, eps)
+    tensors = check_grads(grads)
+    check_settings(max_norm, eps)
     if not tensors:
         return [None] * len(grads), torch.zeros(())
     with torch.no_grad():

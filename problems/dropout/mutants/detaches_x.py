@@ -5,8 +5,8 @@ Overrides: dropout
 
 
 def dropout(x, p, uniform, training=True):
-    _check_inputs(x, uniform)
-    _check_settings(p, training)
+    check_inputs(x, uniform)
+    check_settings(p, training)
     if not training or p == 0:
         return x.detach().clone()
     if p == 1:

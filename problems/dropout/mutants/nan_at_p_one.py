@@ -6,8 +6,8 @@ Source: https://github.com/pytorch/pytorch/pull/1833 (divide by zero in dropout 
 
 
 def dropout(x, p, uniform, training=True):
-    _check_inputs(x, uniform)
-    _check_settings(p, training)
+    check_inputs(x, uniform)
+    check_settings(p, training)
     if not training or p == 0:
         return x.clone()
     mask = (uniform >= p).to(x.dtype)

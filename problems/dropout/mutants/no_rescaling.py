@@ -6,8 +6,8 @@ Source: https://github.com/NeuraLegion/shainet/pull/106 (the CUDA dropout kernel
 
 
 def dropout(x, p, uniform, training=True):
-    _check_inputs(x, uniform)
-    _check_settings(p, training)
+    check_inputs(x, uniform)
+    check_settings(p, training)
     if not training or p == 0:
         return x.clone()
     return torch.where(uniform >= p, x, torch.zeros_like(x))

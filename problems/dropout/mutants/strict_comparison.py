@@ -6,8 +6,8 @@ Source: https://github.com/kakaobrain/trident/pull/89 (trident/kernel/dropout.py
 
 
 def dropout(x, p, uniform, training=True):
-    _check_inputs(x, uniform)
-    _check_settings(p, training)
+    check_inputs(x, uniform)
+    check_settings(p, training)
     if not training or p == 0:
         return x.clone()
     if p == 1:

@@ -1,10 +1,10 @@
 """The draws are not validated, so a uniform of 1.0 or a negative value is accepted.
 
-Overrides: _check_inputs
+Overrides: check_inputs
 """
 
 
-def _check_inputs(x, uniform):
+def check_inputs(x, uniform):
     for name, tensor in (("x", x), ("uniform", uniform)):
         if not isinstance(tensor, torch.Tensor):
             raise TypeError(f"{name} must be a torch.Tensor, got {type(tensor).__name__}")

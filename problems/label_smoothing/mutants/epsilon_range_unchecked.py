@@ -1,10 +1,10 @@
 """epsilon is not range-checked, so 1.5 or -0.1 is accepted and gives a negative target weight.
 
-Overrides: _check_options
+Overrides: check_options
 """
 
 
-def _check_options(epsilon, ignore_index):
+def check_options(epsilon, ignore_index):
     if isinstance(epsilon, bool) or not isinstance(epsilon, int | float):
         raise TypeError(f"epsilon must be a Python float or int, got {type(epsilon).__name__}")
     if isinstance(ignore_index, bool) or not isinstance(ignore_index, int):

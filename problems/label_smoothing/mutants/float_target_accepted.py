@@ -1,12 +1,12 @@
 """A float or int32 target is not refused with TypeError: the check of its dtype is missing.
 
-Overrides: _check_logits_target
+Overrides: check_logits_target
 """
 
 import torch
 
 
-def _check_logits_target(logits, target):
+def check_logits_target(logits, target):
     if not isinstance(logits, torch.Tensor):
         raise TypeError(f"logits must be a torch.Tensor, got {type(logits).__name__}")
     if logits.dtype not in (torch.float32, torch.float64):

@@ -7,10 +7,10 @@ import torch
 
 
 def smoothed_cross_entropy(logits, target, epsilon=0.1, ignore_index=-100):
-    _check_logits_target(logits, target)
-    _check_options(epsilon, ignore_index)
+    check_logits_target(logits, target)
+    check_options(epsilon, ignore_index)
     num_classes = logits.shape[1]
-    _check_classes(target, num_classes, ignore_index)
+    check_classes(target, num_classes, ignore_index)
     log_probs = logits - torch.log(torch.exp(logits).sum(dim=1, keepdim=True))
     keep = target != ignore_index
     safe_target = torch.where(keep, target, torch.zeros_like(target))

@@ -7,10 +7,10 @@ import torch
 
 
 def smoothed_cross_entropy(logits, target, epsilon=0.1, ignore_index=-100):
-    _check_logits_target(logits, target)
-    _check_options(epsilon, ignore_index)
+    check_logits_target(logits, target)
+    check_options(epsilon, ignore_index)
     num_classes = logits.shape[1]
-    _check_classes(target, num_classes, ignore_index)
+    check_classes(target, num_classes, ignore_index)
     if not logits.requires_grad:
         logits = logits.sub_(logits.amax(dim=1, keepdim=True))
     log_probs = logits - torch.logsumexp(logits, dim=1, keepdim=True)

@@ -5,7 +5,7 @@ Overrides: lr_at
 
 
 def lr_at(step, base_lr, warmup_steps, total_steps, min_lr=0.0):
-    _check_rates(base_lr, min_lr)
+    check_rates(base_lr, min_lr)
     if step < 0 or warmup_steps < 0 or total_steps <= warmup_steps:
         raise ValueError("step counts out of range")
     if step < warmup_steps:

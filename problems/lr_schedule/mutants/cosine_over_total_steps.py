@@ -7,8 +7,8 @@ warmup_prefix runs its cosine from step 0, so the rate has already decayed when 
 
 
 def lr_at(step, base_lr, warmup_steps, total_steps, min_lr=0.0):
-    _check_step_counts(step, warmup_steps, total_steps)
-    _check_rates(base_lr, min_lr)
+    check_step_counts(step, warmup_steps, total_steps)
+    check_rates(base_lr, min_lr)
     if step < warmup_steps:
         return base_lr * (step + 1) / warmup_steps
     if step >= total_steps:

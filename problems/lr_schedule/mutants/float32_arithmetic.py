@@ -3,12 +3,14 @@
 Overrides: lr_at
 """
 
+import torch
+
 
 def lr_at(step, base_lr, warmup_steps, total_steps, min_lr=0.0):
     import torch
 
-    _check_step_counts(step, warmup_steps, total_steps)
-    _check_rates(base_lr, min_lr)
+    check_step_counts(step, warmup_steps, total_steps)
+    check_rates(base_lr, min_lr)
     s = torch.tensor(float(step), dtype=torch.float32)
     if step < warmup_steps:
         return float(base_lr * (s + 1) / warmup_steps)

@@ -7,8 +7,8 @@ huggingface/transformers src/transformers/optimization.py only clamps below 0, n
 
 
 def lr_at(step, base_lr, warmup_steps, total_steps, min_lr=0.0):
-    _check_step_counts(step, warmup_steps, total_steps)
-    _check_rates(base_lr, min_lr)
+    check_step_counts(step, warmup_steps, total_steps)
+    check_rates(base_lr, min_lr)
     if step < warmup_steps:
         return base_lr * (step + 1) / warmup_steps
     progress = (step - warmup_steps) / (total_steps - warmup_steps)

@@ -6,8 +6,8 @@ Source: karpathy/nanoGPT train.py, get_lr (learning_rate * (it + 1) / (warmup_it
 
 
 def lr_at(step, base_lr, warmup_steps, total_steps, min_lr=0.0):
-    _check_step_counts(step, warmup_steps, total_steps)
-    _check_rates(base_lr, min_lr)
+    check_step_counts(step, warmup_steps, total_steps)
+    check_rates(base_lr, min_lr)
     if step < warmup_steps:
         return base_lr * (step + 1) / (warmup_steps + 1)
     if step >= total_steps:

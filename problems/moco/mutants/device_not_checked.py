@@ -1,27 +1,32 @@
 """The validation compares dtypes but forgets devices, so tensors on two devices reach torch.
 
-Overrides: _check_tensors
+Overrides: validate_loss_inputs, validate_momentum_inputs, validate_enqueue_inputs
 """
 
 import torch
 
+_reference_validate_loss_inputs = validate_loss_inputs
+_reference_validate_momentum_inputs = validate_momentum_inputs
+_reference_validate_enqueue_inputs = validate_enqueue_inputs
 
-def _check_tensors(names: tuple[str, ...], tensors: tuple[object, ...], dtypes: tuple[torch.dtype, ...] | None) -> None:
-    """Each is a tensor of an allowed dtype with finite entries; all share one dtype and one device."""
-    for name, tensor in zip(names, tensors, strict=True):
-        if not isinstance(tensor, torch.Tensor):
-            raise TypeError(f"{name} must be a torch.Tensor, got {type(tensor).__name__}")
-        if dtypes is None and not tensor.is_floating_point():
-            raise TypeError(f"{name} must have a floating dtype, got {tensor.dtype}")
-        if dtypes is not None and tensor.dtype not in dtypes:
-            raise TypeError(f"{name} must be float32 or float64, got {tensor.dtype}")
-    first = tensors[0]
-    assert isinstance(first, torch.Tensor)
-    for name, tensor in zip(names, tensors, strict=True):
-        assert isinstance(tensor, torch.Tensor)
-        if tensor.dtype != first.dtype:
-            raise TypeError(f"{name} has dtype {tensor.dtype} but {names[0]} has {first.dtype}")
-    for name, tensor in zip(names, tensors, strict=True):
-        assert isinstance(tensor, torch.Tensor)
-        if not _all_finite(tensor):
-            raise ValueError(f"{name} has non-finite entries (nan or inf)")
+
+def _one_device_stand_ins(*values):
+    """What the supplied checks are shown: a tensor on another device than the first is replaced by zeros of its
+    dtype and shape on the first one's device, so every rule but the device comparison still holds."""
+    first = values[0]
+    if not isinstance(first, torch.Tensor):
+        return values
+    return [torch.zeros_like(value, device=first.device)
+            if isinstance(value, torch.Tensor) and value.device != first.device else value for value in values]
+
+
+def validate_loss_inputs(query, key, queue, temperature):
+    _reference_validate_loss_inputs(*_one_device_stand_ins(query, key, queue), temperature)
+
+
+def validate_momentum_inputs(query, key, momentum):
+    _reference_validate_momentum_inputs(*_one_device_stand_ins(query, key), momentum)
+
+
+def validate_enqueue_inputs(queue, keys, pointer):
+    _reference_validate_enqueue_inputs(*_one_device_stand_ins(queue, keys), pointer)

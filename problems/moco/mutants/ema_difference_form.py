@@ -7,6 +7,7 @@ import torch
 
 
 def momentum_update(query, key, momentum=0.999):
-    m = _check_momentum_inputs(query, key, momentum)
+    validate_momentum_inputs(query, key, momentum)
+    m = float(momentum)
     with torch.no_grad():
         return key.detach() + (1.0 - m) * (query.detach() - key.detach())

@@ -7,6 +7,7 @@ import torch
 
 
 def momentum_update(query, key, momentum=0.999):
-    m = torch.tensor(_check_momentum_inputs(query, key, momentum), dtype=torch.float64)
+    validate_momentum_inputs(query, key, momentum)
+    m = torch.tensor(float(momentum), dtype=torch.float64)
     with torch.no_grad():
         return m * key.detach() + (1.0 - m) * query.detach()

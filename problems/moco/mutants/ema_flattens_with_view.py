@@ -7,7 +7,8 @@ import torch
 
 
 def momentum_update(query, key, momentum=0.999):
-    m = _check_momentum_inputs(query, key, momentum)
+    validate_momentum_inputs(query, key, momentum)
+    m = float(momentum)
     with torch.no_grad():
         flat = m * key.detach().view(-1) + (1.0 - m) * query.detach().view(-1)
         return flat.view(key.shape)

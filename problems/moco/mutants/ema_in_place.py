@@ -8,7 +8,8 @@ import torch
 
 
 def momentum_update(query, key, momentum=0.999):
-    m = _check_momentum_inputs(query, key, momentum)
+    validate_momentum_inputs(query, key, momentum)
+    m = float(momentum)
     with torch.no_grad():
         key.mul_(m).add_(query, alpha=1.0 - m)
         return key.detach().clone()

@@ -5,5 +5,6 @@ Overrides: momentum_update
 
 
 def momentum_update(query, key, momentum=0.999):
-    m = _check_momentum_inputs(query, key, momentum)
+    validate_momentum_inputs(query, key, momentum)
+    m = float(momentum)
     return m * key + (1.0 - m) * query

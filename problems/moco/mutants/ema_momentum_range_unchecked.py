@@ -1,8 +1,13 @@
 """never checks that the momentum lies in [0, 1].
 
-Overrides: _check_momentum
+Overrides: validate_momentum_inputs
 """
 
+from helpers import check_scalar
 
-def _check_momentum(momentum):
-    return _check_real_scalar("momentum", momentum)
+_reference_validate_momentum_inputs = validate_momentum_inputs
+
+
+def validate_momentum_inputs(query, key, momentum):
+    check_scalar("momentum", momentum)
+    _reference_validate_momentum_inputs(query, key, 0.5)  # the supplied checks of the tensors

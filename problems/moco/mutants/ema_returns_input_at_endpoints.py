@@ -8,7 +8,7 @@ _reference_momentum_update = momentum_update
 
 
 def momentum_update(query, key, momentum=0.999):
-    _check_momentum_inputs(query, key, momentum)
+    validate_momentum_inputs(query, key, momentum)
     if momentum == 0:
         return query.detach()
     if momentum == 1:

@@ -7,7 +7,7 @@ import torch
 
 
 def enqueue(queue, keys, pointer):
-    _check_enqueue_inputs(queue, keys, pointer)
+    validate_enqueue_inputs(queue, keys, pointer)
     size, batch = queue.shape[0], keys.shape[0]
     new_queue = queue.detach().clone()
     incoming = keys.detach() / torch.linalg.vector_norm(keys.detach(), dim=1, keepdim=True).clamp_min(NORM_FLOOR)

@@ -5,7 +5,7 @@ Overrides: enqueue
 
 
 def enqueue(queue, keys, pointer):
-    _check_enqueue_inputs(queue, keys, pointer)
+    validate_enqueue_inputs(queue, keys, pointer)
     size, batch = queue.shape[0], keys.shape[0]
     new_queue = queue.clone()
     incoming = _normalise_rows(keys)

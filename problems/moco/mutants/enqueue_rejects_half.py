@@ -1,12 +1,15 @@
 """accepts only float32 and float64 queues, rejecting float16 and bfloat16.
 
-Overrides: _check_enqueue_inputs
+Overrides: validate_enqueue_inputs
 """
 
+import torch
 
-_reference_check_enqueue_inputs = _check_enqueue_inputs
+from helpers import check_tensors
+
+_reference_validate_enqueue_inputs = validate_enqueue_inputs
 
 
-def _check_enqueue_inputs(queue, keys, pointer):
-    _check_tensors(("queue", "keys"), (queue, keys), LOSS_DTYPES)
-    _reference_check_enqueue_inputs(queue, keys, pointer)
+def validate_enqueue_inputs(queue, keys, pointer):
+    check_tensors(("queue", "keys"), (queue, keys), (torch.float32, torch.float64))
+    _reference_validate_enqueue_inputs(queue, keys, pointer)

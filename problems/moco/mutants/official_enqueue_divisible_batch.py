@@ -6,7 +6,7 @@ Source: facebookresearch/moco moco/builder.py, _dequeue_and_enqueue: assert self
 
 
 def enqueue(queue, keys, pointer):
-    _check_enqueue_inputs(queue, keys, pointer)
+    validate_enqueue_inputs(queue, keys, pointer)
     size, batch = queue.shape[0], keys.shape[0]
     new_queue = queue.detach().clone()
     incoming = _normalise_rows(keys.detach())

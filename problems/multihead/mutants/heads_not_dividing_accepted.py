@@ -1,10 +1,10 @@
 """num_heads that does not divide d_model is accepted (the last features are dropped) instead of refused.
 
-Overrides: _check_options
+Overrides: check_options
 """
 
 
-def _check_options(num_heads, causal, d_model):
+def check_options(num_heads, causal, d_model):
     if isinstance(num_heads, bool) or not isinstance(num_heads, int):
         raise TypeError(f"num_heads must be a Python int, got {type(num_heads).__name__}")
     if num_heads < 1:

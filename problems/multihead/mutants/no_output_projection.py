@@ -9,8 +9,8 @@ import torch
 
 
 def multi_head_attention(x, w_q, w_k, w_v, w_o, num_heads, causal=False):
-    _check_inputs(x, w_q, w_k, w_v, w_o)
-    _check_options(num_heads, causal, x.shape[-1])
+    check_inputs(x, w_q, w_k, w_v, w_o)
+    check_options(num_heads, causal, x.shape[-1])
     batch, length, d_model = x.shape
     d_head = d_model // num_heads
     q, k, v = (_split_heads(x @ w.T, num_heads) for w in (w_q, w_k, w_v))

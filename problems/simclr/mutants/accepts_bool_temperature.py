@@ -1,12 +1,12 @@
 """This is what you get when a bool passes for a temperature: True is an int in Python, so an int check lets it in.
 
-Overrides: _check_temperature
+Overrides: check_temperature
 """
 
 import math
 
 
-def _check_temperature(temperature):
+def check_temperature(temperature):
     if not isinstance(temperature, int | float):  # isinstance(True, int) is True
         raise TypeError(f"temperature must be a Python int or float, got {type(temperature).__name__}")
     if not math.isfinite(temperature) or temperature <= 0:

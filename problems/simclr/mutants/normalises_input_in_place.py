@@ -9,8 +9,8 @@ _reference_loss = nt_xent_loss  # the reference's own, before this patch replace
 
 
 def nt_xent_loss(z1, z2, temperature):
-    _check_views(z1, z2)
-    _check_temperature(temperature)
+    check_views(z1, z2)
+    check_temperature(temperature)
     with torch.no_grad():
         z1.div_(z1.norm(dim=1, keepdim=True).clamp_min(NORM_FLOOR))
         z2.div_(z2.norm(dim=1, keepdim=True).clamp_min(NORM_FLOOR))

@@ -8,8 +8,8 @@ import torch
 
 
 def nt_xent_loss(z1, z2, temperature):
-    _check_views(z1, z2)
-    _check_temperature(temperature)
+    check_views(z1, z2)
+    check_temperature(temperature)
     n = z1.shape[0]
     z = _unit_rows(torch.cat([z1, z2], dim=0))
     return _per_anchor(_logits(z, temperature), _partners(n, z.device))[:n].mean()
