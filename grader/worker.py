@@ -108,6 +108,12 @@ _S_IFMT = 0o170000
 
 SUBMISSION_FILENAME = "submission.py"
 CALL_CLOCK_MARGIN_S = 0.25  # see _child: the judge's deadline for a single call comes first
+# The deepest recursion a submission may ask for. Python frames live on the heap, so sys.setrecursionlimit(10**7)
+# lets a runaway recursion grow until the memory limit, and unwinding millions of frames then holds the
+# interpreter for seconds: the call outlived its limit by 10-15 s (bench row "deep recursion"). At 20,000 frames
+# each runaway call ends in RecursionError within tens of milliseconds (a check makes several calls, and every
+# one recurses again), far deeper than any exercise needs (Python's default is 1,000).
+MAX_RECURSION_LIMIT = 20_000
 PR_SET_DUMPABLE = 4
 
 
@@ -314,6 +320,15 @@ class Opaque:
         return f"<{self.type_name} object>"
 
 
+def capped_recursion_limit(set_limit, cap):
+    def setrecursionlimit(limit, /):
+        """sys.setrecursionlimit, at most the grader's cap (a higher limit is lowered to it)."""
+        if not isinstance(limit, int):
+            raise TypeError(f"'{type(limit).__name__}' object cannot be interpreted as an integer")
+        set_limit(min(limit, cap))
+    return setrecursionlimit
+
+
 def banned(name):
     def refuse(*args, **kwargs):
         raise RuntimeError(f"{name} may not be used in this problem: write this part yourself")
@@ -343,7 +358,7 @@ class LearnerThread:
     judge's deadline decides). A request of several calls then ends at the first call that breaks the limit,
     not when the judge's deadline for all of them runs out."""
 
-    STACK_BYTES = 64 * 1024 * 1024  # deep but legal recursion (100,000 frames) must end in RecursionError
+    STACK_BYTES = 64 * 1024 * 1024  # recursion to MAX_RECURSION_LIMIT, through C calls too, ends in RecursionError
 
     def __init__(self, namespace: dict[str, Any]) -> None:
         self._jobs: list[Any] = []
@@ -809,6 +824,7 @@ def _child(job_fd: int, *, warm: bool) -> None:
     output = Output(namespace, int(limits["output_kb"]) * 1024)
     sys.stdout = sys.stderr = output.writer
     _ban(header["banned_calls"], namespace)
+    sys.setrecursionlimit = namespace["capped_recursion_limit"](sys.setrecursionlimit, MAX_RECURSION_LIMIT)
     guard = _seal(_get_ident())
     served = Served(types.ModuleType("submission"), output, learner.run, learner.graveyard, guard)
     ok, raised = _load_modules(header["modules"], learner.run)

@@ -1,4 +1,5 @@
-# Unbounded recursion after raising the recursion limit: the RecursionError comes with 100,000 frames.
+# Unbounded recursion after raising the recursion limit (the grader lowers 100,000 to its cap of 20,000): the
+# RecursionError comes with thousands of frames.
 import sys
 
 sys.setrecursionlimit(100_000)
