@@ -30,6 +30,7 @@ def _worker_module() -> types.ModuleType:
 class InProcessSession:
     code: str
     limits: Limits
+    modules: dict[str, str] = field(default_factory=dict)  # loaded first, importable by name (helpers.py)
     module: types.ModuleType | None = None
     namespace: dict[str, Any] | None = None
     _started: float = field(default_factory=time.monotonic)
@@ -42,7 +43,20 @@ class InProcessSession:
 
     def load(self) -> LoadResult:
         self.module = types.ModuleType("benchmark_submission")
-        exec(compile(self.code, "submission.py", "exec"), self.module.__dict__)
+        loaded = {}
+        for name, source in self.modules.items():  # as the worker does: a problem's helpers.py comes first
+            loaded[name] = types.ModuleType(name)
+            exec(compile(source, f"{name}.py", "exec"), loaded[name].__dict__)
+        previous = {name: sys.modules.get(name) for name in loaded}
+        sys.modules.update(loaded)
+        try:
+            exec(compile(self.code, "submission.py", "exec"), self.module.__dict__)
+        finally:
+            for name, module in previous.items():
+                if module is None:
+                    sys.modules.pop(name, None)
+                else:
+                    sys.modules[name] = module
         functions = tuple(sorted(name for name, value in vars(self.module).items() if callable(value)))
         return LoadResult(ok=True, functions=functions)
 
@@ -82,14 +96,16 @@ class InProcessPool:
 
     @contextlib.contextmanager
     def session(self, code: str, limits: Limits, *, seed: int = 0, wait_s: float = 0,
-                modules: dict[str, str] | None = None, banned_calls: Sequence[str] = ()) -> Iterator[InProcessSession]:
+                modules: dict[str, str] | None = None, banned_calls: Sequence[str] = (),
+                cancel: object = None, on_call: object = None) -> Iterator[InProcessSession]:
+        """`cancel` and `on_call` are accepted and ignored: nothing here runs long enough to stop or watch."""
         import random
 
         import torch
 
         torch.manual_seed(seed)
         random.seed(seed)
-        session = InProcessSession(code=code, limits=limits)
+        session = InProcessSession(code=code, limits=limits, modules=dict(modules or {}))
         try:
             yield session
         finally:
