@@ -1,5 +1,6 @@
 """Scratch runs ("Try it") on the web side: admit one (sizes, the rate limits it shares with submissions, one
-at a time per learner), run it on the grading backend's warm sandboxes, and say why when it cannot run.
+at a time per learner), run it on the grading backend's warm sandboxes (this process's own, or a Celery worker's
+through app.grading.remote_scratch), and say why when it cannot run.
 
 Nothing is stored: a scratch run is no attempt and has no verdict. It counts against the learner's runs per
 minute together with their submissions, and against the network address's limit through the very limiter
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 import math
 import time
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
@@ -21,7 +22,10 @@ from app.scratch_runs import WINDOW_S, ScratchRuns
 from app.state import AppState
 from grader import Problem, ScratchResult, WorkerPool, run_script
 
-# Grading happens on remote workers (Celery) and this process has no sandboxes: retry will not help soon.
+if TYPE_CHECKING:  # only a Celery site has one, and only it needs Celery imported
+    from app.grading.remote_scratch import RemoteScratch
+
+# Grading is unavailable here (no sandbox could be made): retrying will not help soon.
 NO_SANDBOX_RETRY_AFTER_S = 60
 
 
@@ -50,11 +54,12 @@ def run_scratch(
 ) -> ScratchResult:
     settings = state.settings
     check_code_size(body.code + body.script, limit=settings.max_code_bytes)
-    pool = getattr(state.backend, "pool", None)
-    if pool is None:
+    pool = getattr(state.backend, "pool", None)  # grading in this process: its own warm sandboxes
+    remote: RemoteScratch | None = getattr(state.backend, "scratch", None)  # grading on Celery: the workers'
+    if pool is None and remote is None:
         raise ServiceUnavailable(
-            "Try it runs on this server's own sandboxes, and this server has none running (grading is "
-            "unavailable, or it grades on remote workers); use Run tests instead.",
+            "Try it runs on this server's sandboxes, and none is running (grading is unavailable); use Run tests "
+            "later.",
             retry_after=NO_SANDBOX_RETRY_AFTER_S,
         )
     runs = state.scratch_runs
@@ -62,4 +67,7 @@ def run_scratch(
     check_address_rate(state.address_rate, address)
     session.close()  # nothing more to read: the run may take seconds, and must not hold a pooled connection
     with runs.running(learner_id, time.monotonic()):
-        return run_script(problem, body.code, body.script, pool=cast(WorkerPool, pool))
+        if pool is not None:
+            return run_script(problem, body.code, body.script, pool=cast(WorkerPool, pool))
+        assert remote is not None
+        return remote.run(problem, body.code, body.script)

@@ -18,7 +18,7 @@ from grader.pool import WorkerPool
 from grader.problems import Problem, ProblemError, discover, load_problem
 from grader.report import CheckResult, Experiment, Report, ReportError, summarise
 from grader.sandbox import GRADER_DIR, SandboxStatus, SandboxUnavailable, probe
-from grader.scratch import ScratchResult, run_script, scratch_example
+from grader.scratch import ScratchError, ScratchResult, run_script, scratch_example
 from grader.session import LoadResult
 from grader.tracks import Track, Tracks, TracksError, load_tracks
 
@@ -43,6 +43,7 @@ __all__ = [
     "Track",
     "Tracks",
     "TracksError",
+    "ScratchError",
     "ScratchResult",
     "WorkerPool",
     "discover",

@@ -25,6 +25,7 @@ from app.db import SessionFactory
 from app.grading.base import BackendHealth, BackendUnavailable, QueueFull, SubmissionKept, Submitter
 from app.grading.event_bus import EventBus
 from app.grading.redis_events import RedisEventBus, make_redis
+from app.grading.remote_scratch import SCRATCH_QUEUE, SCRATCH_TASK, RemoteScratch
 from app.grading.stops import publish_stop
 from app.grading.sweeper import BrokerUnreachable, Sweeper
 from app.grading.waiting_by_address import WaitingByAddress
@@ -81,7 +82,7 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         # A lost broker connection does not cancel a grading; its verdict still reaches the database.
         "worker_cancel_long_running_tasks_on_connection_loss": False,
         "task_default_queue": GRADING_QUEUE,
-        "task_routes": {GRADE_TASK: {"queue": GRADING_QUEUE}},
+        "task_routes": {GRADE_TASK: {"queue": GRADING_QUEUE}, SCRATCH_TASK: {"queue": SCRATCH_QUEUE}},
         "broker_connection_retry_on_startup": True,
         "broker_connection_timeout": 2.0,
         "broker_transport_options": {
@@ -182,6 +183,7 @@ class CeleryBackend:
         self._broker_redis = make_redis(broker_url) if broker_url.startswith(("redis://", "rediss://")) else None
         self.celery_app = make_celery_app(settings)
         self.enqueuer = CeleryEnqueuer(self.celery_app, self._redis, prefix=self._prefix)
+        self.scratch = RemoteScratch(self.celery_app, redis_url(settings), prefix=self._prefix)  # "Try it"
         self.sweeper = Sweeper(
             session_factory=session_factory,
             problems=problems,

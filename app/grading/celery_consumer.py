@@ -39,13 +39,14 @@ from app.grading.celery_backend import (
     redis_url,
 )
 from app.grading.redis_events import RedisEventBus, make_redis
+from app.grading.remote_scratch import SCRATCH_QUEUE, SCRATCH_TASK, send_answer
 from app.grading.runner import grade_submission
 from app.grading.stops import RedisStops
 from app.grading.sweeper import stale_before
 from app.migrate import alembic_config
 from app.models import Submission
 from app.settings import Settings
-from grader import WorkerPool, probe
+from grader import ScratchError, ScratchResult, WorkerPool, probe, run_script
 
 logger = logging.getLogger(__name__)
 
@@ -98,6 +99,7 @@ class WorkerContext:
     pool: WorkerPool
     heartbeat: Heartbeat
     stops: RedisStops
+    redis: redis.Redis
 
     @classmethod
     def open(cls, settings: Settings) -> WorkerContext:
@@ -121,6 +123,7 @@ class WorkerContext:
             pool=pool,
             heartbeat=heartbeat,
             stops=stops,
+            redis=client,
         )
 
     def grade(self, submission_id: str) -> None:
@@ -141,6 +144,16 @@ class WorkerContext:
             stops=self.stops,  # the learner's Stop, published by the web side (app.grading.stops)
             slow_call_s=self.settings.slow_call_s,
         )
+
+    def scratch(self, run_id: str, slug: str, code: str, script: str) -> None:
+        """A learner's "Try it" sent by a web process (app.grading.remote_scratch): run it, send back the result."""
+        problem = current_problems(self.catalog, slug, reload=self.settings.problems_reload_s > 0).get(slug)
+        if problem is None:
+            result = ScratchResult(stdout="", stderr="", duration_ms=0.0, error=ScratchError(
+                kind="sandbox", message=f"this grading worker has no problem '{slug}', so nothing ran"))
+        else:
+            result = run_script(problem, code, script, pool=self.pool)
+        send_answer(self.redis, prefix=self.settings.redis_key_prefix, run_id=run_id, result=result)
 
     def close(self) -> None:
         self.stops.close()
@@ -192,6 +205,11 @@ def close_worker_context() -> None:
 )
 def grade(submission_id: str) -> None:
     worker_context().grade(submission_id)
+
+
+@celery_app.task(name=SCRATCH_TASK, ignore_result=True)  # acknowledged on receipt: a lost run is not retried
+def scratch(run_id: str, slug: str, code: str, script: str) -> None:
+    worker_context().scratch(run_id, slug, code, script)
 
 
 @signals.worker_process_init.connect
@@ -254,7 +272,7 @@ def run_worker(*, concurrency: int | None = None, loglevel: str = "info") -> int
             f"--concurrency={processes}",
             "--pool=prefork",
             f"--loglevel={loglevel.upper()}",
-            f"--queues={GRADING_QUEUE}",
+            f"--queues={GRADING_QUEUE},{SCRATCH_QUEUE}",
             f"--hostname=paperlab-{os.getpid()}@%h",
             "--without-gossip",
             "--without-mingle",

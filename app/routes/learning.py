@@ -75,7 +75,8 @@ async def give_up_and_reveal(slug: str, state: StateDep, learner: LearnerDep) ->
         413: {"description": "Code and script together over PAPERLAB_MAX_CODE_BYTES"},
         429: {"description": "The learner's runs per minute (tests and scripts together), the address's, or a "
               "script of theirs still running (see Retry-After)"},
-        503: {"description": "No sandbox in this process (grading unavailable, or on remote workers)"},
+        503: {"description": "No sandbox can run it: grading is unavailable, or on Celery no worker ran it within its "
+              "wait (see Retry-After)"},
     },
 )
 async def scratch_run(
