@@ -1,73 +1,12 @@
-"""DINO (Caron et al., 2021). Implement dino_loss and update_center below; the helpers check the contract for you."""
+"""DINO (Caron et al., 2021). Implement dino_loss and update_center below; the helpers of helpers.py (read-only
+under the editor) check the contract for you."""
 
 import math
 
 import torch
 import torch.nn.functional as F  # noqa: F401 - softmax and log_softmax are allowed
 
-FLOAT_DTYPES = (torch.float32, torch.float64)
-
-
-def _check_views(name, views, *, exactly=None, at_least=None):
-    """A list or tuple of 2-D float tensors [N, K] of one shape, dtype and device, with finite values."""
-    if not isinstance(views, list | tuple):
-        raise TypeError(f"{name} must be a list or tuple of tensors (one per view), got {type(views).__name__}")
-    if exactly is not None and len(views) != exactly:
-        raise ValueError(f"{name} must hold exactly {exactly} views, got {len(views)}")
-    if at_least is not None and len(views) < at_least:
-        raise ValueError(f"{name} must hold at least {at_least} views, got {len(views)}")
-    for index, view in enumerate(views):
-        if not isinstance(view, torch.Tensor):
-            raise TypeError(f"{name}[{index}] must be a torch.Tensor, got {type(view).__name__}")
-        if view.dtype not in FLOAT_DTYPES:
-            raise TypeError(f"{name}[{index}] must be float32 or float64, got {view.dtype}")
-    first = views[0]
-    for index, view in enumerate(views):
-        if view.dtype != first.dtype:
-            raise TypeError(f"{name}[{index}] has dtype {view.dtype}, {name}[0] has {first.dtype}")
-        if view.dim() != 2 or view.shape[0] < 1 or view.shape[1] < 1:
-            raise ValueError(f"{name}[{index}] must be [N, K] with N, K >= 1, got shape {tuple(view.shape)}")
-        if view.shape != first.shape:
-            raise ValueError(f"{name}[{index}] has shape {tuple(view.shape)}, {name}[0] has {tuple(first.shape)}")
-        if view.device != first.device:
-            raise ValueError(f"{name}[{index}] is on {view.device}, {name}[0] on {first.device}")
-        if not torch.isfinite(view).all():
-            raise ValueError(f"{name}[{index}] must contain only finite values")
-
-
-def _check_center(center, views):
-    """center: a 1-D float tensor [K] of the views' dtype and device, finite."""
-    if not isinstance(center, torch.Tensor):
-        raise TypeError(f"center must be a torch.Tensor [K], got {type(center).__name__}")
-    if center.dtype != views[0].dtype:
-        raise TypeError(f"center must have the outputs' dtype {views[0].dtype}, got {center.dtype}")
-    if center.shape != (views[0].shape[1],):
-        raise ValueError(f"center must have shape [K] = ({views[0].shape[1]},), got {tuple(center.shape)}")
-    if center.device != views[0].device:
-        raise ValueError(f"center must be on the outputs' device {views[0].device}, got {center.device}")
-    if not torch.isfinite(center).all():
-        raise ValueError("center must contain only finite values")
-
-
-def _check_number(name, value, *, low, high=None, low_open=True):
-    """TypeError unless a Python int or float (not bool); ValueError unless finite and in range."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise TypeError(f"{name} must be a Python int or float, got {type(value).__name__}")
-    above_low = value > low if low_open else value >= low
-    below_high = high is None or value <= high
-    if not (math.isfinite(value) and above_low and below_high):
-        upper = f" and <= {high}" if high is not None else ""
-        raise ValueError(f"{name} must be finite, {'>' if low_open else '>='} {low}{upper}, got {value}")
-
-
-def _check_same_outputs(student_outputs, teacher_outputs):
-    """The teacher's views are the student's first two crops: one dtype, one [N, K] shape."""
-    student, teacher = student_outputs[0], teacher_outputs[0]
-    if teacher.dtype != student.dtype:
-        raise TypeError(f"teacher_outputs have dtype {teacher.dtype}, student_outputs {student.dtype}")
-    if teacher.shape != student.shape:
-        raise ValueError(f"teacher_outputs have shape {tuple(teacher.shape)}, student_outputs "
-                         f"{tuple(student.shape)}")
+from helpers import check_center, check_number, check_same_outputs, check_views
 
 
 def dino_loss(student_outputs, teacher_outputs, center, student_temperature=0.1, teacher_temperature=0.04):
@@ -77,12 +16,12 @@ def dino_loss(student_outputs, teacher_outputs, center, student_temperature=0.1,
     student_outputs: V >= 2 tensors [N, K] (the first two are the teacher's crops); teacher_outputs: 2 tensors
     [N, K]; center: [K]. Returns a 0-d tensor; no gradient may reach the teacher or the centre.
     """
-    _check_views("student_outputs", student_outputs, at_least=2)
-    _check_views("teacher_outputs", teacher_outputs, exactly=2)
-    _check_same_outputs(student_outputs, teacher_outputs)
-    _check_center(center, teacher_outputs)
-    _check_number("student_temperature", student_temperature, low=0)
-    _check_number("teacher_temperature", teacher_temperature, low=0)
+    check_views("student_outputs", student_outputs, at_least=2)
+    check_views("teacher_outputs", teacher_outputs, exactly=2)
+    check_same_outputs(student_outputs, teacher_outputs)
+    check_center(center, teacher_outputs)
+    check_number("student_temperature", student_temperature, low=0)
+    check_number("teacher_temperature", teacher_temperature, low=0)
     # 1. teacher targets: centred, sharpened, softmax over K, detached
     # 2. student log-probabilities at the student temperature (a stable log-softmax)
     # 3. cross-entropy (sum over K, mean over N) for every pair i != j, then the mean over the pairs
@@ -91,7 +30,7 @@ def dino_loss(student_outputs, teacher_outputs, center, student_temperature=0.1,
 
 def update_center(center, teacher_outputs, momentum=0.9):
     """momentum * center + (1 - momentum) * the mean over all rows of both teacher views; a new, detached [K]."""
-    _check_views("teacher_outputs", teacher_outputs, exactly=2)
-    _check_center(center, teacher_outputs)
-    _check_number("momentum", momentum, low=0, high=1, low_open=False)
+    check_views("teacher_outputs", teacher_outputs, exactly=2)
+    check_center(center, teacher_outputs)
+    check_number("momentum", momentum, low=0, high=1, low_open=False)
     raise NotImplementedError("update_center: a moving average of the mean teacher output, without gradient")

@@ -1,21 +1,15 @@
 """Fast in-process tests of the DDPM reference: the statement's hand examples, the t = 0 case, Eq. 4 against
 sampling the forward chain step by step, and Eq. 7 against Bayes' rule for Gaussians."""
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 import torch
 
-REFERENCE = Path(__file__).resolve().parents[2] / "problems" / "ddpm" / "reference.py"
+from grader.problems import load_problem
 
 
 @pytest.fixture(scope="module")
 def ref():
-    spec = importlib.util.spec_from_file_location("ddpm_reference_under_test", REFERENCE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_problem("ddpm").reference  # it imports helpers.py: load_problem makes that work
 
 
 def test_schedule_ends_and_dtype(ref):

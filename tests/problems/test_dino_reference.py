@@ -1,24 +1,20 @@
 """Fast in-process tests of the DINO reference: the statement's hand examples, agreement with the original
 implementation's layout (concatenated views, a double loop skipping v == iq), and what is detached."""
 
-import importlib.util
 import math
-from pathlib import Path
 
 import pytest
 import torch
 import torch.nn.functional as F
 
-REFERENCE = Path(__file__).resolve().parents[2] / "problems" / "dino" / "reference.py"
+from grader.problems import load_problem
+
 LN2, LN3 = math.log(2), math.log(3)
 
 
 @pytest.fixture(scope="module")
 def ref():
-    spec = importlib.util.spec_from_file_location("dino_reference_under_test", REFERENCE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_problem("dino").reference  # it imports helpers.py: load_problem makes that work
 
 
 CENTER = torch.tensor([0.5, -0.5, 0.0], dtype=torch.float64)

@@ -1,6 +1,6 @@
 """A float mask is accepted and added to the logits (PyTorch's attn_mask convention) instead of being refused.
 
-Overrides: _check_mask, scaled_dot_product_attention
+Overrides: check_mask, scaled_dot_product_attention
 """
 
 import math
@@ -8,7 +8,7 @@ import math
 import torch
 
 
-def _check_mask(mask, scores_shape, device):
+def check_mask(mask, scores_shape, device):
     if mask is None:
         return
     if not isinstance(mask, torch.Tensor):
@@ -16,9 +16,9 @@ def _check_mask(mask, scores_shape, device):
 
 
 def scaled_dot_product_attention(q, k, v, mask=None):
-    _check_qkv(q, k, v)
+    check_qkv(q, k, v)
     scores_shape = (*q.shape[:-1], k.shape[-2])
-    _check_mask(mask, scores_shape, q.device)
+    check_mask(mask, scores_shape, q.device)
     scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
     if mask is not None and mask.dtype != torch.bool:
         return torch.softmax(scores + mask, dim=-1) @ v

@@ -9,9 +9,9 @@ import torch
 
 
 def scaled_dot_product_attention(q, k, v, mask=None):
-    _check_qkv(q, k, v)
+    check_qkv(q, k, v)
     scores_shape = (*q.shape[:-1], k.shape[-2])
-    _check_mask(mask, scores_shape, q.device)
+    check_mask(mask, scores_shape, q.device)
     scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
     if mask is None:
         return torch.softmax(scores, dim=-1) @ v

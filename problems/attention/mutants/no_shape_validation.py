@@ -1,12 +1,12 @@
 """Leading dimensions are broadcast between q, k and v instead of refused, and a NaN passes through.
 
-Overrides: _check_qkv
+Overrides: check_qkv
 """
 
 import torch
 
 
-def _check_qkv(q, k, v):
+def check_qkv(q, k, v):
     for name, t in (("q", q), ("k", k), ("v", v)):
         if not isinstance(t, torch.Tensor):
             raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")

@@ -9,9 +9,9 @@ import torch
 
 
 def scaled_dot_product_attention(q, k, v, mask=None):
-    _check_qkv(q, k, v)
+    check_qkv(q, k, v)
     scores_shape = (*q.shape[:-1], k.shape[-2])
-    _check_mask(mask, scores_shape, q.device)
+    check_mask(mask, scores_shape, q.device)
     k_t = k.reshape(*k.shape[:-2], k.shape[-1], k.shape[-2])
     scores = q @ k_t / math.sqrt(q.shape[-1])
     if mask is None:

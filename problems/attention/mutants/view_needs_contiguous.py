@@ -9,9 +9,9 @@ import torch
 
 
 def scaled_dot_product_attention(q, k, v, mask=None):
-    _check_qkv(q, k, v)
+    check_qkv(q, k, v)
     scores_shape = (*q.shape[:-1], k.shape[-2])
-    _check_mask(mask, scores_shape, q.device)
+    check_mask(mask, scores_shape, q.device)
     lead = q.shape[:-2]
     q3 = q.view(-1, q.shape[-2], q.shape[-1])
     k3 = k.view(-1, k.shape[-2], k.shape[-1])

@@ -7,7 +7,7 @@ import torch
 
 
 def target_update(online_params, target_params, tau):
-    _check_tau(tau)
-    _check_pair("online_params", online_params, "target_params", target_params)
+    check_tau(tau)
+    check_pair("online_params", online_params, "target_params", target_params)
     with torch.no_grad():
         return target_params.detach() + (1 - tau) * (online_params.detach() - target_params.detach())

@@ -7,8 +7,8 @@ import torch
 
 
 def target_update(online_params, target_params, tau):
-    _check_tau(tau)
-    _check_pair("online_params", online_params, "target_params", target_params)
+    check_tau(tau)
+    check_pair("online_params", online_params, "target_params", target_params)
     with torch.no_grad():
         target_params.mul_(tau).add_((1 - tau) * online_params)
         return target_params.detach().clone()

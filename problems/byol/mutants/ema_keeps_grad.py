@@ -5,6 +5,6 @@ Overrides: target_update
 
 
 def target_update(online_params, target_params, tau):
-    _check_tau(tau)
-    _check_pair("online_params", online_params, "target_params", target_params)
+    check_tau(tau)
+    check_pair("online_params", online_params, "target_params", target_params)
     return tau * target_params + (1 - tau) * online_params

@@ -7,8 +7,8 @@ _reference_update = target_update
 
 
 def target_update(online_params, target_params, tau):
-    _check_tau(tau)
-    _check_pair("online_params", online_params, "target_params", target_params)
+    check_tau(tau)
+    check_pair("online_params", online_params, "target_params", target_params)
     if tau == 1:
         return target_params.detach()
     return _reference_update(online_params, target_params, tau)

@@ -7,8 +7,8 @@ import torch
 
 
 def target_update(online_params, target_params, tau):
-    _check_tau(tau)
-    _check_pair("online_params", online_params, "target_params", target_params)
+    check_tau(tau)
+    check_pair("online_params", online_params, "target_params", target_params)
     weight = torch.tensor(tau, dtype=torch.float64)
     with torch.no_grad():
         return weight * target_params.detach() + (1 - weight) * online_params.detach()

@@ -5,6 +5,6 @@ Overrides: byol_loss
 
 
 def byol_loss(online_prediction, target_projection):
-    _check_batches(online_prediction, target_projection)
+    check_batches(online_prediction, target_projection)
     p, z = _unit_rows(online_prediction), _unit_rows(target_projection.detach())
     return ((p - z) ** 2).mean()

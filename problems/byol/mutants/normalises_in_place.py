@@ -9,7 +9,7 @@ _reference_loss = byol_loss
 
 
 def byol_loss(online_prediction, target_projection):
-    _check_batches(online_prediction, target_projection)
+    check_batches(online_prediction, target_projection)
     with torch.no_grad():
         target_projection.div_(target_projection.norm(dim=1, keepdim=True).clamp_min(NORM_FLOOR))
     return _reference_loss(online_prediction, target_projection)

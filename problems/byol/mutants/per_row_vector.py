@@ -6,5 +6,5 @@ Overrides: byol_loss
 
 
 def byol_loss(online_prediction, target_projection):
-    _check_batches(online_prediction, target_projection)
+    check_batches(online_prediction, target_projection)
     return _per_example(_unit_rows(online_prediction), _unit_rows(target_projection.detach()))

@@ -1,12 +1,12 @@
 """This is what you get when tau is checked with isinstance(tau, (int, float)) alone: True and False pass as 1 and 0.
 
-Overrides: _check_tau
+Overrides: check_tau
 """
 
 import math
 
 
-def _check_tau(tau):
+def check_tau(tau):
     if not isinstance(tau, int | float):
         raise TypeError(f"tau must be a Python int or float, got {type(tau).__name__}")
     if not math.isfinite(tau) or not 0 <= tau <= 1:

@@ -11,8 +11,8 @@ _reference_loss = clip_loss
 
 
 def clip_loss(image_embeddings, text_embeddings, logit_scale):
-    _check_embeddings(image_embeddings, text_embeddings)
-    _check_logit_scale(logit_scale, image_embeddings)
+    check_embeddings(image_embeddings, text_embeddings)
+    check_logit_scale(logit_scale, image_embeddings)
     with torch.no_grad():
         logit_scale.clamp_(max=math.log(MAX_SCALE))
     return _reference_loss(image_embeddings, text_embeddings, logit_scale)

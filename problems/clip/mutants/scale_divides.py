@@ -5,7 +5,7 @@ Overrides: clip_loss
 
 
 def clip_loss(image_embeddings, text_embeddings, logit_scale):
-    _check_embeddings(image_embeddings, text_embeddings)
-    _check_logit_scale(logit_scale, image_embeddings)
+    check_embeddings(image_embeddings, text_embeddings)
+    check_logit_scale(logit_scale, image_embeddings)
     logits = _unit_rows(image_embeddings) @ _unit_rows(text_embeddings).T / _scale(logit_scale)
     return (_cross_entropy_diagonal(logits) + _cross_entropy_diagonal(logits.T)) / 2

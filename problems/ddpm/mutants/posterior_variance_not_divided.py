@@ -6,9 +6,9 @@ Source: varun-ml/diffusion-models-tutorial pull request #1 (posterior_variance m
 
 
 def posterior_mean_variance(x0, xt, t, betas):
-    _check_pair(("x0", "xt"), x0, xt)
-    _check_table("betas", betas, x0.device, one_allowed=False)
-    _check_steps(t, x0.shape[0], betas.shape[0], x0.device)
+    check_pair(("x0", "xt"), x0, xt)
+    check_table("betas", betas, x0.device, one_allowed=False)
+    check_steps(t, x0.shape[0], betas.shape[0], x0.device)
     alphas, alpha_bar, alpha_bar_prev = _cumulative(betas)
     beta = betas.double()
     x0_coef = alpha_bar_prev.sqrt() * beta / (1 - alpha_bar)

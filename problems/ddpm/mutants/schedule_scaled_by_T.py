@@ -8,6 +8,6 @@ import torch
 
 
 def linear_beta_schedule(T, beta_start=1e-4, beta_end=0.02):
-    _check_schedule_args(T, beta_start, beta_end)
+    check_schedule_args(T, beta_start, beta_end)
     scale = 1000 / T
     return torch.linspace(scale * beta_start, scale * beta_end, T, dtype=torch.float64)

@@ -7,5 +7,5 @@ import torch
 
 
 def linear_beta_schedule(T, beta_start=1e-4, beta_end=0.02):
-    _check_schedule_args(T, beta_start, beta_end)
+    check_schedule_args(T, beta_start, beta_end)
     return beta_start + (beta_end - beta_start) * torch.arange(T, dtype=torch.float64) / T

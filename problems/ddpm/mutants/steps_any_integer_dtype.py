@@ -1,12 +1,12 @@
 """This is what you get when t of any dtype is accepted (int32, even floats) instead of raising TypeError for anything but int64.
 
-Overrides: _check_steps
+Overrides: check_steps
 """
 
 import torch
 
 
-def _check_steps(t, n, num_steps, device):
+def check_steps(t, n, num_steps, device):
     if not isinstance(t, torch.Tensor):
         raise TypeError("t must be a tensor")
     t = t.long()

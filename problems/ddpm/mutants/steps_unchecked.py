@@ -1,12 +1,12 @@
 """This is what you get when t is not checked to lie in [0, T): t = -1 silently reads the last step and t = T fails deep inside indexing.
 
-Overrides: _check_steps
+Overrides: check_steps
 """
 
 import torch
 
 
-def _check_steps(t, n, num_steps, device):
+def check_steps(t, n, num_steps, device):
     if not isinstance(t, torch.Tensor):
         raise TypeError("t must be a tensor")
     if t.dtype != torch.int64:

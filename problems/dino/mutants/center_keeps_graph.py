@@ -7,7 +7,7 @@ import torch
 
 
 def update_center(center, teacher_outputs, momentum=0.9):
-    _check_views("teacher_outputs", teacher_outputs, exactly=2)
-    _check_center(center, teacher_outputs)
-    _check_number("momentum", momentum, low=0, high=1, low_open=False)
+    check_views("teacher_outputs", teacher_outputs, exactly=2)
+    check_center(center, teacher_outputs)
+    check_number("momentum", momentum, low=0, high=1, low_open=False)
     return momentum * center + (1 - momentum) * torch.cat(list(teacher_outputs)).mean(dim=0)

@@ -7,12 +7,12 @@ import torch
 
 
 def dino_loss(student_outputs, teacher_outputs, center, student_temperature=0.1, teacher_temperature=0.04):
-    _check_views("student_outputs", student_outputs, at_least=2)
-    _check_views("teacher_outputs", teacher_outputs, exactly=2)
-    _check_same_outputs(student_outputs, teacher_outputs)
-    _check_center(center, teacher_outputs)
-    _check_number("student_temperature", student_temperature, low=0)
-    _check_number("teacher_temperature", teacher_temperature, low=0)
+    check_views("student_outputs", student_outputs, at_least=2)
+    check_views("teacher_outputs", teacher_outputs, exactly=2)
+    check_same_outputs(student_outputs, teacher_outputs)
+    check_center(center, teacher_outputs)
+    check_number("student_temperature", student_temperature, low=0)
+    check_number("teacher_temperature", teacher_temperature, low=0)
     targets = [torch.softmax(t.detach() / teacher_temperature, dim=-1) for t in teacher_outputs]
     predictions = [torch.log_softmax((s - center) / student_temperature, dim=-1) for s in student_outputs]
     pairs = _pairs(len(targets), len(predictions))

@@ -3,11 +3,13 @@
 Overrides: distillation_loss
 """
 
+import torch
+
 
 def distillation_loss(student_logits, teacher_logits, target, temperature, alpha):
-    _check_logits(student_logits, teacher_logits)
-    _check_target(target, student_logits)
-    _check_settings(temperature, alpha)
+    check_logits(student_logits, teacher_logits)
+    check_target(target, student_logits)
+    check_settings(temperature, alpha)
     t = temperature
     with torch.no_grad():
         teacher_logits.div_(t)

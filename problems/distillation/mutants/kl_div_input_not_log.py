@@ -4,11 +4,13 @@ Overrides: distillation_loss
 Source: https://github.com/microsoft/ProDA/issues/20 (F.kl_div(student, teacher) with student a softmax, not a log_softmax)
 """
 
+import torch
+
 
 def distillation_loss(student_logits, teacher_logits, target, temperature, alpha):
-    _check_logits(student_logits, teacher_logits)
-    _check_target(target, student_logits)
-    _check_settings(temperature, alpha)
+    check_logits(student_logits, teacher_logits)
+    check_target(target, student_logits)
+    check_settings(temperature, alpha)
     t = temperature
     kl = F.kl_div(torch.softmax(student_logits / t, dim=1), F.softmax(teacher_logits.detach() / t, dim=1),
                   reduction="batchmean")

@@ -6,9 +6,9 @@ Source: https://github.com/yuanli2333/Teacher-free-Knowledge-Distillation/issues
 
 
 def distillation_loss(student_logits, teacher_logits, target, temperature, alpha):
-    _check_logits(student_logits, teacher_logits)
-    _check_target(target, student_logits)
-    _check_settings(temperature, alpha)
+    check_logits(student_logits, teacher_logits)
+    check_target(target, student_logits)
+    check_settings(temperature, alpha)
     t = temperature
     kl = F.kl_div(F.log_softmax(student_logits / t, dim=1), F.softmax(teacher_logits.detach() / t, dim=1),
                   reduction="mean")

@@ -5,9 +5,9 @@ Overrides: distillation_loss
 
 
 def distillation_loss(student_logits, teacher_logits, target, temperature, alpha):
-    _check_logits(student_logits, teacher_logits)
-    _check_target(target, student_logits)
-    _check_settings(temperature, alpha)
+    check_logits(student_logits, teacher_logits)
+    check_target(target, student_logits)
+    check_settings(temperature, alpha)
     t = temperature
     log_p_student = F.log_softmax(student_logits, dim=1)
     log_p_teacher = F.log_softmax(teacher_logits.detach() / t, dim=1)

@@ -6,9 +6,9 @@ Source: https://github.com/labmlai/annotated_deep_learning_paper_implementations
 
 
 def distillation_loss(student_logits, teacher_logits, target, temperature, alpha):
-    _check_logits(student_logits, teacher_logits)
-    _check_target(target, student_logits)
-    _check_settings(temperature, alpha)
+    check_logits(student_logits, teacher_logits)
+    check_target(target, student_logits)
+    check_settings(temperature, alpha)
     t = temperature
     log_p_teacher = F.log_softmax(teacher_logits.detach() / t, dim=1)
     kl = (log_p_teacher.exp() * (log_p_teacher - log_p_teacher)).sum(dim=1).mean()

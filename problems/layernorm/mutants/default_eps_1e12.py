@@ -8,10 +8,10 @@ import torch
 
 
 def layer_norm(x, weight, bias, eps=1e-12):
-    _check_x(x)
-    _check_affine("weight", weight, x)
-    _check_affine("bias", bias, x)
-    _check_eps(eps)
+    check_x(x)
+    check_affine("weight", weight, x)
+    check_affine("bias", bias, x)
+    check_eps(eps)
     h = x.to(_compute_dtype(x.dtype))
     mean = h.mean(dim=-1, keepdim=True)
     centred = h - mean

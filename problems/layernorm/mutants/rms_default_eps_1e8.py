@@ -8,9 +8,9 @@ import torch
 
 
 def rms_norm(x, weight, eps=1e-8):
-    _check_x(x)
-    _check_affine("weight", weight, x)
-    _check_eps(eps)
+    check_x(x)
+    check_affine("weight", weight, x)
+    check_eps(eps)
     h = x.to(_compute_dtype(x.dtype))
     mean_square = (h * h).mean(dim=-1, keepdim=True)
     return _affine(h / torch.sqrt(mean_square + eps), weight, None, x.dtype)

@@ -5,6 +5,6 @@ Overrides: merge_lora
 
 
 def merge_lora(weight, lora_a, lora_b, alpha):
-    _check_adapter(weight, lora_a, lora_b)
-    _check_alpha(alpha)
+    check_adapter(weight, lora_a, lora_b)
+    check_alpha(alpha)
     return weight + (alpha / lora_a.shape[0]) * (lora_b @ lora_a)

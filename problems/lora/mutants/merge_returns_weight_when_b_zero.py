@@ -7,8 +7,8 @@ import torch
 
 
 def merge_lora(weight, lora_a, lora_b, alpha):
-    _check_adapter(weight, lora_a, lora_b)
-    _check_alpha(alpha)
+    check_adapter(weight, lora_a, lora_b)
+    check_alpha(alpha)
     if not bool(lora_b.any()):
         return weight
     with torch.no_grad():

@@ -8,7 +8,7 @@ import torch
 
 
 def merge_lora(weight, lora_a, lora_b, alpha):
-    _check_adapter(weight, lora_a, lora_b)
-    _check_alpha(alpha)
+    check_adapter(weight, lora_a, lora_b)
+    check_alpha(alpha)
     with torch.no_grad():
         return weight + alpha * (lora_b @ lora_a)

@@ -8,8 +8,8 @@ import torch
 
 
 def merge_lora(weight, lora_a, lora_b, alpha):
-    _check_adapter(weight, lora_a, lora_b)
-    _check_alpha(alpha)
+    check_adapter(weight, lora_a, lora_b)
+    check_alpha(alpha)
     with torch.no_grad():
         delta = (lora_a.T @ lora_b.T).reshape(weight.shape)
         return weight + (alpha / lora_a.shape[0]) * delta

@@ -7,9 +7,9 @@ import torch
 
 
 def lora_forward(x, weight, bias, lora_a, lora_b, alpha):
-    _check_adapter(weight, lora_a, lora_b)
-    _check_x_bias(x, bias, weight)
-    _check_alpha(alpha)
+    check_adapter(weight, lora_a, lora_b)
+    check_x_bias(x, bias, weight)
+    check_alpha(alpha)
     with torch.no_grad():
         lora_b.mul_(alpha / lora_a.shape[0])
     frozen = x @ weight.detach().T

@@ -5,9 +5,9 @@ Overrides: lora_forward
 
 
 def lora_forward(x, weight, bias, lora_a, lora_b, alpha):
-    _check_adapter(weight, lora_a, lora_b)
-    _check_x_bias(x, bias, weight)
-    _check_alpha(alpha)
+    check_adapter(weight, lora_a, lora_b)
+    check_x_bias(x, bias, weight)
+    check_alpha(alpha)
     frozen = x @ weight.detach()
     if bias is not None:
         frozen = frozen + bias.detach()

@@ -1,12 +1,12 @@
 """Float or int32 positions are accepted instead of being refused with TypeError.
 
-Overrides: _check_positions
+Overrides: check_positions
 """
 
 import torch
 
 
-def _check_positions(positions, x):
+def check_positions(positions, x):
     if not isinstance(positions, torch.Tensor):
         raise TypeError(f"positions must be a torch.Tensor, got {type(positions).__name__}")
     if tuple(positions.shape) != (x.shape[-2],):

@@ -8,9 +8,9 @@ import torch
 
 
 def apply_rotary(x, positions, base=10000.0):
-    _check_x(x)
-    _check_positions(positions, x)
-    _check_base(base)
+    check_x(x)
+    check_positions(positions, x)
+    check_base(base)
     cos, sin = _cos_sin(positions, x.shape[-1], base, x.dtype)
     cos, sin = cos.repeat_interleave(2, dim=-1), sin.repeat_interleave(2, dim=-1)  # (L, D): theta_0, theta_0, ...
     half = x.shape[-1] // 2

@@ -1,12 +1,12 @@
 """An odd D is accepted (the last feature is silently dropped from the pairs) instead of raising ValueError.
 
-Overrides: _check_x
+Overrides: check_x
 """
 
 import torch
 
 
-def _check_x(x):
+def check_x(x):
     if not isinstance(x, torch.Tensor):
         raise TypeError(f"x must be a torch.Tensor, got {type(x).__name__}")
     if x.dtype not in (torch.float32, torch.float64):

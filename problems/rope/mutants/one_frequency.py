@@ -7,9 +7,9 @@ import torch
 
 
 def apply_rotary(x, positions, base=10000.0):
-    _check_x(x)
-    _check_positions(positions, x)
-    _check_base(base)
+    check_x(x)
+    check_positions(positions, x)
+    check_base(base)
     angles = positions.to(torch.float64)[:, None].expand(-1, x.shape[-1] // 2)
     cos, sin = torch.cos(angles).to(x.dtype), torch.sin(angles).to(x.dtype)
     even, odd = x[..., 0::2], x[..., 1::2]

@@ -7,9 +7,9 @@ import torch
 
 
 def apply_rotary(x, positions, base=10000.0):
-    _check_x(x)
-    _check_positions(positions, x)
-    _check_base(base)
+    check_x(x)
+    check_positions(positions, x)
+    check_base(base)
     cos, sin = _cos_sin(positions + 1, x.shape[-1], base, x.dtype)
     even, odd = x[..., 0::2], x[..., 1::2]
     return torch.stack((even * cos - odd * sin, even * sin + odd * cos), dim=-1).flatten(-2)

@@ -7,9 +7,9 @@ import torch
 
 
 def apply_rotary(x, positions, base=10000.0):
-    _check_x(x)
-    _check_positions(positions, x)
-    _check_base(base)
+    check_x(x)
+    check_positions(positions, x)
+    check_base(base)
     steps = torch.arange(x.shape[-2], dtype=torch.int64)
     cos, sin = _cos_sin(steps, x.shape[-1], base, x.dtype)
     even, odd = x[..., 0::2], x[..., 1::2]

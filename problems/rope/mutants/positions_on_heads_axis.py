@@ -8,9 +8,9 @@ import torch
 
 
 def apply_rotary(x, positions, base=10000.0):
-    _check_x(x)
-    _check_positions(positions, x)
-    _check_base(base)
+    check_x(x)
+    check_positions(positions, x)
+    check_base(base)
     cos, sin = _cos_sin(positions, x.shape[-1], base, x.dtype)
     if x.dim() == 4 and x.shape[1] == x.shape[2]:
         cos, sin = cos[:, None, :], sin[:, None, :]  # (L, 1, D/2): broadcast over the sequence instead

@@ -7,9 +7,9 @@ import torch
 
 
 def apply_rotary(x, positions, base=10000.0):
-    _check_x(x)
-    _check_positions(positions, x)
-    _check_base(base)
+    check_x(x)
+    check_positions(positions, x)
+    check_base(base)
     if bool((positions == 0).all()):
         return x
     cos, sin = _cos_sin(positions, x.shape[-1], base, x.dtype)

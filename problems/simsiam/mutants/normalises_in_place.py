@@ -9,7 +9,7 @@ _reference_loss = simsiam_loss
 
 
 def simsiam_loss(p1, p2, z1, z2):
-    _check_views(p1, p2, z1, z2)
+    check_views(p1, p2, z1, z2)
     with torch.no_grad():
         for z in (z1, z2):
             z.div_(z.norm(dim=1, keepdim=True).clamp_min(NORM_FLOOR))

@@ -7,8 +7,8 @@ import torch.nn.functional as F
 
 
 def elbo_loss(x, recon_logits, mu, logvar):
-    _check_tensors(("x", "recon_logits", "mu", "logvar"), (x, recon_logits, mu, logvar))
-    _check_latent(mu, logvar)
-    _check_data(x, recon_logits, mu)
+    check_tensors(("x", "recon_logits", "mu", "logvar"), (x, recon_logits, mu, logvar))
+    check_latent(mu, logvar)
+    check_data(x, recon_logits, mu)
     reconstruction = F.binary_cross_entropy_with_logits(x, recon_logits, reduction="none").flatten(1).sum(dim=1)
     return (reconstruction + _kl_per_example(mu, logvar)).mean()

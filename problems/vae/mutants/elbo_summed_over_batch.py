@@ -5,8 +5,8 @@ Overrides: elbo_loss
 
 
 def elbo_loss(x, recon_logits, mu, logvar):
-    _check_tensors(("x", "recon_logits", "mu", "logvar"), (x, recon_logits, mu, logvar))
-    _check_latent(mu, logvar)
-    _check_data(x, recon_logits, mu)
+    check_tensors(("x", "recon_logits", "mu", "logvar"), (x, recon_logits, mu, logvar))
+    check_latent(mu, logvar)
+    check_data(x, recon_logits, mu)
     reconstruction = _bce_with_logits(recon_logits, x).flatten(1).sum(dim=1)
     return (reconstruction + _kl_per_example(mu, logvar)).sum()

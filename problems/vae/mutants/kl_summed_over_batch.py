@@ -5,6 +5,6 @@ Overrides: gaussian_kl
 
 
 def gaussian_kl(mu, logvar):
-    _check_tensors(("mu", "logvar"), (mu, logvar))
-    _check_latent(mu, logvar)
+    check_tensors(("mu", "logvar"), (mu, logvar))
+    check_latent(mu, logvar)
     return _kl_per_example(mu, logvar).sum()

@@ -5,7 +5,7 @@ Overrides: reparameterize
 
 
 def reparameterize(mu, logvar, noise):
-    _check_tensors(("mu", "logvar", "noise"), (mu, logvar, noise))
+    check_tensors(("mu", "logvar", "noise"), (mu, logvar, noise))
     if logvar.shape != mu.shape or noise.shape != mu.shape:
         raise ValueError("mu, logvar and noise must have one shape")
     return mu + _std(logvar.detach()) * noise

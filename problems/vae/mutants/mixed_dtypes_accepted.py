@@ -1,12 +1,14 @@
 """This is what you get when arguments of different dtypes are accepted and silently promoted, instead of raising TypeError.
 
-Overrides: _check_tensors
+Overrides: check_tensors
 """
+
+from helpers import FLOAT_DTYPES
 
 import torch
 
 
-def _check_tensors(names, tensors):
+def check_tensors(names, tensors):
     for name, t in zip(names, tensors, strict=True):
         if not isinstance(t, torch.Tensor):
             raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")

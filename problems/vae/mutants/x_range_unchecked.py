@@ -1,10 +1,10 @@
 """This is what you get when x is not checked to lie in [0, 1]: a pixel of 255 or -1 quietly gives a meaningless cross-entropy.
 
-Overrides: _check_data
+Overrides: check_data
 """
 
 
-def _check_data(x, recon_logits, mu):
+def check_data(x, recon_logits, mu):
     if x.dim() < 2:
         raise ValueError("x must be [N, ...]")
     if recon_logits.shape != x.shape:
