@@ -1,10 +1,14 @@
-"""VQ-VAE (van den Oord et al., 2017). Implement quantize and vq_loss below. The validation is written for you
-in the supplied module `helpers`: call it first in each function."""
+"""VQ-VAE (van den Oord et al., 2017): nearest-code quantisation and the codebook and commitment losses.
 
-import torch  # noqa: F401 - for your code
-import torch.nn.functional as F  # noqa: F401 - mse_loss, cdist and friends are allowed
+Implement quantize and vq_loss below. The validation helpers are supplied in helpers.py (shown read-only under
+the editor): each function already calls them; keep those calls. torch.nn.functional (mse_loss, embedding) and
+torch.cdist are allowed.
+"""
 
-from helpers import check_beta, check_indices, check_latents  # noqa: F401 - call them first
+import torch
+import torch.nn.functional as F
+
+from helpers import check_beta, check_indices, check_latents
 
 
 def quantize(z_e, codebook):
