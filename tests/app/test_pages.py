@@ -70,7 +70,8 @@ def test_a_problem_with_helpers_shows_them_read_only_under_the_editor(
     assert "helpers.py (provided, read-only)" in panel
     assert '<div class="highlight">' in panel and "check_tensor" in panel  # highlighted by the server
     assert "&lt;torch.Tensor&gt;" in panel and "<torch.Tensor>" not in panel  # the source is escaped, not markup
-    assert text.index('id="editor"') < text.index('id="helpers-panel"') < text.index('id="run-tests"')
+    # Under the editor, after the run bar: Esc then Tab leads from the editor to Run tests first.
+    assert text.index('id="editor"') < text.index('id="run-tests"') < text.index('id="helpers-panel"')
     assert "<textarea" not in panel and "contenteditable" not in panel  # shown, never an editor
 
 

@@ -82,7 +82,7 @@ HINTS = [
     {"index": 1, "unlocked": False, "text": None, "unlocks_after": 2, "unlocked_by": None},
 ]
 PROBLEM_PAGE = {"problem": PROBLEM, "statement_html": "<p>S</p>", "starter_code": "pass\n", "hints": HINTS,
-                "scratch_example": HOSTILE}  # fmt: skip
+                "scratch_example": HOSTILE, "helpers_html": "<pre>def check(x): ...</pre>"}  # fmt: skip
 ATTEMPTS = [
     {"id": "a1", "created_at": NOW, "status": "done", "passed": 1, "total": 3, "solved": False},
     {
@@ -164,7 +164,7 @@ def test_template_renders_the_contract_context_and_escapes(
 
 def test_problem_page_has_every_element_the_bundle_needs(environment: Environment) -> None:
     html = render(environment, "problem.html", problem=PROBLEM, statement_html="", initial_code="\nx = 1\n",
-                  hints=HINTS, scratch_example="print(1)\n",
+                  hints=HINTS, scratch_example="print(1)\n", helpers_html="",
                   starter_code="pass\n", solved=False, last_submission_id="sub-1")  # fmt: skip
     for element_id in ("run-tests", "reset-code", "verdicts", "progress", "summary", "charts", "notes-link"):
         assert f'id="{element_id}"' in html
