@@ -34,6 +34,8 @@ class ProblemSummary(BaseModel):
 class ProblemDetail(ProblemSummary):
     statement: str = Field(description="The statement's Markdown source.")
     starter: str = Field(description="The code the editor opens with.")
+    helpers: str = Field(description="The problem's helpers.py, importable by a solution as the module `helpers` "
+                         "(the supplied validation); empty when the problem has none.")
 
 
 class SubmissionCreate(BaseModel):

@@ -40,7 +40,8 @@ async def list_problems(catalog: CatalogDep) -> list[dict[str, object]]:
 @router.get("/problems/{slug}", response_model=ProblemDetail, responses=ERROR_RESPONSES)
 async def read_problem(slug: str, catalog: CatalogDep) -> dict[str, object]:
     entry = catalog.entry(slug)
-    return {**entry.public(), "statement": entry.problem.statement, "starter": entry.problem.starter}
+    return {**entry.public(), "statement": entry.problem.statement, "starter": entry.problem.starter,
+            "helpers": entry.problem.helpers}
 
 
 @router.post(

@@ -75,6 +75,13 @@ def test_a_problem_with_helpers_shows_them_read_only_under_the_editor(
     assert "<textarea" not in panel and "contenteditable" not in panel  # shown, never an editor
 
 
+def test_the_api_gives_a_problems_helpers_source(make_server: Callable[..., Server], tmp_path: Path) -> None:
+    problems = copy_problems(tmp_path / "problems")
+    (problems / "add_one" / "helpers.py").write_text(ADD_ONE_HELPERS)
+    detail = make_server(problems_dir=problems).client.get("/api/problems/add_one").json()
+    assert detail["helpers"] == ADD_ONE_HELPERS
+
+
 def test_a_problem_without_helpers_has_no_helpers_panel(client: TestClient) -> None:
     assert "helpers-panel" not in client.get("/problems/add_one").text
 
@@ -87,7 +94,8 @@ def test_the_api_exposes_only_public_problem_parts(client: TestClient) -> None:
     assert detail.status_code == 200
     body = detail.json()
     assert set(body) == {"slug", "title", "summary", "difficulty", "tags", "functions", "check_count",
-                         "statement", "starter"}
+                         "statement", "starter", "helpers"}
+    assert body["helpers"] == ""  # add_one has no helpers.py
     assert "raise NotImplementedError" in body["starter"]
     for forbidden in (NOTES_SENTINEL, "def add_one(x):\n    if not isinstance", "@check"):
         assert forbidden not in detail.text
