@@ -7,6 +7,7 @@ wire dict)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -148,7 +149,8 @@ MALFORMED = [
     # loaded
     pytest.param(Loaded.from_wire, dict(LOADED, op="load"), "loaded: op 'load', expected 'loaded'", id="loaded-op"),
     pytest.param(Loaded.from_wire, {"op": "loaded"},
-                 "loaded: missing fields ['functions', 'ok', 'output', 'raised'], unknown fields []", id="loaded-empty"),
+                 "loaded: missing fields ['functions', 'ok', 'output', 'raised'], unknown fields []",
+                 id="loaded-empty"),
     pytest.param(Loaded.from_wire, dict(LOADED, ok=1), "ok must be true or false", id="loaded-ok-int"),
     pytest.param(Loaded.from_wire, dict(LOADED, functions="f"), "functions must be a list of strings",
                  id="loaded-functions-str"),
@@ -236,23 +238,25 @@ class TinyArena(Arena):
 
 
 REQUESTS = [
-    pytest.param(ForkRequest(ahead=False).to_wire(), {"op": "fork", "ahead": False}, id="fork"),
-    pytest.param(LoadRequest(code="def f(): pass", seed=3, limits={"memory_mb": 5}, modules={"helpers": "x = 1"},
-                             banned_calls=("torch.load",), key="ab").to_wire(),
+    pytest.param(lambda: ForkRequest(ahead=False).to_wire(), {"op": "fork", "ahead": False}, id="fork"),
+    pytest.param(lambda: LoadRequest(code="def f(): pass", seed=3, limits={"memory_mb": 5},
+                                     modules={"helpers": "x = 1"}, banned_calls=("torch.load",), key="ab").to_wire(),
                  {"op": "load", "code": "def f(): pass", "seed": 3, "limits": {"memory_mb": 5},
                   "modules": {"helpers": "x = 1"}, "banned_calls": ["torch.load"], "key": "ab"}, id="load"),
-    pytest.param(CallsRequest((Call("f", {"tuple": []}, grads=("0", "x"), grad_output=1.0),)).to_wire(TinyArena()),
+    pytest.param(lambda: CallsRequest((Call("f", {"tuple": []}, grads=("0", "x"), grad_output=1.0),)).to_wire(
+                     TinyArena()),
                  {"op": "calls", "calls": [{"function": "f", "arguments": {"tuple": []}, "grads": ["0", "x"],
                                             "grad_output": 1.0}], "arena": {"size": 5, "blobs": [[0, 3], [3, 2]]}},
                  id="calls-with-an-arena"),
-    pytest.param(CallsRequest(()).to_wire(None), {"op": "calls", "calls": [], "arena": {"size": 0, "blobs": []}},
+    pytest.param(lambda: CallsRequest(()).to_wire(None),
+                 {"op": "calls", "calls": [], "arena": {"size": 0, "blobs": []}},
                  id="calls-without-an-arena"),
 ]
 
 
 @pytest.mark.parametrize(("wire", "expected"), REQUESTS)
-def test_a_request_goes_out_as_exactly_this_dict(wire: dict[str, Any], expected: dict[str, Any]) -> None:
-    assert wire == expected
+def test_a_request_goes_out_as_exactly_this_dict(wire: Callable[[], dict[str, Any]], expected: dict[str, Any]) -> None:
+    assert wire() == expected  # built here, not at collection: mutmut maps a mutant to the tests that run it
 
 
 def test_a_load_request_sends_plain_containers() -> None:
