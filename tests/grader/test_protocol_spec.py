@@ -245,14 +245,15 @@ def test_one_deadline_holds_for_the_whole_frame(pair: tuple[socket.socket, socke
     assert 0.15 < time.monotonic() - started < 3
 
 
-def test_a_trickling_peer_still_runs_out_of_time(pair: tuple[socket.socket, socket.socket]) -> None:
+@pytest.mark.parametrize("start", [FRAME.pack(100, 0), FRAME.pack(2, 100) + b"{}"], ids=["header", "blobs"])
+def test_a_trickling_peer_still_runs_out_of_time(pair: tuple[socket.socket, socket.socket], start: bytes) -> None:
     left, right = pair
     right.settimeout(None)
     stop = threading.Event()
 
     def trickle() -> None:
-        left.sendall(FRAME.pack(100, 0))
-        while not stop.wait(0.05):
+        left.sendall(start)
+        while not stop.wait(0.02):
             left.sendall(b" ")
 
     sender = threading.Thread(target=trickle)
@@ -260,7 +261,7 @@ def test_a_trickling_peer_still_runs_out_of_time(pair: tuple[socket.socket, sock
     started = time.monotonic()
     try:
         with pytest.raises(TimeoutError):
-            recv_frame(right, max_blob_bytes=0, deadline=started + 0.3)
+            recv_frame(right, max_blob_bytes=100, deadline=started + 0.3)
     finally:
         stop.set()
         sender.join()
@@ -295,6 +296,42 @@ def test_descriptors_sent_with_a_frame_come_with_it(pair: tuple[socket.socket, s
     finally:
         for fd in sent:
             os.close(fd)
+
+
+def test_a_frame_brings_at_most_four_descriptors(pair: tuple[socket.socket, socket.socket]) -> None:
+    """The worker gets one (its arena); room for four, and the kernel drops the rest rather than the frame."""
+    left, right = pair
+    sent = [memfd(b"%d" % index) for index in range(5)]
+    send_frame(left, {"op": "x"}, fds=tuple(sent))
+    header, _, fds = recv_frame(right, max_blob_bytes=0, with_fds=True)
+    assert header == {"op": "x"} and [read_fd(fd) for fd in fds] == [b"0", b"1", b"2", b"3"]
+    for fd in sent + fds:
+        os.close(fd)
+
+
+def test_credentials_that_come_with_a_frame_are_not_taken_for_descriptors(
+        pair: tuple[socket.socket, socket.socket]) -> None:
+    left, right = pair
+    right.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)  # every message then carries the sender's pid
+    send_frame(left, {"op": "x"})
+    assert recv_frame(right, max_blob_bytes=0, with_fds=True) == ({"op": "x"}, [], [])
+
+
+def test_a_frame_with_a_descriptor_arrives_whole_however_the_socket_sends_it(
+        pair: tuple[socket.socket, socket.socket]) -> None:
+    left, right = pair
+    left.settimeout(5)  # a socket with a timeout may send part of a message and return
+    left.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+    sent = memfd(b"arena")
+    blob = bytes(range(256)) * (COALESCE_BYTES // 256)
+    sender = threading.Thread(target=send_frame, args=(left, {"op": "calls"}, [blob]), kwargs={"fds": (sent,)})
+    sender.start()
+    header, blobs, fds = recv_frame(right, max_blob_bytes=len(blob), with_fds=True, deadline=time.monotonic() + 3)
+    sender.join()
+    os.close(sent)
+    assert header == {"op": "calls"} and bytes(blobs[0]) == blob
+    assert [read_fd(fd) for fd in fds] == [b"arena"]
+    os.close(fds[0])
 
 
 def test_a_large_frame_with_a_descriptor_arrives_whole(pair: tuple[socket.socket, socket.socket]) -> None:
@@ -362,6 +399,29 @@ def test_an_arena_holds_its_blobs_back_to_back_in_a_sealed_memfd() -> None:
         arena.close()
 
 
+def test_an_arena_that_cannot_be_filled_closes_its_memfd() -> None:
+    before = open_fds()
+    with pytest.raises(TypeError, match="expected a bytes-like object"):
+        Arena.create(["abc"])  # type: ignore[list-item]
+    assert open_fds() == before
+
+
+def test_an_arena_releases_a_descriptor_numbered_zero() -> None:
+    saved = os.dup(0)
+    os.close(0)  # the lowest free number: the arena's memfd gets it
+    try:
+        arena = Arena.create([b"abc"])
+        assert arena.fd == 0
+        arena.release_fd()
+        assert arena.fd == -1
+        with pytest.raises(OSError):
+            os.fstat(0)
+        arena.close()
+    finally:
+        os.dup2(saved, 0)
+        os.close(saved)
+
+
 def test_an_arena_without_bytes_needs_no_memfd() -> None:
     arena = Arena.create([b"", b""])
     assert (arena.size, arena.table(), arena.memory, arena.fd) == (0, [[0, 0], [0, 0]], None, -1)
@@ -426,6 +486,8 @@ def test_a_worker_maps_an_arena_smaller_than_its_file_and_an_empty_one() -> None
             map_arena(os.dup(arena.fd), 3, [[1, 3]])
         before = open_fds()
         assert [bytes(view) for view in map_arena(os.dup(arena.fd), 0, [[0, 0]])] == [b""]
+        with pytest.raises(ProtocolError, match=exactly("blob out of range")):
+            map_arena(os.dup(arena.fd), 0, [[0, 1]])  # an empty arena maps nothing of the file
         assert open_fds() == before
     finally:
         arena.close()
@@ -634,6 +696,15 @@ def test_an_opaque_request_argument_is_cut_to_200_characters() -> None:
 def test_a_request_refuses_an_opaque_value_without_an_opaque_class() -> None:
     with pytest.raises(ProtocolError, match=exactly("unknown tag 'opaque'")):
         Decoder([], results=False).decode({"opaque": "thing"})
+
+
+def test_a_dict_with_a_key_that_is_not_a_string_becomes_one_opaque_value() -> None:
+    assert encode({"a": 1, 2: "b"}) == ({"opaque": "dict with non-string keys"}, [])
+
+
+def test_an_opaque_type_name_is_cut_to_200_characters() -> None:
+    long = type("N" * 300, (), {})
+    assert encode(long())[0] == {"opaque": "N" * 200}
 
 
 def test_an_opaque_result_hashes_by_identity() -> None:
