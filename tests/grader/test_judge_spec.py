@@ -271,17 +271,21 @@ def fails_on_a_call(sub: Any, ref: Any) -> None:
     raise CheckFailed("add(1, 1) gave 2, expected 3. Check the sum.", call=result, bare="add(1, 1) gave 2, expected 3")
 
 
-@pytest.mark.parametrize(("diagnoser", "message", "diagnosis"), [
-    pytest.param(Diagnoser(), "add(1, 1) gave 2, expected 3. you added x twice", "you added x twice",
+GENERIC = "add(1, 1) gave 2, expected 3. Check the sum."
+
+
+@pytest.mark.parametrize(("make", "message", "diagnosis"), [
+    pytest.param(lambda: Diagnoser(), "add(1, 1) gave 2, expected 3. you added x twice", "you added x twice",
                  id="diagnosed"),
-    pytest.param(Diagnoser(diagnosis=None), "add(1, 1) gave 2, expected 3. Check the sum.", None, id="no-diagnosis"),
-    pytest.param(Diagnoser(diagnosis=""), "add(1, 1) gave 2, expected 3. Check the sum.", None, id="empty-diagnosis"),
-    pytest.param(Diagnoser(error=RuntimeError("bug")), "add(1, 1) gave 2, expected 3. Check the sum.", None,
+    pytest.param(lambda: Diagnoser(diagnosis=None), GENERIC, None, id="no-diagnosis"),
+    pytest.param(lambda: Diagnoser(diagnosis=""), GENERIC, None, id="empty-diagnosis"),
+    pytest.param(lambda: Diagnoser(error=RuntimeError("bug")), GENERIC, None,
                  id="diagnoser-crashed"),
-    pytest.param(None, "add(1, 1) gave 2, expected 3. Check the sum.", None, id="no-diagnoser"),
+    pytest.param(lambda: None, GENERIC, None, id="no-diagnoser"),
 ])
-def test_a_known_mistake_replaces_the_generic_hint(diagnoser: Diagnoser | None, message: str,
+def test_a_known_mistake_replaces_the_generic_hint(make: Callable[[], Diagnoser | None], message: str,
                                                    diagnosis: str | None) -> None:
+    diagnoser = make()  # a fresh one per run: it records what it saw
     result, _ = run_one(fails_on_a_call, diagnoser=diagnoser)
     assert (result.status, result.message, result.diagnosis) == ("failed", message, diagnosis)
     if diagnoser is not None:
