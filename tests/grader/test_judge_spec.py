@@ -25,7 +25,7 @@ from grader.judge import CheckContext, CheckRunner, RemoteFunction, Submission, 
 from grader.limits import Limits
 from grader.messages import CallReply, CallResults, CallsRequest, CallTimedOut, TooLarge
 from grader.problems import FunctionSpec, Problem, ProblemSpec
-from grader.protocol import Decoder, Encoder
+from grader.protocol import MAX_DEPTH, MAX_ITEMS, Decoder, Encoder, ProtocolError
 from grader.report import MAX_MESSAGE_CHARS, CheckResult, Report, cap_text
 from grader.sandbox import SandboxUnavailable
 from grader.session import LoadResult
@@ -236,6 +236,7 @@ def test_a_crashing_check_is_logged_as_the_graders_bug(caplog: pytest.LogCapture
 
 def test_a_check_that_wants_a_context_gets_one_and_can_record_an_experiment() -> None:
     def experiment(sub: Any, ref: Any, context: CheckContext) -> None:
+        assert sub.add(1, 2) == ref.add(1, 2)
         context.record_experiment(steps=[0, 1, 2.0], series={"loss": [1, float("nan"), 0.5]})  # type: ignore[list-item]
 
     check = make_check(experiment, wants_context=True)
@@ -303,7 +304,8 @@ def test_a_crashing_diagnosis_is_logged_and_the_verdict_stands(caplog: pytest.Lo
     with caplog.at_level(logging.WARNING, logger="grader.judge"):
         result, _ = run_one(fails_on_a_call, diagnoser=Diagnoser(error=RuntimeError("bug")))
     assert result.status == "failed"
-    assert [(r.getMessage(), r.exc_info is not None) for r in caplog.records] == [("diagnosing add failed", True)]
+    assert [(r.getMessage(), r.exc_info and r.exc_info[0]) for r in caplog.records] == [
+        ("diagnosing add failed", RuntimeError)]
 
 
 # ----------------------------------------------------------------------------------- what a call carries
@@ -452,6 +454,52 @@ def test_an_argument_key_names_its_parameter(key: str, name: str) -> None:
     assert add_of(runner()).name_of(key) == name
 
 
+# ---------------------------------------------------------------------------------------------- caps
+
+
+def nest(depth: int) -> Any:
+    value: Any = 1
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+CANNED = Answer(CallResults((CallReply(value=0),)), [])
+
+
+@pytest.mark.parametrize("how", ["positional", "keyword"])
+def test_an_argument_may_nest_as_deep_as_the_worker_decodes_it_and_no_deeper(how: str) -> None:
+    """The worker decodes a call's arguments inside ((args...), {kwargs}): two levels above each argument."""
+    def call(value: Any) -> CallResult:
+        run = runner(InProcessWorker(functions={"add": lambda x, y: 0}))
+        return add_of(run).call(value, 0) if how == "positional" else add_of(run).call(0, y=value)
+
+    assert call(nest(MAX_DEPTH - 2)).value == 0  # the in-process worker decoded it
+    with pytest.raises(ProtocolError, match="too deeply nested"):
+        call(nest(MAX_DEPTH - 1))
+
+
+def test_a_cotangent_may_nest_as_deep_as_the_worker_decodes_it_and_no_deeper() -> None:
+    add_of(runner(InProcessWorker(answers=[CANNED]))).call(1, 2, grads=("x",), grad_output=nest(MAX_DEPTH - 1))
+    with pytest.raises(ProtocolError, match="too deeply nested"):
+        add_of(runner(InProcessWorker(answers=[CANNED]))).call(1, 2, grads=("x",), grad_output=nest(MAX_DEPTH))
+
+
+def test_a_calls_arguments_may_hold_exactly_the_item_cap() -> None:
+    add_of(runner(InProcessWorker(answers=[CANNED]))).call([0] * (MAX_ITEMS - 1))
+    with pytest.raises(ProtocolError, match="too large"):
+        add_of(runner(InProcessWorker(answers=[CANNED]))).call([0] * MAX_ITEMS)
+
+
+@pytest.mark.parametrize("reply", [
+    pytest.param(CallReply(value={"list": [0] * (MAX_ITEMS - 1)}, grads={"0": None}), id="absent-gradient"),
+    pytest.param(CallReply(value={"list": [0] * (MAX_ITEMS - 1)}, grad_output=None), id="absent-cotangent"),
+])
+def test_a_reply_may_hold_exactly_the_item_cap_whatever_is_absent(reply: CallReply) -> None:
+    run = runner(InProcessWorker(answers=[Answer(CallResults((reply,)), [])]))
+    assert len(add_of(run).call(1, 2).value) == MAX_ITEMS - 1
+
+
 # ------------------------------------------------------------------------------------ the worker's failures
 
 
@@ -540,6 +588,8 @@ def test_without_a_limit_an_exception_is_returned_as_it_came() -> None:
     pytest.param(exception("BlockingIOError", "fork", ("BlockingIOError", "OSError", "Exception")), " [pids]",
                  "fork [pids]", 1, id="fork-failed"),
     pytest.param(exception("RuntimeError", "x [pids]"), " [pids]", "x [pids]", 1, id="already-said"),
+    pytest.param(exception("RuntimeError", "x pids"), " [pids]", "x pids", 1, id="already-said-without-brackets"),
+    pytest.param(exception("RuntimeError", "limit"), " [Xlimit]", "limit [Xlimit]", 1, id="only-brackets-stripped"),
     pytest.param(exception("RuntimeError", "x"), "", "x", 1, id="no-notes"),
     pytest.param(exception("MemoryError", ""), " [memory.max reached]", f"{MEMORY} [memory.max reached]", 1,
                  id="memory-both"),
@@ -603,15 +653,32 @@ def test_a_checks_output_is_what_its_calls_printed_up_to_a_cap(printed: list[str
     assert run.take_output() == ""
 
 
-def test_what_loading_printed_goes_with_the_first_check_only() -> None:
-    def prints(sub: Any, ref: Any) -> None:
-        sub.add(1, 2)
+@pytest.mark.parametrize(("loaded", "outputs"), [
+    pytest.param("[load]", ["[load][a1][a2]", "[b1]"], id="printed"),
+    pytest.param("", ["[a1][a2]", "[b1]"], id="silent"),
+])
+def test_what_loading_printed_goes_with_the_first_check_only(loaded: str, outputs: list[str]) -> None:
+    def first(sub: Any, ref: Any) -> None:
+        sub.add("a1", 0)
+        sub.add("a2", 0)  # the second check finishes while this one waits for its second call
 
-    worker = InProcessWorker(functions={"add": lambda x, y: Scripted(value=3, output="[call]")},
-                             loaded=LoadResult(ok=True, functions=("add",), output="[load]"))
-    problem = make_problem(make_check(prints, id="core.a"), make_check(prints, id="core.b"))
+    def second(sub: Any, ref: Any) -> None:
+        sub.add("b1", 0)
+
+    worker = InProcessWorker(functions={"add": lambda x, y: Scripted(value=0, output=f"[{x}]")},
+                             loaded=LoadResult(ok=True, functions=("add",), output=loaded))
+    problem = make_problem(make_check(first, id="core.a"), make_check(second, id="core.b"))
     report = grade(problem, "code", pool=FakePool(worker))  # type: ignore[arg-type]
-    assert [check.output for check in report.checks] == ["[load][call]", "[call]"]
+    assert [check.output for check in report.checks] == outputs
+
+
+def test_a_function_that_broke_a_limit_is_named_with_the_check_it_broke_in() -> None:
+    worker = InProcessWorker(answers=[WorkerLost("add(x=1, y=2) ended the worker", limit="crash")])
+    checks = (make_check(passes, id="core.a", title="Adds small numbers"), make_check(passes, id="core.b"))
+    report = grade(make_problem(*checks), "code", pool=FakePool(worker))  # type: ignore[arg-type]
+    assert [(check.message, check.limit) for check in report.checks] == [
+        ("add(x=1, y=2) ended the worker", "crash"),
+        ("not run: add ended the worker process in check ‘Adds small numbers’", "crash")]
 
 
 # ---------------------------------------------------------------------------------------------- grading
@@ -642,10 +709,21 @@ def test_a_problem_without_helpers_loads_no_modules() -> None:
     assert pool.opened[0]["modules"] == {} and pool.opened[0]["seed"] == 0
 
 
-def test_a_checks_time_is_its_share_of_the_grading() -> None:
-    worker = InProcessWorker(functions={"add": lambda x, y: Scripted(value=3, duration_ms=1500.0)})
-    report = grade(make_problem(*three_checks()), "code", pool=FakePool(worker))  # type: ignore[arg-type]
-    assert all(1500 <= check.duration_ms < 1700 for check in report.checks)
+def test_a_checks_time_is_its_calls_time_in_the_worker_plus_its_own_in_milliseconds() -> None:
+    worker = InProcessWorker(functions={"add": lambda x, y: Scripted(value=3, duration_ms=100_000.0)})
+    checks = [make_check(passes, id=f"core.c{index}") for index in range(6)]
+    report = grade(make_problem(*checks), "code", pool=FakePool(worker))  # type: ignore[arg-type]
+    durations = [check.duration_ms for check in report.checks]
+    assert all(100_000 <= duration < 100_050 for duration in durations), durations
+    assert all(round(duration, 3) == duration for duration in durations)  # to the microsecond
+    assert any(duration != int(duration) for duration in durations)  # and not to the millisecond
+
+
+def test_a_reports_time_is_the_whole_gradings_in_milliseconds(monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = iter([100.0, 102.5])
+    monkeypatch.setattr(judge, "time", types.SimpleNamespace(perf_counter=lambda: next(clock)))
+    report = grade(make_problem(*three_checks()), "code", pool=FakePool(InProcessWorker()))  # type: ignore[arg-type]
+    assert report.duration_ms == 2500.0
 
 
 def not_run(message: str) -> list[tuple[str, str]]:
