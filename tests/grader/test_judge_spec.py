@@ -470,13 +470,15 @@ CANNED = Answer(CallResults((CallReply(value=0),)), [])
 @pytest.mark.parametrize("how", ["positional", "keyword"])
 def test_an_argument_may_nest_as_deep_as_the_worker_decodes_it_and_no_deeper(how: str) -> None:
     """The worker decodes a call's arguments inside ((args...), {kwargs}): two levels above each argument."""
-    def call(value: Any) -> CallResult:
-        run = runner(InProcessWorker(functions={"add": lambda x, y: 0}))
+    def call(value: Any, worker: InProcessWorker) -> CallResult:
+        run = runner(worker)
         return add_of(run).call(value, 0) if how == "positional" else add_of(run).call(0, y=value)
 
-    assert call(nest(MAX_DEPTH - 2)).value == 0  # the in-process worker decoded it
+    assert call(nest(MAX_DEPTH - 2), InProcessWorker(functions={"add": lambda x, y: 0})).value == 0  # decoded
+    worker = InProcessWorker(answers=[CANNED])  # decodes nothing: only the judge can refuse
     with pytest.raises(ProtocolError, match="too deeply nested"):
-        call(nest(MAX_DEPTH - 1))
+        call(nest(MAX_DEPTH - 1), worker)
+    assert worker.requests == []
 
 
 def test_a_cotangent_may_nest_as_deep_as_the_worker_decodes_it_and_no_deeper() -> None:
