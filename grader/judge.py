@@ -140,15 +140,16 @@ class CheckRunner:
         for index, (args, kwargs) in enumerate(calls):
             args, kwargs = tuple(args), dict(kwargs)
             encoder.begin()  # each call's tensors get bytes of their own: what one call writes is its own
-            positional = [encoder.encode(value, 2) for value in args]
-            keyword = [[name, encoder.encode(value, 2)] for name, value in kwargs.items()]
+            # One value, as the worker decodes it: its containers count against the item cap there, so here too.
+            arguments = encoder.encode((args, kwargs))
+            positional, keyword = arguments["tuple"][0]["tuple"], arguments["tuple"][1]["dict"]
             keys = [str(index) for index in range(len(args))] + list(kwargs)
             arguments_blobs.append(
                 {key: _storages_of(tree) for key, tree in zip(keys, positional + [t for _, t in keyword], strict=True)})
             given = grad_outputs[index] if grad_outputs is not None else None
             wire.append(Call(
                 function=function.name,
-                arguments={"tuple": [{"tuple": positional}, {"dict": keyword}]},
+                arguments=arguments,
                 grads=tuple(function.key_of(name, args, kwargs) for name in grads),
                 grad_output=None if given is None else encoder.encode(given, 1),
             ))

@@ -487,10 +487,17 @@ def test_a_cotangent_may_nest_as_deep_as_the_worker_decodes_it_and_no_deeper() -
         add_of(runner(InProcessWorker(answers=[CANNED]))).call(1, 2, grads=("x",), grad_output=nest(MAX_DEPTH))
 
 
-def test_a_calls_arguments_may_hold_exactly_the_item_cap() -> None:
-    add_of(runner(InProcessWorker(answers=[CANNED]))).call([0] * (MAX_ITEMS - 1))
+def test_a_calls_arguments_may_hold_exactly_the_item_cap_as_the_worker_counts_it() -> None:
+    """The worker decodes ((args...), {kwargs}) as one value: its three containers count as items too. What the
+    judge sends, the worker can decode; what it could not, the judge refuses before sending (a check's bug,
+    never the learner's lost worker)."""
+    fits = [0] * (MAX_ITEMS - 4)  # the list, its items and the three containers: exactly MAX_ITEMS
+    worker = InProcessWorker(functions={"add": lambda x, y=None: len(x)})
+    assert add_of(runner(worker)).call(fits).value == MAX_ITEMS - 4  # decoded by the worker's Decoder
+    worker = InProcessWorker(functions={"add": lambda x, y=None: len(x)})
     with pytest.raises(ProtocolError, match="too large"):
-        add_of(runner(InProcessWorker(answers=[CANNED]))).call([0] * MAX_ITEMS)
+        add_of(runner(worker)).call(fits + [0])
+    assert worker.requests == []
 
 
 @pytest.mark.parametrize("reply", [
