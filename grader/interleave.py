@@ -50,7 +50,7 @@ class CallSession(Protocol):
     def limit_notes(self) -> str: ...
 
     def calls(self, request: CallsRequest, blobs: list[bytes], *, timeout: float,
-              what: str | Callable[[], str], function: str = "") -> Answer: ...
+              what: str | Callable[[], str], function: str) -> Answer: ...
 
 
 class GroupedCallSession(CallSession, Protocol):
@@ -109,7 +109,6 @@ Task = Callable[[TaskSession], Any]
 
 @dataclass
 class _Running:
-    task: Task
     let: greenlet.greenlet
     session: TaskSession
     grad_enabled: bool = True  # torch's grad mode is per thread, so each check keeps its own across pauses
@@ -143,7 +142,7 @@ class Interleaver:
         request was running then, None for the rest. Without `on_stopped` the GradingStopped propagates."""
         scheduler = greenlet.getcurrent()
         running = [
-            _Running(task=task, let=greenlet.greenlet(task), session=TaskSession(self.session, scheduler),
+            _Running(let=greenlet.greenlet(task), session=TaskSession(self.session, scheduler),
                      title=titles[index] if index < len(titles) else f"#{index + 1}")
             for index, task in enumerate(tasks)
         ]
@@ -244,16 +243,19 @@ class Interleaver:
 
     def _note(self, entry: _Running, reply: Answer | BaseException) -> None:
         """Remember a function that broke a limit (a check's calls use one function per request)."""
-        if not isinstance(reply, WorkerLost) or reply.limit not in NOT_RUN or entry.sent is None:
+        assert entry.sent is not None  # only requests that were sent are answered
+        if not isinstance(reply, WorkerLost) or reply.limit not in NOT_RUN:
             return
         function = entry.sent.function
-        if function and function not in self.broken:
+        # A function's first break is its only one: _exchange sends no request for a function already in `broken`.
+        if function:
             reason = NOT_RUN[reply.limit].format(function=function, check=entry.title,
                                                  seconds=self.limits.call_timeout_s)
             self.broken[function] = WorkerLost(f"not run: {reason}", limit=reply.limit)
 
     def _not_run(self, entry: _Running) -> WorkerLost | None:
-        return self.broken.get(entry.sent.function) if entry.sent is not None and entry.sent.function else None
+        assert entry.sent is not None  # asked only of requests about to be sent
+        return self.broken.get(entry.sent.function)  # never "": _note records only named functions
 
     def _alone(self, request: Request | None) -> Answer | BaseException:
         assert request is not None

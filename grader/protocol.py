@@ -34,7 +34,7 @@ import socket
 import struct
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 import torch
 
@@ -556,7 +556,6 @@ class Decoder:
         layout = meta.get("layout_stride", stride)
         if not (_int_list(shape) and _int_list(layout) and type(offset) is int and type(index) is int):
             raise ProtocolError("malformed tensor metadata")
-        assert isinstance(shape, list) and isinstance(layout, list) and isinstance(offset, int)
         if len(shape) > MAX_DIMS or len(layout) != len(shape) or any(s < 0 for s in shape + layout) or offset < 0:
             raise ProtocolError("invalid tensor shape or strides")
         if not 0 <= index < len(self.blobs):
@@ -589,7 +588,7 @@ class Decoder:
         return _t_view(raw, dtype)
 
 
-def _int_list(value: Any) -> bool:
+def _int_list(value: Any) -> TypeGuard[list[int]]:
     return type(value) is list and all(type(item) is int for item in value)
 
 

@@ -1,0 +1,197 @@
+"""Specification of grader.interleave, through a scripted session: what each request reaches the worker with
+(alone or merged), how a broken limit is remembered and worded, what a check's time counts, and what a check may
+not do. The session answers each call with its tag, or fails it the way a call tagged "<limit>!" says."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import greenlet
+import pytest
+
+from grader.calls import WorkerLost
+from grader.interleave import NOT_RUN, Answer, Interleaver, Request, TaskSession
+from grader.limits import Limits
+from grader.messages import Call, CallReply, CallResults, CallsRequest, TooLarge
+
+LIMIT_KINDS = sorted(NOT_RUN)
+
+
+@dataclass
+class ScriptedSession:
+    """Records every request as it reaches the worker: (path, function, timeout, what, tags)."""
+
+    duration_ms: float = 2.0
+    time_left: float = 42.0
+    notes: str = " [a note]"
+    seen: list[tuple[str, str, float, str, list[str]]] = field(default_factory=list)
+
+    def remaining(self) -> float:
+        return self.time_left
+
+    def limit_notes(self) -> str:
+        return self.notes
+
+    def _answer(self, path: str, request: Request) -> Answer:
+        what = request.what if isinstance(request.what, str) else request.what()
+        tags = [call.arguments for call in request.message.calls]
+        self.seen.append((path, request.function, request.timeout, what, tags))
+        for tag in tags:
+            if tag.endswith("!"):
+                raise WorkerLost(f"{tag} during {what}", limit=tag[:-1] or None)  # type: ignore[arg-type]
+            if tag == "big":
+                return Answer(TooLarge(size=9), [])
+        return Answer(CallResults(tuple(CallReply(value=tag, duration_ms=self.duration_ms) for tag in tags)), [])
+
+    def calls(self, request: CallsRequest, blobs: list[bytes], *, timeout: float,
+              what: str | Callable[[], str], function: str = "") -> Answer:
+        return self._answer("alone", Request(request, blobs, timeout, what, function))
+
+    def grouped_calls(self, requests: Sequence[Request]) -> Iterator[Answer]:
+        for request in requests:
+            yield self._answer("merged", request)
+
+
+def ask(session: TaskSession, function: str, *tags: str, timeout: float = 3.0) -> Any:
+    """The tags' values, or "<limit>: <reason>" when the request failed."""
+    request = CallsRequest(tuple(Call(function=function, arguments=tag) for tag in tags))
+    try:
+        answer = session.calls(request, [], timeout=timeout, what=lambda: f"{function}({','.join(tags)})",
+                               function=function)
+    except WorkerLost as exc:
+        return f"{exc.limit}: {exc.reason}"
+    if isinstance(answer.message, TooLarge):
+        return f"too large: {answer.message.size}"
+    return [reply.value for reply in answer.message.results]
+
+
+def run(tasks: Sequence[Callable[[TaskSession], Any]], *, merge: bool = True, titles: Sequence[str] = (),
+        session: ScriptedSession | None = None, **limits: Any) -> tuple[list[Any], ScriptedSession, Interleaver]:
+    session = session or ScriptedSession()
+    interleaver = Interleaver(session=session, limits=Limits(**limits), merge=merge)
+    done: list[tuple[int, Any, float]] = []
+    interleaver.run(tasks, lambda index, result, seconds: done.append((index, result, seconds)), titles=titles)
+    assert [index for index, _, _ in done] == list(range(len(tasks)))
+    return [result for _, result, _ in done], session, interleaver
+
+
+# -------------------------------------------------------------------------------- what reaches the worker
+
+
+@pytest.mark.parametrize("merge", [True, False], ids=["merged", "alone"])
+def test_a_request_reaches_the_worker_with_its_own_function_timeout_and_description(merge: bool) -> None:
+    results, session, _ = run([lambda s: ask(s, "f", "a", timeout=1.5), lambda s: ask(s, "g", "b", timeout=2.5)],
+                              merge=merge)
+    assert results == [["a"], ["b"]]
+    path = "merged" if merge else "alone"
+    assert session.seen == [(path, "f", 1.5, "f(a)", ["a"]), (path, "g", 2.5, "g(b)", ["b"])]
+
+
+def test_a_single_waiting_request_goes_alone_even_when_merging() -> None:
+    _, session, interleaver = run([lambda s: ask(s, "f", "a") + ask(s, "f", "b")])
+    assert [seen[0] for seen in session.seen] == ["alone", "alone"]
+    assert interleaver.exchanges == 2
+
+
+@pytest.mark.parametrize(("merge", "exchanges"), [(True, 2), (False, 4)], ids=["merged", "alone"])
+def test_exchanges_count_round_trips(merge: bool, exchanges: int) -> None:
+    tasks = [lambda s: ask(s, "f", "a") + ask(s, "f", "b"), lambda s: ask(s, "g", "c") + ask(s, "g", "d")]
+    _, _, interleaver = run(tasks, merge=merge)
+    assert interleaver.exchanges == exchanges
+
+
+def test_a_check_sees_the_sessions_time_left_and_limit_notes() -> None:
+    results, _, _ = run([lambda s: (s.remaining(), s.limit_notes())])
+    assert results == [(42.0, " [a note]")]
+
+
+def test_a_reply_that_is_not_results_goes_back_to_its_check_unchanged() -> None:
+    results, _, _ = run([lambda s: ask(s, "f", "big"), lambda s: ask(s, "g", "a")])
+    assert results == ["too large: 9", ["a"]]
+
+
+# ---------------------------------------------------------------------------------------- broken limits
+
+
+@pytest.mark.parametrize("merge", [True, False], ids=["merged", "alone"])
+@pytest.mark.parametrize("limit", LIMIT_KINDS)
+def test_a_function_that_broke_a_limit_is_not_run_again_with_the_reason_naming_the_check(limit: str,
+                                                                                          merge: bool) -> None:
+    tasks = [lambda s: ask(s, "g", "a"), lambda s: ask(s, "f", f"{limit}!"), lambda s: ask(s, "f", "b")]
+    results, session, interleaver = run(tasks, merge=merge, titles=["one", "two", "three"], call_timeout_s=2.5)
+    reason = NOT_RUN[limit].format(function="f", check="two", seconds=2.5)
+    assert results == [["a"], f"{limit}: {limit}! during f({limit}!)", f"{limit}: not run: {reason}"]
+    assert [seen[4] for seen in session.seen] == [["a"], [f"{limit}!"]]
+    assert set(interleaver.broken) == {"f"}
+
+
+def test_the_reason_of_a_function_that_ran_out_of_time_gives_the_call_limit() -> None:
+    results, _, _ = run([lambda s: ask(s, "f", "time!"), lambda s: ask(s, "f", "a")], merge=False,
+                        titles=["first", "second"], call_timeout_s=2.5)
+    assert results[1] == "time: not run: f did not return within 2.5 s in check ‘first’ (an endless loop?)"
+
+
+def test_a_check_without_a_title_is_named_by_its_position() -> None:
+    tasks = [lambda s: ask(s, "g", "a"), lambda s: ask(s, "f", "crash!"), lambda s: ask(s, "f", "b")]
+    results, _, _ = run(tasks, titles=["one"])
+    assert results[2] == "crash: not run: f ended the worker process in check ‘#2’"
+
+
+def test_the_first_break_of_a_function_is_the_one_reported() -> None:
+    tasks = [lambda s: ask(s, "f", "memory!"), lambda s: ask(s, "f", "crash!"), lambda s: ask(s, "f", "a")]
+    results, session, _ = run(tasks, merge=False, titles=["one", "two", "three"])
+    assert results[1:] == ["memory: not run: f ran out of memory in check ‘one’"] * 2
+    assert len(session.seen) == 1
+
+
+@pytest.mark.parametrize("merge", [True, False], ids=["merged", "alone"])
+def test_a_failure_that_is_not_a_limit_bars_nothing(merge: bool) -> None:
+    tasks = [lambda s: ask(s, "f", "!"), lambda s: ask(s, "f", "a")]
+    results, _, interleaver = run(tasks, merge=merge)
+    assert results == ["None: ! during f(!)", ["a"]]
+    assert interleaver.broken == {}
+
+
+def test_a_request_naming_no_function_is_never_barred() -> None:
+    tasks = [lambda s: ask(s, "", "crash!"), lambda s: ask(s, "", "a")]
+    results, _, interleaver = run(tasks, merge=False)
+    assert results == ["crash: crash! during (crash!)", ["a"]]
+    assert interleaver.broken == {}
+
+
+# ----------------------------------------------------------------------------------------- a check's time
+
+
+def test_a_checks_seconds_are_its_calls_plus_every_stretch_of_its_own_work() -> None:
+    def task(s: TaskSession) -> None:
+        time.sleep(0.05)
+        ask(s, "f", "a", "b")
+        time.sleep(0.05)
+        ask(s, "f", "c")
+
+    session = ScriptedSession(duration_ms=1e6)  # 1000 s per call, as the worker measured it
+    done: list[float] = []
+    Interleaver(session=session, limits=Limits()).run([task], lambda index, result, seconds: done.append(seconds))
+    (seconds,) = done
+    assert 3000.1 <= seconds < 3000.5
+
+
+def test_a_check_that_pauses_with_anything_but_a_request_is_a_grader_bug() -> None:
+    def task(s: TaskSession) -> None:
+        s.scheduler.switch(42)
+
+    with pytest.raises(RuntimeError, match="^a check paused with int instead of a request$"):
+        run([task])
+
+
+def test_a_task_session_pauses_only_its_own_greenlet() -> None:
+    seen: list[Any] = []
+
+    def task(s: TaskSession) -> None:
+        seen.append(s.scheduler is greenlet.getcurrent().parent)
+
+    run([task])
+    assert seen == [True]

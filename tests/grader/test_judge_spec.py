@@ -1,0 +1,847 @@
+"""Specification of grader.judge, driven through an in-process worker: `grade()` with a pool whose session
+decodes each call as the sandboxed worker would, runs a plain Python function, and encodes its answer. No
+sandbox, no subprocess. Tables: what a check ends in (its status, message, limit, diagnosis), what a call's result
+carries, what a report says when loading or the sandbox fails, and the "check bug" errors a problem's author
+gets."""
+
+from __future__ import annotations
+
+import logging
+import types
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+
+from grader import judge
+from grader.calls import CallResult, CheckFailed, ExceptionInfo, TracebackLine, WorkerLost, describe_call
+from grader.checks import Check
+from grader.interleave import Answer, Request
+from grader.judge import CheckContext, CheckRunner, RemoteFunction, Submission, exception_info, grade
+from grader.limits import Limits
+from grader.messages import CallReply, CallResults, CallsRequest, CallTimedOut, TooLarge
+from grader.problems import FunctionSpec, Problem, ProblemSpec
+from grader.protocol import MAX_DEPTH, MAX_ITEMS, Decoder, Encoder, ProtocolError
+from grader.report import MAX_MESSAGE_CHARS, CheckResult, Report, cap_text
+from grader.sandbox import SandboxUnavailable
+from grader.session import LoadResult
+
+LIMITS = Limits(call_timeout_s=2.0, memory_mb=512, message_mb=8, total_timeout_s=30.0)
+PARAMETERS = {"add": ("x", "y"), "scale": ("x", "factor")}
+
+
+@dataclass
+class Scripted:
+    """What a learner's function returns to make the fake worker answer with these fields (Python values)."""
+
+    value: Any = None
+    grads: dict[str, Any] | None = None
+    grad_output: Any = None
+    mutated: tuple[str, ...] = ()
+    aliased: tuple[str, ...] = ()
+    output: str = ""
+    duration_ms: float = 0.0
+    backward_error: str | None = None
+    missing: bool = False
+    raised: ExceptionInfo | None = None
+
+
+@dataclass
+class InProcessWorker:
+    """A worker session that runs the learner's functions here. `answers`: replies to give instead of running
+    the next requests (an Answer, or an exception to raise)."""
+
+    functions: dict[str, Callable[..., Any]] = field(default_factory=lambda: {"add": adds})
+    loaded: LoadResult | BaseException = field(default_factory=lambda: LoadResult(ok=True, functions=("add",)))
+    answers: list[Answer | BaseException] = field(default_factory=list)
+    time_left: float = 20.0
+    notes: str = ""
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    notes_asked: int = 0
+
+    def load(self) -> LoadResult:
+        if isinstance(self.loaded, BaseException):
+            raise self.loaded
+        return self.loaded
+
+    def remaining(self) -> float:
+        return self.time_left
+
+    def limit_notes(self) -> str:
+        self.notes_asked += 1
+        return self.notes
+
+    def grouped_calls(self, requests: Sequence[Request]) -> Iterator[Answer]:
+        for request in requests:
+            yield self.calls(request.message, request.blobs, timeout=request.timeout, what=request.what,
+                             function=request.function)
+
+    def calls(self, request: CallsRequest, blobs: list[bytes], *, timeout: float,
+              what: str | Callable[[], str], function: str = "") -> Answer:
+        self.requests.append({"timeout": timeout, "what": what if isinstance(what, str) else what(),
+                              "function": function, "calls": request.calls, "blobs": list(blobs)})
+        if self.answers:
+            answer = self.answers.pop(0)
+            if isinstance(answer, BaseException):
+                raise answer
+            return answer
+        memory = [bytearray(blob) for blob in blobs]  # the arena: what the function writes lands here
+        encoder = Encoder(preserve_views=False)
+        replies = []
+        for call in request.calls:
+            encoder.begin()
+            decoder = Decoder(memory, copy=False, results=False)
+            args, kwargs = decoder.decode(call.arguments)
+            given = None if call.grad_output is None else decoder.decode(call.grad_output)
+            replies.append(self._run(call.function, args, kwargs, given, encoder))
+        written = tuple(bytes(now) != bytes(before) for now, before in zip(memory, blobs, strict=True))
+        return Answer(CallResults(tuple(replies)), [bytearray(blob) for blob in encoder.blobs], written)
+
+    def _run(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any], given: Any,
+             encoder: Encoder) -> CallReply:
+        try:
+            out = self.functions[name](*args, **kwargs, **({"grad_output": given} if given is not None else {}))
+        except Exception as exc:  # noqa: BLE001 - the learner's exception, summarised as the worker does
+            return CallReply(raised=ExceptionInfo(type=type(exc).__name__,
+                                                  ancestry=tuple(c.__name__ for c in type(exc).__mro__[:-1]),
+                                                  message=str(exc), traceback=(TracebackLine(3, name, "x"),)))
+        if not isinstance(out, Scripted):
+            out = Scripted(value=out)
+        return CallReply(
+            value=encoder.encode(out.value), raised=out.raised, missing=out.missing,
+            grads={key: None if grad is None else encoder.encode(grad) for key, grad in (out.grads or {}).items()},
+            backward_error=out.backward_error,
+            grad_output=None if out.grad_output is None else encoder.encode(out.grad_output),
+            mutated=out.mutated, aliased=out.aliased, output=out.output, duration_ms=out.duration_ms)
+
+
+@dataclass
+class FakePool:
+    worker: InProcessWorker | BaseException
+    sandbox: str = "none"
+    opened: list[dict[str, Any]] = field(default_factory=list)
+
+    @contextmanager
+    def session(self, code: str, limits: Limits, *, seed: int = 0, modules: dict[str, str] | None = None,
+                banned_calls: Sequence[str] = ()) -> Iterator[InProcessWorker]:
+        self.opened.append({"code": code, "limits": limits, "seed": seed, "modules": modules,
+                            "banned_calls": tuple(banned_calls)})
+        if isinstance(self.worker, BaseException):
+            raise self.worker
+        yield self.worker
+
+
+@dataclass
+class Diagnoser:
+    diagnosis: str | None = "you added x twice"
+    error: Exception | None = None
+    seen: list[CallResult] = field(default_factory=list)
+
+    def diagnose(self, call: CallResult) -> str | None:
+        self.seen.append(call)
+        if self.error is not None:
+            raise self.error
+        return self.diagnosis
+
+
+def make_check(function: Callable[..., None], *, id: str = "core.one", title: str = "One",
+               required: bool = True, wants_context: bool = False) -> Check:
+    return Check(id=id, title=title, group=id.split(".")[0], required=required, function=function,
+                 wants_context=wants_context)
+
+
+def make_problem(*checks: Check, helpers: str = "", banned: Sequence[str] = (), diagnoser: Any = None,
+                 limits: Limits = LIMITS) -> Problem:
+    spec = ProblemSpec(slug="adder", title="Adder", summary="Adds.", difficulty="easy",
+                       functions=[FunctionSpec(name="add", signature="add(x, y)"),
+                                  FunctionSpec(name="scale", signature="scale(x, factor)")],
+                       required_groups=["core"], limits=limits, banned_calls=list(banned))
+    reference = types.ModuleType("reference")
+    reference.add = lambda x, y: x + y  # type: ignore[attr-defined]
+    return Problem(spec=spec, folder=Path("."), statement="", starter="", notes="", reference=reference,
+                   checks=checks, parameter_names=dict(PARAMETERS), helpers=helpers, diagnoser=diagnoser)
+
+
+def adds(x: Any, y: Any) -> Any:
+    return x + y
+
+
+def run_one(check: Callable[..., None], *, functions: dict[str, Callable[..., Any]] | None = None,
+            worker: InProcessWorker | None = None, **problem: Any) -> tuple[CheckResult, InProcessWorker]:
+    worker = worker or InProcessWorker(functions=functions if functions is not None else {"add": adds})
+    report = grade(make_problem(make_check(check), **problem), "code", pool=FakePool(worker))  # type: ignore[arg-type]
+    (result,) = report.checks
+    return result, worker
+
+
+def runner(worker: InProcessWorker | None = None, **problem: Any) -> CheckRunner:
+    worker = worker or InProcessWorker(functions={"add": adds, "scale": lambda x, factor: x * factor})
+    return CheckRunner(problem=make_problem(**problem), session=worker, functions=("add", "scale"))
+
+
+def add_of(run: CheckRunner) -> RemoteFunction:
+    return RemoteFunction("add", PARAMETERS["add"], run)
+
+
+# --------------------------------------------------------------------------------------- a check's verdict
+
+
+def passes(sub: Any, ref: Any) -> None:
+    assert sub.add(1, 2) == ref.add(1, 2)
+
+
+def fails(sub: Any, ref: Any) -> None:
+    raise CheckFailed("add(1, 2) gave 4, expected 3")
+
+
+def loses_the_worker(sub: Any, ref: Any) -> None:
+    raise WorkerLost("add(1, 2) did not return within 2 s", limit="time")
+
+
+def crashes(sub: Any, ref: Any) -> None:
+    raise KeyError("oops")
+
+
+def fails_long(sub: Any, ref: Any) -> None:
+    raise CheckFailed("x" * (MAX_MESSAGE_CHARS + 10))
+
+
+VERDICTS = [
+    pytest.param(passes, "passed", "", None, id="passed"),
+    pytest.param(fails, "failed", "add(1, 2) gave 4, expected 3", None, id="failed"),
+    pytest.param(loses_the_worker, "failed", "add(1, 2) did not return within 2 s", "time", id="worker-lost"),
+    pytest.param(crashes, "error", "this check itself crashed (KeyError: 'oops'); that is a bug in the problem's "
+                 "checks, not in your code", None, id="check-crashed"),
+    pytest.param(fails_long, "failed", cap_text("x" * (MAX_MESSAGE_CHARS + 10)), None, id="message-capped"),
+]
+
+
+@pytest.mark.parametrize(("check", "status", "message", "limit"), VERDICTS)
+def test_a_check_ends_in_exactly_one_verdict(check: Callable[..., None], status: str, message: str,
+                                             limit: str | None) -> None:
+    result, _ = run_one(check)
+    assert (result.status, result.message, result.limit, result.diagnosis) == (status, message, limit, None)
+    assert (result.id, result.title, result.group, result.required) == ("core.one", "One", "core", True)
+
+
+def test_a_crashing_check_is_logged_as_the_graders_bug(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.ERROR, logger="grader.judge"):
+        run_one(crashes)
+    assert [record.getMessage() for record in caplog.records] == ["check core.one crashed"]
+
+
+def test_a_check_that_wants_a_context_gets_one_and_can_record_an_experiment() -> None:
+    def experiment(sub: Any, ref: Any, context: CheckContext) -> None:
+        assert sub.add(1, 2) == ref.add(1, 2)
+        context.record_experiment(steps=[0, 1, 2.0], series={"loss": [1, float("nan"), 0.5]})  # type: ignore[list-item]
+
+    check = make_check(experiment, wants_context=True)
+    report = grade(make_problem(check), "code", pool=FakePool(InProcessWorker()))  # type: ignore[arg-type]
+    assert report.checks[0].status == "passed"
+    assert report.experiment is not None
+    assert (report.experiment.steps, report.experiment.series) == ([0, 1, 2], {"loss": [1.0, None, 0.5]})
+    assert all(type(step) is int for step in report.experiment.steps)
+
+
+def test_a_series_must_have_a_value_per_step() -> None:
+    with pytest.raises(ValueError, match="^series 'loss' has 1 values for 2 steps$"):
+        CheckContext().record_experiment(steps=[0, 1], series={"loss": [1.0]})
+
+
+def test_a_check_without_a_context_gets_exactly_two_arguments() -> None:
+    seen: list[int] = []
+    run_one(lambda *args: seen.append(len(args)))
+    assert seen == [2]
+
+
+def test_a_check_sees_the_problems_reference() -> None:
+    seen: list[Any] = []
+    run_one(lambda sub, ref: seen.append(ref.add(2, 3)))
+    assert seen == [5]
+
+
+# ------------------------------------------------------------------------------------------- diagnoses
+
+
+def fails_on_a_call(sub: Any, ref: Any) -> None:
+    result = sub.add.call(1, 1)
+    raise CheckFailed("add(1, 1) gave 2, expected 3. Check the sum.", call=result, bare="add(1, 1) gave 2, expected 3")
+
+
+GENERIC = "add(1, 1) gave 2, expected 3. Check the sum."
+
+
+@pytest.mark.parametrize(("make", "message", "diagnosis"), [
+    pytest.param(lambda: Diagnoser(), "add(1, 1) gave 2, expected 3. you added x twice", "you added x twice",
+                 id="diagnosed"),
+    pytest.param(lambda: Diagnoser(diagnosis=None), GENERIC, None, id="no-diagnosis"),
+    pytest.param(lambda: Diagnoser(diagnosis=""), GENERIC, None, id="empty-diagnosis"),
+    pytest.param(lambda: Diagnoser(error=RuntimeError("bug")), GENERIC, None,
+                 id="diagnoser-crashed"),
+    pytest.param(lambda: None, GENERIC, None, id="no-diagnoser"),
+])
+def test_a_known_mistake_replaces_the_generic_hint(make: Callable[[], Diagnoser | None], message: str,
+                                                   diagnosis: str | None) -> None:
+    diagnoser = make()  # a fresh one per run: it records what it saw
+    result, _ = run_one(fails_on_a_call, diagnoser=diagnoser)
+    assert (result.status, result.message, result.diagnosis) == ("failed", message, diagnosis)
+    if diagnoser is not None:
+        (call,) = diagnoser.seen
+        assert (call.function, call.value, call.arguments) == ("add", 2, ((1, 1), {}))
+
+
+def test_a_failure_without_a_call_is_not_diagnosed() -> None:
+    diagnoser = Diagnoser()
+    result, _ = run_one(fails, diagnoser=diagnoser)
+    assert (result.message, result.diagnosis, diagnoser.seen) == ("add(1, 2) gave 4, expected 3", None, [])
+
+
+def test_a_crashing_diagnosis_is_logged_and_the_verdict_stands(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING, logger="grader.judge"):
+        result, _ = run_one(fails_on_a_call, diagnoser=Diagnoser(error=RuntimeError("bug")))
+    assert result.status == "failed"
+    assert [(r.getMessage(), r.exc_info and r.exc_info[0]) for r in caplog.records] == [
+        ("diagnosing add failed", RuntimeError)]
+
+
+# ----------------------------------------------------------------------------------- what a call carries
+
+
+def test_a_call_carries_the_value_and_what_was_passed() -> None:
+    run = runner()
+    x = torch.tensor([1.0, 2.0])
+    (result,) = add_of(run).map([((x,), {"y": 3.0})])
+    assert torch.equal(result.value, torch.tensor([4.0, 5.0]))
+    assert (result.function, result.raised, result.grads, result.mutated, result.aliased) == ("add", None, {}, (),
+                                                                                              ())
+    assert result.arguments is not None and result.arguments[0][0] is x and result.arguments[1] == {"y": 3.0}
+    assert result.call == describe_call("add", ("x", "y"), (x,), {"y": 3.0})
+    tree, blobs = result.encoded  # type: ignore[misc]
+    assert tree == run.session.requests[0]["calls"][0].arguments  # type: ignore[attr-defined]
+    assert blobs == [x.numpy().tobytes()]
+
+
+def test_each_call_gets_bytes_of_its_own_and_keeps_only_its_own() -> None:
+    run = runner()
+    x, y = torch.ones(2), torch.zeros(3)
+    first, second = add_of(run).map([((x, x), {}), ((x, 1.0), {"y": y})])
+    (request,) = run.session.requests  # type: ignore[attr-defined]
+    assert len(request["blobs"]) == 3  # x once for the first call; x and y again for the second
+    assert first.encoded[1] == [x.numpy().tobytes()]  # type: ignore[index]
+    assert second.encoded[1] == [x.numpy().tobytes(), y.numpy().tobytes()]  # type: ignore[index]
+
+
+def writes_to(*names: str) -> Callable[..., Any]:
+    def function(x: torch.Tensor, y: Any = None, **kwargs: Any) -> Any:
+        arguments = {"x": x, "y": y, **kwargs}
+        for name in names:
+            arguments[name].add_(1)
+        return 0
+
+    return function
+
+
+@pytest.mark.parametrize(("written", "reported", "mutated"), [
+    pytest.param((), (), (), id="nothing"),
+    pytest.param(("x",), (), ("x",), id="seen-in-the-arena"),
+    pytest.param((), ("1",), ("y",), id="reported-by-the-worker"),
+    pytest.param(("y",), ("1",), ("y",), id="both-once"),
+    pytest.param(("z",), ("1", "0", "4", "10"), ("x", "y", "arg4", "arg10", "z"), id="ordered-by-argument"),
+])
+def test_an_argument_written_in_place_is_named_once_in_argument_order(written: tuple[str, ...],
+                                                                      reported: tuple[str, ...],
+                                                                      mutated: tuple[str, ...]) -> None:
+    write = writes_to(*written)
+
+    def function(*args: Any, **kwargs: Any) -> Scripted:
+        write(*args[:2], **kwargs)
+        return Scripted(value=0, mutated=reported)
+
+    run = runner(InProcessWorker(functions={"add": function}))
+    (result,) = add_of(run).map([((torch.zeros(1), torch.zeros(1)), {"z": torch.zeros(1)})])
+    assert result.mutated == mutated
+
+
+def test_a_write_is_blamed_on_the_call_whose_argument_it_was() -> None:
+    calls = iter([lambda x, y: 0, lambda x, y: x.add_(1) and 0])
+    run = runner(InProcessWorker(functions={"add": lambda x, y: next(calls)(x, y)}))
+    shared = torch.zeros(2)
+    first, second = add_of(run).map([((shared, 1), {}), ((shared, 2), {})])
+    assert (first.mutated, second.mutated) == ((), ("x",))
+
+
+def test_a_call_carries_every_field_of_its_reply() -> None:
+    reply = Scripted(value=1.5, grads={"0": torch.ones(2), "y": None}, grad_output=torch.full((2,), 3.0),
+                     aliased=("0", "y"), output="printed", duration_ms=12.5, backward_error="e" * 3000)
+    run = runner(InProcessWorker(functions={"add": lambda x, y: reply}))
+    (result,) = add_of(run).map([((torch.zeros(2),), {"y": 1})])
+    assert result.value == 1.5
+    assert set(result.grads) == {"x", "y"} and torch.equal(result.grads["x"], torch.ones(2))
+    assert result.grads["y"] is None
+    assert torch.equal(result.grad_output, torch.full((2,), 3.0))
+    assert (result.aliased, result.output, result.duration_ms) == (("x", "y"), "printed", 12.5)
+    assert result.backward_error == "e" * 2000
+    assert run.take_output() == "printed"
+
+
+def test_an_empty_backward_error_is_none() -> None:
+    run = runner(InProcessWorker(functions={"add": lambda x, y: Scripted(value=0, backward_error="")}))
+    assert add_of(run).call(1, 2).backward_error is None
+
+
+def test_a_call_that_raised_has_no_value() -> None:
+    run = runner(InProcessWorker(functions={"add": lambda x, y: Scripted(value=5, raised=exception("ValueError"))}))
+    result = add_of(run).call(1, 2)
+    assert (result.value, result.raised) == (None, exception("ValueError"))
+
+
+def test_a_function_the_worker_does_not_find_fails_the_check() -> None:
+    run = runner(InProcessWorker(functions={"add": lambda x, y: Scripted(missing=True)}))
+    with pytest.raises(CheckFailed, match="^your code defines no function add$"):
+        add_of(run).call(1, 2)
+
+
+@pytest.mark.parametrize(("function", "message"), [
+    pytest.param("scale", "your code defines no function scale (expected scale(x, factor))", id="declared"),
+    pytest.param("other", "your code defines no function other (expected other)", id="undeclared"),
+])
+def test_a_function_the_submission_does_not_define_is_not_called(function: str, message: str) -> None:
+    worker = InProcessWorker()
+    run = CheckRunner(problem=make_problem(), session=worker, functions=("add",))
+    with pytest.raises(CheckFailed, match=f"^{message.replace('(', r'[(]').replace(')', r'[)]')}$"):
+        RemoteFunction(function, ("x",), run).call(1)
+    assert worker.requests == []
+
+
+# ---------------------------------------------------------------------------------------------- gradients
+
+
+def test_gradients_are_asked_for_by_argument_key_with_the_checks_cotangent() -> None:
+    seen: list[Any] = []
+
+    def function(x: Any, y: Any, grad_output: Any = None) -> Scripted:
+        seen.append(grad_output)
+        return Scripted(value=0)
+
+    run = runner(InProcessWorker(functions={"add": function}))
+    add_of(run).call(1.0, y=2.0, grads=("x", "y"), grad_output=torch.ones(1))
+    add_of(run).map([((1.0,), {"y": 2.0}), ((1.0, 2.0), {})], grads=("y",))
+    first, second = run.session.requests  # type: ignore[attr-defined]
+    assert [call.grads for call in first["calls"]] == [("0", "y")]
+    assert [call.grads for call in second["calls"]] == [("y",), ("1",)]
+    assert [call.grad_output for call in second["calls"]] == [None, None]
+    assert torch.equal(seen[0], torch.ones(1)) and seen[1:] == [None, None]
+
+
+def test_a_gradient_for_a_name_that_is_not_an_argument_is_a_check_bug() -> None:
+    with pytest.raises(ValueError, match="^check bug: 'z' is not an argument of this call of add$"):
+        add_of(runner()).call(1.0, 2.0, grads=("z",))
+    with pytest.raises(ValueError, match="^check bug: 'y' is not an argument of this call of add$"):
+        add_of(runner()).call(1.0, grads=("y",))
+
+
+def test_one_cotangent_per_call_or_it_is_a_check_bug() -> None:
+    with pytest.raises(ValueError, match="^check bug: 1 grad_outputs for 2 calls$"):
+        add_of(runner()).map([((1, 2), {}), ((3, 4), {})], grad_outputs=[1.0])
+
+
+@pytest.mark.parametrize(("key", "name"), [("0", "x"), ("1", "y"), ("2", "arg2"), ("y", "y"), ("grad", "grad")])
+def test_an_argument_key_names_its_parameter(key: str, name: str) -> None:
+    assert add_of(runner()).name_of(key) == name
+
+
+# ---------------------------------------------------------------------------------------------- caps
+
+
+def nest(depth: int) -> Any:
+    value: Any = 1
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+CANNED = Answer(CallResults((CallReply(value=0),)), [])
+
+
+@pytest.mark.parametrize("how", ["positional", "keyword"])
+def test_an_argument_may_nest_as_deep_as_the_worker_decodes_it_and_no_deeper(how: str) -> None:
+    """The worker decodes a call's arguments inside ((args...), {kwargs}): two levels above each argument."""
+    def call(value: Any, worker: InProcessWorker) -> CallResult:
+        run = runner(worker)
+        return add_of(run).call(value, 0) if how == "positional" else add_of(run).call(0, y=value)
+
+    assert call(nest(MAX_DEPTH - 2), InProcessWorker(functions={"add": lambda x, y: 0})).value == 0  # decoded
+    worker = InProcessWorker(answers=[CANNED])  # decodes nothing: only the judge can refuse
+    with pytest.raises(ProtocolError, match="too deeply nested"):
+        call(nest(MAX_DEPTH - 1), worker)
+    assert worker.requests == []
+
+
+def test_a_cotangent_may_nest_as_deep_as_the_worker_decodes_it_and_no_deeper() -> None:
+    add_of(runner(InProcessWorker(answers=[CANNED]))).call(1, 2, grads=("x",), grad_output=nest(MAX_DEPTH - 1))
+    with pytest.raises(ProtocolError, match="too deeply nested"):
+        add_of(runner(InProcessWorker(answers=[CANNED]))).call(1, 2, grads=("x",), grad_output=nest(MAX_DEPTH))
+
+
+def test_a_calls_arguments_may_hold_exactly_the_item_cap_as_the_worker_counts_it() -> None:
+    """The worker decodes ((args...), {kwargs}) as one value: its three containers count as items too. What the
+    judge sends, the worker can decode; what it could not, the judge refuses before sending (a check's bug,
+    never the learner's lost worker)."""
+    fits = [0] * (MAX_ITEMS - 4)  # the list, its items and the three containers: exactly MAX_ITEMS
+    worker = InProcessWorker(functions={"add": lambda x, y=None: len(x)})
+    assert add_of(runner(worker)).call(fits).value == MAX_ITEMS - 4  # decoded by the worker's Decoder
+    worker = InProcessWorker(functions={"add": lambda x, y=None: len(x)})
+    with pytest.raises(ProtocolError, match="too large"):
+        add_of(runner(worker)).call(fits + [0])
+    assert worker.requests == []
+
+
+@pytest.mark.parametrize("reply", [
+    pytest.param(CallReply(value={"list": [0] * (MAX_ITEMS - 1)}, grads={"0": None}), id="absent-gradient"),
+    pytest.param(CallReply(value={"list": [0] * (MAX_ITEMS - 1)}, grad_output=None), id="absent-cotangent"),
+])
+def test_a_reply_may_hold_exactly_the_item_cap_whatever_is_absent(reply: CallReply) -> None:
+    run = runner(InProcessWorker(answers=[Answer(CallResults((reply,)), [])]))
+    assert len(add_of(run).call(1, 2).value) == MAX_ITEMS - 1
+
+
+# ------------------------------------------------------------------------------------ the worker's failures
+
+
+def exception(kind: str, message: str = "boom", ancestry: tuple[str, ...] | None = None) -> ExceptionInfo:
+    return ExceptionInfo(type=kind, ancestry=(kind, "Exception") if ancestry is None else ancestry, message=message)
+
+
+def answer(message: Any, blobs: Sequence[bytes] = ()) -> Answer:
+    return Answer(message, [bytearray(blob) for blob in blobs])
+
+
+CORRUPT_VALUE = CallReply(value={"tensor": {"dtype": "float32", "shape": [4], "stride": [1], "offset": 0,
+                                            "storage": 0}})
+FAILURES = [
+    pytest.param(answer(TooLarge(size=3 * 2**20 + 2**19)), 1,
+                 "add(x=1, y=2) returned 3.5 MiB of tensors; the limit is 8 MiB", "message_size", id="too-large"),
+    pytest.param(answer(TooLarge(size=3 * 2**20)), 2,
+                 "2 calls of add, e.g. add(x=1, y=2) returned 3.0 MiB of tensors; the limit is 8 MiB", "message_size",
+                 id="too-large-several"),
+    pytest.param(answer(CallTimedOut()), 1, "the worker answered add(x=1, y=2) with a malformed reply", None,
+                 id="not-results"),
+    pytest.param(answer(CallResults(())), 1, "the worker answered add(x=1, y=2) with a malformed reply", None,
+                 id="too-few-results"),
+    pytest.param(answer(CallResults((CallReply(value=1),) * 3)), 2,
+                 "the worker answered 2 calls of add, e.g. add(x=1, y=2) with a malformed reply", None,
+                 id="too-many-results"),
+    pytest.param(answer(CallResults((CORRUPT_VALUE,)), [b"1234"]), 1,
+                 "the worker sent a malformed message during add(x=1, y=2) (tensor view reaches outside its storage)",
+                 None, id="forged-value"),
+    pytest.param(answer(CallResults((CallReply(grads={"0": {"bogus": 1}}),))), 1,
+                 "the worker sent a malformed message during add(x=1, y=2) (unknown tag 'bogus')", None,
+                 id="forged-gradient"),
+    pytest.param(answer(CallResults((CallReply(grad_output=2**70),))), 1,
+                 "the worker sent a malformed message during add(x=1, y=2) (an integer beyond 64 bits)", None,
+                 id="forged-cotangent"),
+]
+
+
+@pytest.mark.parametrize(("reply", "count", "message", "limit"), FAILURES)
+def test_a_reply_the_judge_cannot_use_loses_the_worker(reply: Answer, count: int, message: str,
+                                                      limit: str | None) -> None:
+    run = runner(InProcessWorker(answers=[reply]))
+    with pytest.raises(WorkerLost) as lost:
+        add_of(run).map([((1, 2), {})] * count)
+    assert (lost.value.reason, lost.value.limit) == (message, limit)
+
+
+def test_a_request_has_the_call_limit_once_per_call_and_says_what_it_is() -> None:
+    run = runner()
+    add_of(run).map([((1, 2), {}), ((3, 4), {}), ((5, 6), {})])
+    add_of(run).call(1, 2)
+    assert [(r["timeout"], r["what"], r["function"]) for r in run.session.requests] == [  # type: ignore[attr-defined]
+        (6.0, "3 calls of add, e.g. add(x=1, y=2)", "add"), (2.0, "add(x=1, y=2)", "add")]
+
+
+# ------------------------------------------------------------------------------- exceptions and limits
+
+MEMORY = "[memory limit 512 MiB reached]"
+
+
+@pytest.mark.parametrize(("raised", "memory_mb", "expected"), [
+    pytest.param(None, 512, exception("Exception", "", ()), id="none-is-a-bare-exception"),
+    pytest.param(exception("ValueError"), 512, exception("ValueError"), id="not-memory"),
+    pytest.param(exception("MemoryError"), None, exception("MemoryError"), id="no-limit-known"),
+    pytest.param(exception("MemoryError"), 512, exception("MemoryError", f"boom {MEMORY}"), id="memory-error"),
+    pytest.param(exception("MemoryError", ""), 512, exception("MemoryError", MEMORY), id="memory-error-no-message"),
+    pytest.param(exception("RuntimeError", "can't allocate memory: 1 GB"), 512,
+                 exception("RuntimeError", f"can't allocate memory: 1 GB {MEMORY}"), id="torch-out-of-memory"),
+    pytest.param(exception("Sub", "x", ("Sub", "MemoryError", "Exception")), 512,
+                 exception("Sub", f"x {MEMORY}", ("Sub", "MemoryError", "Exception")), id="subclass"),
+])
+def test_an_exception_says_which_memory_limit_it_ran_into(raised: ExceptionInfo | None, memory_mb: int | None,
+                                                          expected: ExceptionInfo) -> None:
+    assert exception_info(raised, memory_mb=memory_mb) == expected
+
+
+def test_without_a_limit_an_exception_is_returned_as_it_came() -> None:
+    raised = exception("MemoryError")
+    assert exception_info(raised) is raised
+
+
+@pytest.mark.parametrize(("raised", "notes", "message", "asked"), [
+    pytest.param(exception("ValueError"), " [processes: 16]", "boom", 0, id="the-learners-answer"),
+    pytest.param(exception("RuntimeError", "can't start new thread"), " [processes: 16 reached]",
+                 "can't start new thread [processes: 16 reached]", 1, id="thread-limit"),
+    pytest.param(exception("BlockingIOError", "fork", ("BlockingIOError", "OSError", "Exception")), " [pids]",
+                 "fork [pids]", 1, id="fork-failed"),
+    pytest.param(exception("RuntimeError", "x [pids]"), " [pids]", "x [pids]", 1, id="already-said"),
+    pytest.param(exception("RuntimeError", "x pids"), " [pids]", "x pids", 1, id="already-said-without-brackets"),
+    pytest.param(exception("RuntimeError", "limit"), " [Xlimit]", "limit [Xlimit]", 1, id="only-brackets-stripped"),
+    pytest.param(exception("RuntimeError", "x"), "", "x", 1, id="no-notes"),
+    pytest.param(exception("MemoryError", ""), " [memory.max reached]", f"{MEMORY} [memory.max reached]", 1,
+                 id="memory-both"),
+])
+def test_a_resource_error_gets_the_limits_the_worker_ran_into(raised: ExceptionInfo, notes: str, message: str,
+                                                              asked: int) -> None:
+    worker = InProcessWorker(functions={"add": lambda x, y: Scripted(raised=dataclass_copy(raised))}, notes=notes)
+    result = add_of(runner(worker)).call(1, 2)
+    assert result.raised is not None
+    assert (result.raised.type, result.raised.ancestry, result.raised.message) == (raised.type, raised.ancestry,
+                                                                                   message)
+    assert worker.notes_asked == asked
+
+
+def dataclass_copy(info: ExceptionInfo) -> ExceptionInfo:
+    return ExceptionInfo(type=info.type, ancestry=info.ancestry, message=info.message,
+                         traceback=(TracebackLine(4, "add", "x"),))
+
+
+def test_the_notes_keep_the_traceback() -> None:
+    worker = InProcessWorker(functions={"add": lambda x, y: Scripted(raised=dataclass_copy(exception("OSError")))},
+                             notes=" [n]")
+    result = add_of(runner(worker)).call(1, 2)
+    assert result.raised is not None and result.raised.traceback == (TracebackLine(4, "add", "x"),)
+
+
+def test_calling_a_function_unwraps_its_value_or_its_exception() -> None:
+    run = runner(InProcessWorker(functions={"add": adds, "scale": lambda x, factor: 1 / 0}))
+    sub = Submission(run)
+    assert sub.add(2, y=3) == 5
+    with pytest.raises(CheckFailed, match=r"^scale\(x=1, factor=0\) raised ZeroDivisionError: division by zero"):
+        sub.scale(1, 0)
+
+
+# ---------------------------------------------------------------------------------------------- submission
+
+
+def test_a_submission_offers_exactly_the_problems_functions() -> None:
+    sub = Submission(runner())
+    assert (sub.add.name, sub.add.parameters) == ("add", ("x", "y"))
+    with pytest.raises(AttributeError, match="^check bug: 'sub' is not a function of problem adder$"):
+        sub.sub  # noqa: B018
+    with pytest.raises(AttributeError, match="^_private$"):
+        sub._private  # noqa: B018
+
+
+# ------------------------------------------------------------------------------------------------ output
+
+
+@pytest.mark.parametrize(("printed", "kept"), [
+    pytest.param(["a", "b"], "ab", id="joined"),
+    pytest.param(["x" * 4000], "x" * 4000, id="exactly-the-cap"),
+    pytest.param(["x" * 3999, "yz"], "x" * 3999 + "y\n[... output truncated]", id="over-the-cap"),
+])
+def test_a_checks_output_is_what_its_calls_printed_up_to_a_cap(printed: list[str], kept: str) -> None:
+    outputs = iter(printed)
+    run = runner(InProcessWorker(functions={"add": lambda x, y: Scripted(value=0, output=next(outputs))}))
+    for _ in printed:
+        add_of(run).call(1, 2)
+    assert run.take_output() == kept
+    assert run.take_output() == ""
+
+
+@pytest.mark.parametrize(("loaded", "outputs"), [
+    pytest.param("[load]", ["[load][a1][a2]", "[b1]"], id="printed"),
+    pytest.param("", ["[a1][a2]", "[b1]"], id="silent"),
+])
+def test_what_loading_printed_goes_with_the_first_check_only(loaded: str, outputs: list[str]) -> None:
+    def first(sub: Any, ref: Any) -> None:
+        sub.add("a1", 0)
+        sub.add("a2", 0)  # the second check finishes while this one waits for its second call
+
+    def second(sub: Any, ref: Any) -> None:
+        sub.add("b1", 0)
+
+    worker = InProcessWorker(functions={"add": lambda x, y: Scripted(value=0, output=f"[{x}]")},
+                             loaded=LoadResult(ok=True, functions=("add",), output=loaded))
+    problem = make_problem(make_check(first, id="core.a"), make_check(second, id="core.b"))
+    report = grade(problem, "code", pool=FakePool(worker))  # type: ignore[arg-type]
+    assert [check.output for check in report.checks] == outputs
+
+
+def test_a_function_that_broke_a_limit_is_named_with_the_check_it_broke_in() -> None:
+    worker = InProcessWorker(answers=[WorkerLost("add(x=1, y=2) ended the worker", limit="crash")])
+    checks = (make_check(passes, id="core.a", title="Adds small numbers"), make_check(passes, id="core.b"))
+    report = grade(make_problem(*checks), "code", pool=FakePool(worker))  # type: ignore[arg-type]
+    assert [(check.message, check.limit) for check in report.checks] == [
+        ("add(x=1, y=2) ended the worker", "crash"),
+        ("not run: add ended the worker process in check ‘Adds small numbers’", "crash")]
+
+
+# ---------------------------------------------------------------------------------------------- grading
+
+
+def three_checks(second: Callable[..., None] = passes) -> tuple[Check, ...]:
+    return (make_check(passes, id="core.a", title="A"), make_check(second, id="core.b", title="B"),
+            make_check(passes, id="extra.c", title="C", required=False))
+
+
+def test_grading_opens_a_session_with_the_problems_code_limits_helpers_and_bans() -> None:
+    pool = FakePool(InProcessWorker())
+    problem = make_problem(*three_checks(), helpers="H = 1", banned=("torch.load",))
+    emitted: list[str] = []
+    report = grade(problem, "the code", pool=pool, seed=7, on_check=lambda r: emitted.append(r.id))  # type: ignore[arg-type]
+    assert pool.opened == [{"code": "the code", "limits": LIMITS, "seed": 7, "modules": {"helpers": "H = 1"},
+                            "banned_calls": ("torch.load",)}]
+    assert emitted == ["core.a", "core.b", "extra.c"]
+    assert [check.status for check in report.checks] == ["passed"] * 3
+    assert (report.problem, report.solved, report.error, report.sandbox) == ("adder", True, None, "none")
+    assert report.limits == LIMITS.as_report()
+    assert report.duration_ms > 0
+
+
+def test_a_problem_without_helpers_loads_no_modules() -> None:
+    pool = FakePool(InProcessWorker())
+    grade(make_problem(*three_checks()), "code", pool=pool)  # type: ignore[arg-type]
+    assert pool.opened[0]["modules"] == {} and pool.opened[0]["seed"] == 0
+
+
+def test_a_checks_time_is_its_calls_time_in_the_worker_plus_its_own_in_milliseconds() -> None:
+    worker = InProcessWorker(functions={"add": lambda x, y: Scripted(value=3, duration_ms=100_000.0)})
+    checks = [make_check(passes, id=f"core.c{index}") for index in range(6)]
+    report = grade(make_problem(*checks), "code", pool=FakePool(worker))  # type: ignore[arg-type]
+    durations = [check.duration_ms for check in report.checks]
+    assert all(100_000 <= duration < 100_050 for duration in durations), durations
+    assert all(round(duration, 3) == duration for duration in durations)  # to the microsecond
+    assert any(duration != int(duration) for duration in durations)  # and not to the millisecond
+
+
+def test_a_reports_time_is_the_whole_gradings_in_milliseconds(monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = iter([100.0, 102.5])
+    monkeypatch.setattr(judge, "time", types.SimpleNamespace(perf_counter=lambda: next(clock)))
+    report = grade(make_problem(*three_checks()), "code", pool=FakePool(InProcessWorker()))  # type: ignore[arg-type]
+    assert report.duration_ms == 2500.0
+
+
+def not_run(message: str) -> list[tuple[str, str]]:
+    return [("skipped", f"not run: {message}")] * 3
+
+
+def raised_on_load() -> LoadResult:
+    info = ExceptionInfo(type="SyntaxError", ancestry=("SyntaxError", "Exception"), message="invalid syntax",
+                         traceback=(TracebackLine(1, "<module>", "def f("), TracebackLine(7, "<module>", "x")))
+    return LoadResult(ok=False, raised=info, output="")
+
+
+@pytest.mark.parametrize(("loaded", "kind", "message", "line", "limit"), [
+    pytest.param(raised_on_load(), "load", "your code failed to load: SyntaxError: invalid syntax (line 7 of your "
+                 "code)", 7, None, id="raised"),
+    pytest.param(LoadResult(ok=False), "load", "your code failed to load: Exception", None, None,
+                 id="raised-nothing-named"),
+    pytest.param(WorkerLost("loading your code took longer than 10 s", limit="time"), "limit",
+                 "loading your code took longer than 10 s", None, "time", id="load-timed-out"),
+    pytest.param(WorkerLost("the worker crashed while loading", limit="crash"), "load",
+                 "the worker crashed while loading", None, "crash", id="load-crashed"),
+    pytest.param(WorkerLost("the worker vanished"), "load", "the worker vanished", None, None, id="load-lost"),
+])
+def test_a_submission_that_does_not_load_runs_no_check(loaded: Any, kind: str, message: str, line: int | None,
+                                                       limit: str | None) -> None:
+    worker = InProcessWorker(loaded=loaded)
+    emitted: list[str] = []
+    report = grade(make_problem(*three_checks()), "code", pool=FakePool(worker),  # type: ignore[arg-type]
+                   on_check=lambda r: emitted.append(r.id))
+    assert report.error is not None
+    assert (report.error.kind, report.error.message, report.error.line, report.error.limit) == (kind, message, line,
+                                                                                                limit)
+    assert [(check.status, check.message) for check in report.checks] == not_run(message)
+    assert [(c.id, c.title, c.group, c.required) for c in report.checks] == [
+        ("core.a", "A", "core", True), ("core.b", "B", "core", True), ("extra.c", "C", "extra", False)]
+    assert emitted == ["core.a", "core.b", "extra.c"] and worker.requests == []
+
+
+def test_without_a_sandbox_no_check_runs() -> None:
+    report = grade(make_problem(*three_checks()), "code",  # type: ignore[arg-type]
+                   pool=FakePool(SandboxUnavailable("bubblewrap is missing")))
+    message = "the sandbox is unavailable, so your code was not run: bubblewrap is missing"
+    assert report.error is not None and (report.error.kind, report.error.message) == ("sandbox", message)
+    assert [(check.status, check.message) for check in report.checks] == not_run(message)
+
+
+def test_a_sandbox_lost_midway_keeps_the_verdicts_already_given() -> None:
+    worker = InProcessWorker(functions={"add": adds},
+                             answers=[SandboxUnavailable("gone")])  # the first call: check A's
+    report = grade(make_problem(*three_checks()), "code", pool=FakePool(worker))  # type: ignore[arg-type]
+    assert [check.status for check in report.checks] == ["skipped"] * 3
+
+    def second_fails_to_reach(sub: Any, ref: Any) -> None:
+        sub.add(1, 2)  # in the first round trip, with the other checks' calls
+        worker.answers.append(SandboxUnavailable("gone"))
+        sub.add(1, 2)  # alone: the third check is done, but reported only after this one
+
+    report = grade(make_problem(*three_checks(second_fails_to_reach)), "code",  # type: ignore[arg-type]
+                   pool=FakePool(worker))
+    message = "not run: the sandbox is unavailable, so your code was not run: gone"
+    assert [(check.status, check.message) for check in report.checks] == [("passed", ""), ("skipped", message),
+                                                                           ("skipped", message)]
+
+
+@pytest.mark.parametrize(("time_left", "status"), [(0.0, "skipped"), (-1.0, "skipped"), (0.01, "passed")])
+def test_a_check_is_not_run_once_the_total_time_is_used_up(time_left: float, status: str) -> None:
+    result, worker = run_one(passes, worker=InProcessWorker(functions={"add": adds}, time_left=time_left))
+    assert result.status == status
+    if status == "skipped":
+        assert result.message == "not run: the total time limit of 30 s for the whole submission was used up"
+        assert result.duration_ms == 0.0 and worker.requests == []
+
+
+def test_the_checks_run_side_by_side_sharing_round_trips() -> None:
+    worker = InProcessWorker(functions={"add": adds})
+    calls = []
+
+    def session_grouped(requests: Sequence[Request]) -> Iterator[Answer]:
+        calls.append(len(requests))
+        return InProcessWorker.grouped_calls(worker, requests)
+
+    worker.grouped_calls = session_grouped  # type: ignore[method-assign]
+    report = grade(make_problem(*three_checks()), "code", pool=FakePool(worker))  # type: ignore[arg-type]
+    assert [check.status for check in report.checks] == ["passed"] * 3
+    assert calls == [3]
+
+
+def test_the_report_summarises_the_verdicts() -> None:
+    report: Report = grade(make_problem(*three_checks(fails)), "code", pool=FakePool(InProcessWorker()))  # type: ignore[arg-type]
+    assert (report.solved, [c.status for c in report.checks]) == (False, ["passed", "failed", "passed"])
+
+
+# ----------------------------------------------------------------------------------- argument bookkeeping
+
+
+@pytest.mark.parametrize(("tree", "storages"), [
+    pytest.param(1, set(), id="scalar"),
+    pytest.param({"tensor": {"storage": 3}}, {3}, id="tensor"),
+    pytest.param({"tensor": {"storage": "3"}}, set(), id="forged-storage"),
+    pytest.param({"tensor": [1]}, set(), id="tensor-not-an-object"),
+    pytest.param({"tuple": [{"tensor": {"storage": 1}}, {"dict": [["k", {"list": [{"tensor": {"storage": 2}}]}]]}]},
+                 {1, 2}, id="nested"),
+])
+def test_the_storages_of_an_encoded_argument_are_found_at_any_depth(tree: Any, storages: set[int]) -> None:
+    assert judge._storages_of(tree) == storages
+
+
+@pytest.mark.parametrize(("keys", "ordered"), [
+    (["y", "10", "2", "a", "0"], ["0", "2", "10", "a", "y"]),
+])
+def test_argument_keys_order_positions_first_by_number(keys: list[str], ordered: list[str]) -> None:
+    assert sorted(keys, key=judge._argument_order) == ordered
