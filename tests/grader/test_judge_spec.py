@@ -19,6 +19,7 @@ import torch
 
 from grader import judge
 from grader.calls import CallResult, CheckFailed, ExceptionInfo, TracebackLine, WorkerLost, describe_call
+from grader.cancel import CancelToken
 from grader.checks import Check
 from grader.interleave import Answer, Request
 from grader.judge import CheckContext, CheckRunner, RemoteFunction, Submission, exception_info, grade
@@ -127,9 +128,9 @@ class FakePool:
 
     @contextmanager
     def session(self, code: str, limits: Limits, *, seed: int = 0, modules: dict[str, str] | None = None,
-                banned_calls: Sequence[str] = ()) -> Iterator[InProcessWorker]:
+                banned_calls: Sequence[str] = (), cancel: Any = None, on_call: Any = None) -> Iterator[InProcessWorker]:
         self.opened.append({"code": code, "limits": limits, "seed": seed, "modules": modules,
-                            "banned_calls": tuple(banned_calls)})
+                            "banned_calls": tuple(banned_calls), "cancel": cancel, "on_call": on_call})
         if isinstance(self.worker, BaseException):
             raise self.worker
         yield self.worker
@@ -693,6 +694,14 @@ def test_a_function_that_broke_a_limit_is_named_with_the_check_it_broke_in() -> 
 # ---------------------------------------------------------------------------------------------- grading
 
 
+def test_grading_hands_the_stop_token_and_the_call_watcher_to_the_session() -> None:
+    pool = FakePool(InProcessWorker())
+    token, watcher = CancelToken(), (lambda started: None)
+    grade(make_problem(*three_checks()), "code", pool=pool, cancel=token, on_call=watcher)  # type: ignore[arg-type]
+    assert pool.opened[0]["cancel"] is token and pool.opened[0]["on_call"] is watcher
+    token.close()
+
+
 def three_checks(second: Callable[..., None] = passes) -> tuple[Check, ...]:
     return (make_check(passes, id="core.a", title="A"), make_check(second, id="core.b", title="B"),
             make_check(passes, id="extra.c", title="C", required=False))
@@ -704,7 +713,7 @@ def test_grading_opens_a_session_with_the_problems_code_limits_helpers_and_bans(
     emitted: list[str] = []
     report = grade(problem, "the code", pool=pool, seed=7, on_check=lambda r: emitted.append(r.id))  # type: ignore[arg-type]
     assert pool.opened == [{"code": "the code", "limits": LIMITS, "seed": 7, "modules": {"helpers": "H = 1"},
-                            "banned_calls": ("torch.load",)}]
+                            "banned_calls": ("torch.load",), "cancel": None, "on_call": None}]
     assert emitted == ["core.a", "core.b", "extra.c"]
     assert [check.status for check in report.checks] == ["passed"] * 3
     assert (report.problem, report.solved, report.error, report.sandbox) == ("adder", True, None, "none")
