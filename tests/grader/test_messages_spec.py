@@ -240,9 +240,15 @@ class TinyArena(Arena):
 REQUESTS = [
     pytest.param(lambda: ForkRequest(ahead=False).to_wire(), {"op": "fork", "ahead": False}, id="fork"),
     pytest.param(lambda: LoadRequest(code="def f(): pass", seed=3, limits={"memory_mb": 5},
-                                     modules={"helpers": "x = 1"}, banned_calls=("torch.load",), key="ab").to_wire(),
+                                     modules={"helpers": "x = 1"}, banned_calls=("torch.load",), key="ab",
+                                     processes_capped=True).to_wire(),
                  {"op": "load", "code": "def f(): pass", "seed": 3, "limits": {"memory_mb": 5},
-                  "modules": {"helpers": "x = 1"}, "banned_calls": ["torch.load"], "key": "ab"}, id="load"),
+                  "modules": {"helpers": "x = 1"}, "banned_calls": ["torch.load"], "key": "ab",
+                  "processes_capped": True}, id="load"),
+    pytest.param(lambda: LoadRequest(code="", seed=0, limits={}, modules={}, banned_calls=(), key="",
+                                     processes_capped=False).to_wire(),
+                 {"op": "load", "code": "", "seed": 0, "limits": {}, "modules": {}, "banned_calls": [], "key": "",
+                  "processes_capped": False}, id="load-uncapped"),
     pytest.param(lambda: CallsRequest((Call("f", {"tuple": []}, grads=("0", "x"), grad_output=1.0),)).to_wire(
                      TinyArena()),
                  {"op": "calls", "calls": [{"function": "f", "arguments": {"tuple": []}, "grads": ["0", "x"],
@@ -260,5 +266,6 @@ def test_a_request_goes_out_as_exactly_this_dict(wire: Callable[[], dict[str, An
 
 
 def test_a_load_request_sends_plain_containers() -> None:
-    wire = LoadRequest(code="", seed=0, limits={}, modules={}, banned_calls=("a",), key="").to_wire()
+    wire = LoadRequest(code="", seed=0, limits={}, modules={}, banned_calls=("a",), key="",
+                       processes_capped=False).to_wire()
     assert (type(wire["limits"]), type(wire["modules"]), type(wire["banned_calls"])) == (dict, dict, list)
