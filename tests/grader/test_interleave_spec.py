@@ -11,8 +11,10 @@ from typing import Any
 
 import greenlet
 import pytest
+import torch
 
 from grader.calls import WorkerLost
+from grader.cancel import GradingStopped
 from grader.interleave import NOT_RUN, Answer, Interleaver, Request, TaskSession
 from grader.limits import Limits
 from grader.messages import Call, CallReply, CallResults, CallsRequest, TooLarge
@@ -195,3 +197,74 @@ def test_a_task_session_pauses_only_its_own_greenlet() -> None:
 
     run([task])
     assert seen == [True]
+
+
+# ------------------------------------------------------------------------------------------- the learner's Stop
+
+
+@dataclass
+class StoppingSession(ScriptedSession):
+    """A call tagged "stop" ends the grading the way the Stop button does."""
+
+    def _answer(self, path: str, request: Request) -> Answer:
+        if any(call.arguments == "stop" for call in request.message.calls):
+            what = request.what if isinstance(request.what, str) else request.what()
+            self.seen.append((path, request.function, request.timeout, what, ["stop"]))
+            raise GradingStopped(what, where=" (line 7)")
+        return super()._answer(path, request)
+
+
+def stopped_run(tasks: Sequence[Callable[[TaskSession], Any]], *, merge: bool = True
+                ) -> tuple[list[tuple[int, Any]], StoppingSession]:
+    session = StoppingSession()
+    done: list[tuple[int, Any]] = []
+
+    def on_stopped(index: int, stop: GradingStopped | None) -> Any:
+        return ("stopped", index, None if stop is None else f"{stop.what}{stop.where}")
+
+    Interleaver(session=session, limits=Limits(), merge=merge).run(
+        tasks, lambda index, result, seconds: done.append((index, result)), on_stopped=on_stopped)
+    return done, session
+
+
+@pytest.mark.parametrize("merge", [True, False], ids=["merged", "alone"])
+def test_a_stop_keeps_the_tasks_done_and_names_the_one_whose_request_was_running(merge: bool) -> None:
+    done, session = stopped_run([lambda s: ask(s, "f", "a"), lambda s: ask(s, "g", "stop"),
+                                 lambda s: ask(s, "h", "c") + ask(s, "h", "d")], merge=merge)
+    assert done == [(0, ["a"]), (1, ("stopped", 1, "g(stop) (line 7)")), (2, ("stopped", 2, None))]
+    # Nothing is asked of the worker once it was stopped: h's request never goes, nor its second one.
+    assert [function for _, function, _, _, _ in session.seen] == ["f", "g"]
+
+
+def test_a_stop_in_a_lone_request_names_that_request() -> None:
+    done, _ = stopped_run([lambda s: ask(s, "f", "a") + ask(s, "g", "stop"), lambda s: "done"])
+    assert done == [(0, ("stopped", 0, "g(stop) (line 7)")), (1, "done")]
+
+
+def test_tasks_stopped_while_paused_are_unwound_at_once() -> None:
+    finished: list[str] = []
+
+    def paused(session: TaskSession) -> Any:
+        try:
+            return ask(session, "h", "c")
+        finally:
+            finished.append("unwound")
+
+    stopped_run([lambda s: ask(s, "g", "stop"), paused])
+    assert finished == ["unwound"]
+
+
+def test_unwinding_a_stopped_task_leaves_the_graders_grad_mode_as_it_was() -> None:
+    def without_grad(session: TaskSession) -> Any:
+        torch.set_grad_enabled(False)
+        return ask(session, "h", "c")
+
+    assert torch.is_grad_enabled()
+    stopped_run([lambda s: ask(s, "g", "stop"), without_grad])
+    assert torch.is_grad_enabled()
+
+
+def test_without_a_stop_handler_the_stop_propagates() -> None:
+    interleaver = Interleaver(session=StoppingSession(), limits=Limits())
+    with pytest.raises(GradingStopped, match=r"stopped during g\(stop\) \(line 7\)"):
+        interleaver.run([lambda s: ask(s, "g", "stop")], lambda index, result, seconds: None)

@@ -19,7 +19,7 @@ import torch
 
 from grader import judge
 from grader.calls import CallResult, CheckFailed, ExceptionInfo, TracebackLine, WorkerLost, describe_call
-from grader.cancel import CancelToken
+from grader.cancel import CancelToken, GradingStopped
 from grader.checks import Check
 from grader.interleave import Answer, Request
 from grader.judge import CheckContext, CheckRunner, RemoteFunction, Submission, exception_info, grade
@@ -854,3 +854,66 @@ def test_the_storages_of_an_encoded_argument_are_found_at_any_depth(tree: Any, s
 ])
 def test_argument_keys_order_positions_first_by_number(keys: list[str], ordered: list[str]) -> None:
     assert sorted(keys, key=judge._argument_order) == ordered
+
+
+# ------------------------------------------------------------------------------------------- the learner's Stop
+
+
+@dataclass
+class StoppingWorker(InProcessWorker):
+    """Answers requests as usual until request number `stop_at` (1-based), which ends in the learner's Stop."""
+
+    stop_at: int = 2
+    stop: GradingStopped = field(default_factory=lambda: GradingStopped("add(2, 3)", where=" (it was running line 3)"))
+
+    def calls(self, request: CallsRequest, blobs: list[bytes], *, timeout: float,
+              what: str | Callable[[], str], function: str = "") -> Answer:
+        if len(self.requests) + 1 == self.stop_at:
+            self.requests.append({"function": function})
+            raise self.stop
+        return super().calls(request, blobs, timeout=timeout, what=what, function=function)
+
+
+def adds_in_order(sub: Any, ref: Any) -> None:
+    assert sub.add(2, 3) == 5
+
+
+def test_a_stop_keeps_the_verdicts_given_and_names_the_call_it_interrupted() -> None:
+    checks = (make_check(passes, id="core.a", title="A"), make_check(adds_in_order, id="core.b", title="B"),
+              make_check(passes, id="extra.c", title="C", required=False))
+    report = grade(make_problem(*checks), "code", pool=FakePool(StoppingWorker(stop_at=2)))  # type: ignore[arg-type]
+    assert report.stopped is True and report.solved is False and report.error is None
+    assert [(c.id, c.status, c.message) for c in report.checks] == [
+        ("core.a", "passed", ""),
+        ("core.b", "skipped", "stopped by you during add(2, 3) (it was running line 3)"),
+        ("extra.c", "skipped", "not run: stopped by you"),
+    ]
+
+
+def test_a_stop_without_a_running_call_says_only_that_it_was_stopped() -> None:
+    worker = StoppingWorker(stop_at=1, stop=GradingStopped())
+    report = grade(make_problem(*three_checks()), "code", pool=FakePool(worker))  # type: ignore[arg-type]
+    assert report.stopped is True
+    assert [c.message for c in report.checks] == ["not run: stopped by you"] * 3
+
+
+def test_a_grading_that_is_not_stopped_says_so() -> None:
+    report = grade(make_problem(*three_checks()), "code", pool=FakePool(InProcessWorker()))  # type: ignore[arg-type]
+    assert report.stopped is False and report.solved is True
+
+
+@pytest.mark.parametrize(("stop", "message"), [
+    pytest.param(GradingStopped("loading", where=" (it was running line 2)"),
+                 "not run: stopped by you while your code was loading (it was running line 2)", id="during-load"),
+    pytest.param(GradingStopped(), "not run: stopped by you", id="waiting-for-a-template"),
+])
+def test_a_stop_before_any_check_runs_none_of_them(stop: GradingStopped, message: str) -> None:
+    report = grade(make_problem(*three_checks()), "code", pool=FakePool(InProcessWorker(loaded=stop)))  # type: ignore[arg-type]
+    assert (report.stopped, report.solved, report.error) == (True, False, None)
+    assert [(c.status, c.message) for c in report.checks] == [("skipped", message)] * 3
+    assert report.status == "failed"
+
+
+def test_a_stop_while_the_pool_opens_the_session_runs_no_check() -> None:
+    report = grade(make_problem(*three_checks()), "code", pool=FakePool(GradingStopped()))  # type: ignore[arg-type]
+    assert report.stopped is True and [c.message for c in report.checks] == ["not run: stopped by you"] * 3

@@ -200,3 +200,12 @@ def test_a_report_stored_before_the_stop_button_reads_as_not_stopped() -> None:
     del document["stopped"]
     old = Report.model_validate(document)
     assert old.stopped is False and old.solved is True
+
+
+@pytest.mark.parametrize("label", ["t", "x" * 40])
+def test_an_axis_label_of_one_to_forty_characters_is_kept(label: str) -> None:
+    from grader.judge import CheckContext
+
+    context = CheckContext()
+    context.record_experiment(steps=[1], series={"error": [0.5]}, x_label=label)
+    assert context.experiment is not None and context.experiment.x_label == label
