@@ -196,7 +196,7 @@ class Interleaver:
     @staticmethod
     def _unwind(entry: _Running) -> None:
         """End a paused check's greenlet now (GreenletExit at its pause), not whenever it is collected."""
-        if entry.let.dead or not entry.let:
+        if not entry.let:  # not active: never started, or finished
             return
         outer_grad = torch.is_grad_enabled()
         try:
@@ -231,8 +231,7 @@ class Interleaver:
                 for reply in replies:
                     yield queue[answered], reply
                     answered += 1
-                    self._in_flight = queue[answered] if answered < len(queue) else None
-            except GradingStopped:
+            except GradingStopped:  # raised while waiting for reply number `answered`, or after the last one
                 self._in_flight = queue[answered] if answered < len(queue) else None
                 raise
             except WorkerLost as exc:

@@ -241,7 +241,7 @@ def test_a_stop_in_a_lone_request_names_that_request() -> None:
     assert done == [(0, ("stopped", 0, "g(stop) (line 7)")), (1, "done")]
 
 
-def test_tasks_stopped_while_paused_are_unwound_at_once() -> None:
+def test_tasks_stopped_while_paused_are_unwound_before_their_verdict_is_reported() -> None:
     finished: list[str] = []
 
     def paused(session: TaskSession) -> Any:
@@ -250,8 +250,31 @@ def test_tasks_stopped_while_paused_are_unwound_at_once() -> None:
         finally:
             finished.append("unwound")
 
-    stopped_run([lambda s: ask(s, "g", "stop"), paused])
-    assert finished == ["unwound"]
+    session, reported = StoppingSession(), []
+    tasks = [lambda s: ask(s, "g", "stop"), paused]
+    Interleaver(session=session, limits=Limits(), merge=False).run(
+        tasks, lambda index, result, seconds: reported.append((index, list(finished))),
+        on_stopped=lambda index, stop: "stopped")
+    # Unwound at once, not when the garbage collector gets to its greenlet: its `finally` ran before the report.
+    assert reported == [(0, ["unwound"]), (1, ["unwound"])]
+
+
+@dataclass
+class StopAfterTheLastReply(ScriptedSession):
+    """Answers every request of a merged exchange, then reports the Stop (it came as the last reply arrived)."""
+
+    def grouped_calls(self, requests: Sequence[Request]) -> Iterator[Answer]:
+        yield from super().grouped_calls(requests)
+        raise GradingStopped("")
+
+
+def test_a_stop_after_the_last_reply_of_a_merged_exchange_names_no_request() -> None:
+    done: list[tuple[int, Any]] = []
+    Interleaver(session=StopAfterTheLastReply(), limits=Limits()).run(
+        [lambda s: ask(s, "f", "a") + ask(s, "f", "b"), lambda s: ask(s, "g", "c") + ask(s, "g", "d")],
+        lambda index, result, seconds: done.append((index, result)),
+        on_stopped=lambda index, stop: ("stopped", stop is not None))
+    assert done == [(0, ("stopped", False)), (1, ("stopped", False))]
 
 
 def test_unwinding_a_stopped_task_leaves_the_graders_grad_mode_as_it_was() -> None:

@@ -902,6 +902,15 @@ def test_a_grading_that_is_not_stopped_says_so() -> None:
     assert report.stopped is False and report.solved is True
 
 
+@pytest.mark.parametrize("worker", [
+    pytest.param(InProcessWorker(loaded=WorkerLost("loading took too long", limit="time")), id="load-lost"),
+    pytest.param(SandboxUnavailable("no bubblewrap"), id="no-sandbox"),
+])
+def test_a_grading_that_never_ran_a_check_was_not_stopped(worker: Any) -> None:
+    report = grade(make_problem(*three_checks()), "code", pool=FakePool(worker))  # type: ignore[arg-type]
+    assert report.stopped is False and report.error is not None
+
+
 @pytest.mark.parametrize(("stop", "message"), [
     pytest.param(GradingStopped("loading", where=" (it was running line 2)"),
                  "not run: stopped by you while your code was loading (it was running line 2)", id="during-load"),
