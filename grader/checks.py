@@ -50,6 +50,7 @@ __all__ = [
     "expect_unchanged",
     "fail",
     "hint",
+    "legal_inputs",
     "tolerance",
 ]
 
@@ -123,6 +124,36 @@ def collect_checks(module: ModuleType, *, required_groups: Sequence[str]) -> tup
         )
     found.sort(key=lambda c: c.function.__code__.co_firstlineno)
     return tuple(found)
+
+
+_LEGAL_INPUTS_MARK = "__paperlab_legal_inputs__"
+
+LegalInputs = Callable[[dict[str, Any], dict[str, int]], dict[str, Any]]
+
+
+def legal_inputs(function: str) -> Callable[[LegalInputs], LegalInputs]:
+    """Register the function that turns drawn arguments of `function` into legal ones, for what a contract's
+    ranges cannot say (unit rows, a decreasing schedule). It receives the drawn arguments (contiguous, in the
+    dtype being tried) and the size of every symbol, and returns the arguments; the generic battery and the
+    property search call it on every input they draw."""
+
+    def register(make_legal: LegalInputs) -> LegalInputs:
+        setattr(make_legal, _LEGAL_INPUTS_MARK, function)
+        return make_legal
+
+    return register
+
+
+def collect_legal_inputs(module: ModuleType) -> dict[str, LegalInputs]:
+    """The @legal_inputs functions of a checks module, by the function they are for."""
+    found: dict[str, LegalInputs] = {}
+    for value in vars(module).values():
+        function = getattr(value, _LEGAL_INPUTS_MARK, None)
+        if isinstance(function, str) and callable(value):
+            if function in found:
+                raise ValueError(f"{module.__file__}: two @legal_inputs functions for '{function}'")
+            found[function] = value
+    return found
 
 
 # ------------------------------------------------------------------------------------------------ protocols

@@ -14,11 +14,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from grader.checks import CLAUSE_ID_PATTERN, Check, collect_checks
+from grader.contract.schema import FunctionContract
 from grader.diagnose import Diagnoser
 from grader.limits import Limits
 
@@ -33,12 +34,31 @@ class ProblemError(Exception):
     """A problem folder is missing a file or has an invalid one; the message names the file and line."""
 
 
+# The keys of a [[functions]] table that declare its contract (grader.contract.schema.FunctionContract).
+CONTRACT_KEYS = frozenset(FunctionContract.model_fields)
+
+
 class FunctionSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
     signature: str = Field(description="Shown to learners, e.g. 'moco_loss(query, key, queue, temperature)'.")
     summary: str = ""
+    contract: FunctionContract | None = Field(None, description="args, result, dims, ...: written beside the name "
+                                              "in problem.toml and gathered here")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _gather_contract(cls, data: Any) -> Any:
+        """problem.toml writes [functions.args], [functions.result], [functions.dims] beside the name; they are
+        one FunctionContract."""
+        if not isinstance(data, dict) or "contract" in data:
+            return data
+        declared = {key: data[key] for key in data if key in CONTRACT_KEYS}
+        if not declared:
+            return data
+        rest = {key: value for key, value in data.items() if key not in CONTRACT_KEYS}
+        return {**rest, "contract": declared}
 
 
 class ClauseSpec(BaseModel):
@@ -379,7 +399,8 @@ def _line_of_location(text: str, location: list[str]) -> int:
 def _format_validation_error(path: Path, text: str, exc: ValidationError) -> str:
     lines = []
     for error in exc.errors():
-        location = [str(part) for part in error["loc"]]
+        # a contract's keys are written beside the function's name, not under a "contract" key
+        location = [str(part) for part in error["loc"] if part != "contract"]
         line = _line_of_location(text, location)
         lines.append(f"{path}:{line}: {'.'.join(location) or '(top level)'}: {error['msg']}")
     return "\n".join(lines)
