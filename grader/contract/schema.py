@@ -238,6 +238,8 @@ class TensorArg(_Strict):
     grad: GradRule | None = Field(None, description="differentiable (gets gradients), detached (must get none), "
                                                     "none (not a float); default by dtype")
     views: bool = Field(True, description="any strides are accepted: transposes, slices, expand, channels-last")
+    broadcast: bool = Field(False, description="any shape that broadcasts to `shape` is legal (a mask [Lk] for "
+                                               "[*B, Lq, Lk] scores); the battery draws the full shape")
     optional: bool = Field(False, description="None is legal too")
     dtype_group: str | None = Field(None, description="arguments of one group share their dtype; float tensors "
                                                       "form the group 'float' unless named otherwise")
