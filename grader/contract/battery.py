@@ -206,6 +206,9 @@ class FunctionBattery:
                 cases.append(Case(self.with_grad(fresh(case.args)), case.label, case.sizes, grads=self.grad_names))
             if index >= 6:
                 break
+        if "float32" in allowed_float_dtypes(self.contract):  # gradients to float32's precision too
+            args = self.draw(self.base, "grad-float32", dtype="float32")
+            cases.append(Case(self.with_grad(args), "float32", self.base, grads=self.grad_names))
         # a non-contiguous gradient flowing back into the function (what a transposed consumer sends)
         case = Case(self.with_grad(self.draw(self.base, "grad-transposed")), "a transposed incoming gradient",
                     self.base, grads=self.grad_names)
@@ -223,7 +226,7 @@ class FunctionBattery:
         names = [n for n in self.grad_names
                  if isinstance(self.contract.args[n], TensorArg)
                  and self.contract.args[n].grad_rule == "differentiable"]  # type: ignore[union-attr]
-        if not names:
+        if not names or not self.contract.finite_differences:
             return None
         for sizes in (self.base, *edges(self.contract)):
             args = self.draw(sizes, "fd")
@@ -237,7 +240,8 @@ class FunctionBattery:
 
     @functools.cached_property
     def refusal_cases(self) -> list[Refusal]:
-        return refusals(self.contract, self.draw(self.base, "refusals"), self.base)
+        return refusals(self.contract, self.draw(self.base, "refusals"), self.base,
+                        lambda sizes: self.draw(sizes, "refusals-sizes"))
 
     @functools.cached_property
     def same_tensor_cases(self) -> list[Case]:
@@ -355,6 +359,21 @@ class FunctionBattery:
         with torch.no_grad():
             return fresh(getattr(ref, self.name)(*args, **kwargs))
 
+    def expect(self, ref: ModuleType, result: CallResult, case: Case) -> None:
+        expect_legal_call(result, case, self.contract, depends=functools.partial(self.depends, ref, case))
+
+    def depends(self, ref: ModuleType, case: Case) -> bool:
+        """Whether the exact result changes with an argument that requires grad in this call: a nonzero gradient
+        of the reference's result (with a seeded cotangent) reaches one of them."""
+        names = tuple(name for name in self.grad_names if _requires_grad_value(case.args.get(name)))
+        if not names:
+            return False
+        probe = Case(case.args, case.label, case.sizes, omit=case.omit, grads=names)
+        probe.expected = case.expected
+        cotangent = _seeded_like(case.expected, self.generator("depends"))
+        grads = self.reference_grads(ref, probe, cotangent)
+        return any(g is not None and g.numel() > 0 and bool(g.abs().max() > 0) for g in grads.values())
+
     def run_values(self, sub: Any, ref: ModuleType) -> None:
         self._expect_all(sub, ref, self.values_cases)
 
@@ -369,16 +388,16 @@ class FunctionBattery:
 
     def _expect_all(self, sub: Any, ref: ModuleType, cases: list[Case]) -> None:
         for result, case in zip(self.run_cases(sub, ref, cases), cases, strict=True):
-            expect_legal_call(result, case, self.contract)
+            self.expect(ref, result, case)
 
     def run_layouts(self, sub: Any, ref: ModuleType) -> None:
         flat = [case for pair in self.layout_cases for case in pair]
         results = self.run_cases(sub, ref, flat)
         for index, (case, twin) in enumerate(self.layout_cases):
             moved, contiguous = results[2 * index], results[2 * index + 1]
-            expect_legal_call(contiguous, twin, self.contract)
+            self.expect(ref, contiguous, twin)
             try:
-                expect_legal_call(moved, case, self.contract)
+                self.expect(ref, moved, case)
             except CheckFailed as exc:
                 raise CheckFailed(f"{exc}. The same values in contiguous memory give the right result, so your "
                                   f"code depends on the memory layout when {case.label}: a .view() needs "
@@ -390,7 +409,7 @@ class FunctionBattery:
         cases = self.autograd_cases
         results = self.run_cases(sub, ref, [*cases, self.no_grad_case])
         for result, case in zip(results, [*cases, self.no_grad_case], strict=True):
-            expect_legal_call(result, case, self.contract)
+            self.expect(ref, result, case)
         for result, case in zip(results[:len(cases)], cases, strict=True):
             self._expect_grads(ref, result, case)
 
@@ -450,7 +469,7 @@ class FunctionBattery:
         call = Case(leaves, case.label, case.sizes, grads=case.grads, grad_output=cotangent)
         call.expected = case.expected
         result = self.run_cases(sub, ref, [call])[0]
-        expect_legal_call(result, call, self.contract)
+        self.expect(ref, result, call)
         self._expect_grads(ref, result, call, expected=dict(numeric), source="central differences of your function")
 
     def run_refusals(self, sub: Any, ref: ModuleType) -> None:
@@ -471,6 +490,10 @@ def _requires_grad(value: Any) -> Any:
     if isinstance(value, list):
         return [_requires_grad(item) for item in value]
     return value
+
+
+def _requires_grad_value(value: Any) -> bool:
+    return isinstance(value, torch.Tensor) and value.requires_grad
 
 
 def _in_layout(value: Any, layout: str) -> Any:

@@ -4,7 +4,7 @@ every argument as it was, and it requires grad exactly as declared."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -121,8 +121,11 @@ def in_case(result: CallResult, case: Case) -> str:
     return f"{result.call} [generic input: {case.label}]"
 
 
-def expect_legal_call(result: CallResult, case: Case, contract: FunctionContract) -> None:
-    """Every property a generic call must have (see the module's docstring), in the order a learner fixes them."""
+def expect_legal_call(result: CallResult, case: Case, contract: FunctionContract, *,
+                      depends: Callable[[], bool] | None = None) -> None:
+    """Every property a generic call must have (see the module's docstring), in the order a learner fixes them.
+    `depends()`: whether the exact result depends on an argument that requires grad (asked only when the result
+    does not require grad: a result constant in every argument, such as attention with no keys, need not)."""
     if result.raised is not None:
         raise CheckFailed(f"{in_case(result, case)} raised {result.raised.summary()}, but the contract allows "
                           "these arguments", call=result)
@@ -140,7 +143,7 @@ def expect_legal_call(result: CallResult, case: Case, contract: FunctionContract
     if result.mutated:
         fail(f"{in_case(result, case)} changed {', '.join(result.mutated)} (its values, shape, strides, version or "
              "requires_grad); every argument must be left as it was: work on copies")
-    expect_requires_grad(value, contract.result, case, contract, result, path="the result")
+    expect_requires_grad(value, contract.result, case, contract, result, path="the result", depends=depends)
 
 
 def _is_input(value: Any, argument: Any) -> bool:
@@ -212,13 +215,15 @@ def _expect_tensor_values(value: Any, expected: Any, shape: tuple[int, ...], dty
 
 
 def expect_requires_grad(value: Any, spec: object, case: Case, contract: FunctionContract, result: CallResult,
-                         *, path: str) -> None:
+                         *, path: str, depends: Callable[[], bool] | None = None) -> None:
     for item_path, item, item_spec in _tensor_parts(value, spec, path):
         if not item.dtype.is_floating_point or item.numel() == 0:
             continue  # an empty result carries no gradient either way
         wanted = requires_grad_expected(item_spec.requires_grad, contract, case.args)
         if item.requires_grad == wanted:
             continue
+        if wanted and depends is not None and not depends():
+            continue  # constant in every argument on this input: no gradient to carry
         if wanted:
             sources = _sources(item_spec.requires_grad, contract, case.args)
             fail(f"{in_case(result, case)}: {item_path} does not require grad, although {sources} and the "

@@ -7,7 +7,7 @@ same exception type, and none the argument declares `unchecked`.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,13 +38,15 @@ class Refusal:
     rule: str
 
 
-def refusals(contract: FunctionContract, legal: dict[str, Any], sizes: Sizes) -> list[Refusal]:
-    """Every refusal case of a function, built from one legal call."""
+def refusals(contract: FunctionContract, legal: dict[str, Any], sizes: Sizes,
+             draw: Callable[[Sizes], dict[str, Any]]) -> list[Refusal]:
+    """Every refusal case of a function, built from one legal call (and, for a size below its minimum, from
+    `draw`, which draws arguments of given sizes)."""
     if not contract.validates:
         return []
     found: list[Refusal] = []
     seen: set[str] = set()
-    for args, intent in _candidates(contract, legal, sizes):
+    for args, intent in [*_candidates(contract, legal, sizes), *_below_minimum(contract, sizes, draw)]:
         broken = violations(contract, args)
         if not broken:
             continue
@@ -61,6 +63,29 @@ def refusals(contract: FunctionContract, legal: dict[str, Any], sizes: Sizes) ->
         seen.add(reason)
         found.append(Refusal(args=args, reason=reason, exception=exceptions.pop(), rule=rule))
     return found
+
+
+def _below_minimum(contract: FunctionContract, sizes: Sizes,
+                   draw: Callable[[Sizes], dict[str, Any]]) -> Iterator[tuple[dict[str, Any], str]]:
+    """Each symbol one below its smallest legal size, in every shape at once (D = 0 where D >= 1)."""
+    for name, spec in contract.dims.items():
+        if name.startswith("*") or spec.min < 1 or any(
+                other.multiple_of == name for other in contract.dims.values()):
+            continue
+        smaller = sizes.with_dims(f"{name} = {spec.min - 1}", **{name: spec.min - 1})
+        try:
+            args = draw(smaller)
+        except (RuntimeError, ValueError, IndexError, ZeroDivisionError):
+            continue  # values cannot be drawn at that size (a range that becomes empty)
+        owners = [arg for arg, declared in contract.args.items() if name in _symbols_of(declared)]
+        yield args, f"{owners[0] if owners else name}:size"
+
+
+def _symbols_of(arg: object) -> set[str]:
+    spec = arg if isinstance(arg, TensorArg) else arg.item if isinstance(arg, TensorListArg) else None
+    if spec is None:
+        return {arg.size} if isinstance(arg, IntArg) and arg.size else set()
+    return {s for e in spec.parsed_shape for s in ((e,) if isinstance(e, str) else e.symbols)}
 
 
 def _touched(intent: str) -> list[str]:
@@ -102,6 +127,7 @@ def _tensor_candidates(contract: FunctionContract, legal: dict[str, Any], name: 
                        value: torch.Tensor, tensor_names: list[str],
                        sizes: Sizes) -> Iterator[tuple[dict[str, Any], str]]:
     yield _with(legal, name, value.tolist()), f"{name}:kind"
+    yield _with(legal, name, True), f"{name}:kind"
     group = [n for n in tensor_names if isinstance(contract.args[n], TensorArg)
              and contract.args[n].group == arg.group]  # type: ignore[union-attr]
     for dtype_name in OTHER_DTYPES:

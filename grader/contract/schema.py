@@ -431,6 +431,8 @@ class FunctionContract(_Strict):
     errors: dict[Rule, Annotated[str, Field(pattern=EXCEPTION_NAME)]] = Field(default_factory=dict)
     validates: bool = Field(True, description="false: the function refuses nothing, so no refusals are tested")
     same_tensor: bool = Field(True, description="the same tensor may be passed in two argument positions")
+    finite_differences: bool = Field(True, description="false where the function is not differentiable almost "
+                                                       "everywhere (central differences would mislead)")
     search_examples: int = Field(24, ge=0, le=200, description="random legal inputs the property search tries")
 
     def error_for(self, rule: str) -> str:

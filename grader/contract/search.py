@@ -27,7 +27,7 @@ from grader.checks import Check, fail
 from grader.contract.battery import FunctionBattery, stable_seed
 from grader.contract.clauses import SEARCH_CLAUSE
 from grader.contract.draw import LAYOUTS, fresh, in_layout, local_symbols
-from grader.contract.expect import Case, expect_legal_call
+from grader.contract.expect import Case
 from grader.contract.legality import violations
 from grader.contract.schema import (
     DTYPES,
@@ -296,7 +296,7 @@ def search_function(battery: FunctionBattery, sub: Any, ref: ModuleType) -> None
     outcome: dict[str, str | None] = {}  # key -> failure message (None: the call was right)
     results = battery.run_cases(sub, ref, cases)
     for example, case, result in zip(examples, cases, results, strict=True):
-        outcome[example.key] = _failure(result, case, contract)
+        outcome[example.key] = _failure(battery, ref, result, case)
     if all(message is None for message in outcome.values()):
         return
     spent = [0]
@@ -317,7 +317,7 @@ def search_function(battery: FunctionBattery, sub: Any, ref: ModuleType) -> None
         except BaseException as exc:  # noqa: B902 - a Stop (GradingStopped) must end the search too
             lost.append(exc)
             return False
-        outcome[example.key] = _failure(result, case, contract)
+        outcome[example.key] = _failure(battery, ref, result, case)
         return outcome[example.key] is not None
 
     try:
@@ -369,9 +369,9 @@ def _case(example: Example) -> Case:
     return Case(example.args, "random legal input", example.sizes, reference_args=fresh(example.args))
 
 
-def _failure(result: Any, case: Case, contract: FunctionContract) -> str | None:
+def _failure(battery: FunctionBattery, ref: ModuleType, result: Any, case: Case) -> str | None:
     try:
-        expect_legal_call(result, case, contract)
+        battery.expect(ref, result, case)
     except CheckFailed as exc:
         return str(exc)
     return None
