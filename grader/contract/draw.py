@@ -300,6 +300,15 @@ def fresh(value: Any, *, dtype: torch.dtype | None = None) -> Any:
     return value
 
 
+def contiguous_copy(value: Any) -> Any:
+    """A copy in plain row-major memory (a clone alone keeps a transposed tensor's strides)."""
+    if isinstance(value, torch.Tensor):
+        return value.detach().clone(memory_format=torch.contiguous_format)
+    if isinstance(value, list):
+        return [contiguous_copy(item) for item in value]
+    return value
+
+
 def requiring_grad(value: Any) -> Any:
     """A float tensor copied as a leaf that requires grad (other values as they are)."""
     if isinstance(value, torch.Tensor) and value.dtype.is_floating_point:

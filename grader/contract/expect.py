@@ -193,17 +193,19 @@ def expect_result(value: Any, expected: Any, spec: object, case: Case, contract:
                 if item is not None:
                     fail(f"{where}: {label} is {_what(item)}, but {spec.like}[{index}] is None, so it must be None")
                 continue
-            _expect_tensor_values(item, wanted, tuple(source.shape), dtype, contract, where, result, label)
+            _expect_tensor_values(item, wanted, tuple(source.shape), dtype, contract, where, result,
+                                  f"{label} (generic input: {case.label})")
         return
     assert isinstance(spec, TensorResult)
     shape = case.sizes.shape(spec.parsed_shape)
     dtype = result_dtype(spec.dtype, contract, case.args)
-    _expect_tensor_values(value, expected, shape, dtype, contract, where, result, path)
+    _expect_tensor_values(value, expected, shape, dtype, contract, where, result,
+                          f"{path} (generic input: {case.label})")
 
 
 def _expect_tensor_values(value: Any, expected: Any, shape: tuple[int, ...], dtype: torch.dtype,
                           contract: FunctionContract, where: str, result: CallResult, path: str) -> None:
-    expect_tensor(value, shape=shape, dtype=dtype, what=path, call=where)
+    expect_tensor(value, shape=shape, dtype=dtype, what=path, call=result)
     if not isinstance(expected, torch.Tensor):
         fail(f"internal: the reference returned {describe(expected)} for {path}")
     if dtype.is_floating_point:
