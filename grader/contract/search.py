@@ -12,6 +12,7 @@ thread, so all searches of a problem live in this one check and run one after th
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 from collections.abc import Callable
@@ -67,8 +68,8 @@ def _digest(value: Any) -> str:
         if isinstance(item, torch.Tensor):
             digest.update(f"T{item.dtype}{tuple(item.shape)}{item.stride()}{item.requires_grad}".encode())
             if item.device.type != "meta":
-                digest.update(item.detach().contiguous().view(-1).view(torch.uint8).numpy().tobytes()
-                              if item.numel() else b"")
+                flat = item.detach().clone(memory_format=torch.contiguous_format).reshape(-1)
+                digest.update(flat.view(torch.uint8).numpy().tobytes() if item.numel() else b"")
         elif isinstance(item, dict):
             for key, inner in item.items():
                 digest.update(str(key).encode())
@@ -106,7 +107,7 @@ def strategy(battery: FunctionBattery) -> Any:
         assume(satisfied(contract, sizes))
         dtypes = {}
         for group, allowed in _groups(contract).items():
-            ordered = sorted(allowed, key=lambda d: d != "float64")  # shrinks towards float64
+            ordered = sorted(allowed, key="float64".__ne__)  # shrinks towards float64
             dtypes[group] = DTYPES[draw(st.sampled_from(ordered))]
         args: dict[str, Any] = {}
         for name, arg in contract.args.items():
@@ -153,11 +154,13 @@ def _size(st: Any, name: str, contract: FunctionContract, dims: dict[str, int]) 
     if spec.multiple_of is not None:
         unit = spec.multiple_of if isinstance(spec.multiple_of, int) else dims.get(spec.multiple_of, 1)
         unit = max(unit, 1)
-        return st.integers(max(1, math.ceil(spec.min / unit)), max(1, math.ceil(spec.min / unit)) + 2).map(
-            lambda k: k * unit)
+        first = max(1, math.ceil(spec.min / unit))
+        return st.sampled_from([k * unit for k in range(first, first + 3)])
     if spec.even:
-        return st.integers(math.ceil(spec.min / 2), math.ceil(spec.min / 2) + 2).map(lambda k: 2 * k)
-    return st.integers(spec.min, max(spec.min, high)).filter(lambda size: fits(name, size, spec, dims))
+        first = math.ceil(spec.min / 2)
+        return st.sampled_from([2 * k for k in range(first, first + 3)])
+    allowed = [size for size in range(spec.min, max(spec.min, high) + 1) if fits(name, size, spec, dims)]
+    return st.sampled_from(allowed or [spec.min])
 
 
 def _float_bounds(interval: Interval | None, dims: dict[str, int]) -> tuple[float, float, bool, bool]:
@@ -193,8 +196,13 @@ def _tensor(st: Any, arg: TensorArg, shape: tuple[int, ...], dtype: torch.dtype,
             high = high - max(abs(high) * 1e-3, 1e-3)
         elements = st.lists(st.floats(low, high, allow_nan=False, allow_infinity=False),
                             min_size=count, max_size=count)
-    return elements.map(lambda values: torch.tensor(values, dtype=torch.float64 if dtype.is_floating_point
-                                                    else dtype).reshape(shape).to(dtype))
+    return elements.map(functools.partial(_as_tensor, shape=shape, dtype=dtype))
+
+
+def _as_tensor(values: list[Any], *, shape: tuple[int, ...], dtype: torch.dtype) -> torch.Tensor:
+    """Drawn elements as a tensor (a named function: Hypothesis describes a lambda by reading its source)."""
+    wide = torch.float64 if dtype.is_floating_point else dtype
+    return torch.tensor(values, dtype=wide).reshape(shape).to(dtype)
 
 
 def _tensor_list(st: Any, contract: FunctionContract, arg: TensorListArg, sizes: Sizes, dtype: torch.dtype) -> Any:
