@@ -61,16 +61,17 @@ def split_arguments(args: dict[str, Any], omit: tuple[str, ...] = ()) -> tuple[t
 
 
 def float_dtype(contract: FunctionContract, args: dict[str, Any]) -> torch.dtype:
-    """The dtype of the call's float tensors (the 'float' group), float64 when it has none."""
+    """The dtype of the call's float tensors (the 'float' group); torch's default (float32) when it has none, as
+    torch.zeros(()) would be."""
     for name, arg in contract.args.items():
         value = args.get(name)
         if isinstance(arg, TensorArg) and arg.group == "float" and isinstance(value, torch.Tensor):
             return value.dtype
-        if isinstance(arg, TensorListArg) and arg.item.group == "float" and isinstance(value, list):
+        if isinstance(arg, TensorListArg) and arg.item.group == "float" and isinstance(value, list | tuple):
             for item in value:
                 if isinstance(item, torch.Tensor):
                     return item.dtype
-    return torch.float64
+    return torch.get_default_dtype()
 
 
 def result_dtype(rule: str, contract: FunctionContract, args: dict[str, Any]) -> torch.dtype:
@@ -181,6 +182,7 @@ def expect_result(value: Any, expected: Any, spec: object, case: Case, contract:
         return
     if isinstance(spec, TensorListResult):
         like = case.args.get(spec.like)
+        like = list(like) if isinstance(like, tuple) else like
         if type(value) is not list:
             fail(f"{where}: {path} is {_what(value)}; the contract says a list of tensors like {spec.like}")
         if not isinstance(like, list) or len(value) != len(like):

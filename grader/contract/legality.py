@@ -48,7 +48,7 @@ def violations(contract: FunctionContract, args: dict[str, Any]) -> dict[str, st
                 continue
             tensors.append((name, arg, value, frozenset()))
         elif isinstance(arg, TensorListArg):
-            if type(value) is not list:
+            if type(value) is not list and not (arg.tuples and type(value) is tuple):
                 broken("kind", f"{name} is a {type(value).__name__}, not a list")
                 continue
             local = frozenset(local_symbols(contract, arg))
@@ -84,7 +84,7 @@ def violations(contract: FunctionContract, args: dict[str, Any]) -> dict[str, st
             elif not local:
                 check_expressions(spec.parsed_shape, tuple(t.shape), dims, run_dims, what)
         for name, arg in contract.args.items():
-            if isinstance(arg, TensorListArg) and type(args.get(name)) is list:
+            if isinstance(arg, TensorListArg) and type(args.get(name)) in (list, tuple):
                 length = len(args[name])
                 if arg.length in dims and dims[arg.length] != length:
                     raise Unbound(f"{name} has {length} elements, {dims[arg.length]} expected")

@@ -356,6 +356,7 @@ class TensorListArg(_Strict):
     item: TensorArg
     length: str = Field(pattern=SYMBOL, description="the symbol of the list's length")
     none_items: bool = Field(False, description="entries may be None (and are skipped)")
+    tuples: bool = Field(False, description="a tuple of tensors is accepted as well as a list")
     optional: bool = False
     unchecked: list[Rule] = Field(default_factory=list)
 
