@@ -92,7 +92,7 @@ def draw_tensor(arg: TensorArg, shape: tuple[int, ...], dtype: torch.dtype, dims
     interval = arg.interval
     if not dtype.is_floating_point:
         assert interval is not None  # the schema requires a range for an integer tensor
-        low, high = _int_bounds(interval, dims)
+        low, high = int_bounds(interval, dims)
         if high < low:
             return torch.zeros(shape, dtype=dtype)
         return torch.randint(low, high + 1, shape, generator=generator, dtype=torch.int64).to(dtype)
@@ -122,8 +122,8 @@ def _float_values(interval: Interval | None, shape: tuple[int, ...], dims: dict[
     return values
 
 
-def _int_bounds(interval: Interval, dims: dict[str, int]) -> tuple[int, int]:
-    """The smallest and largest legal int of an interval (an infinite end: 5 beyond the other)."""
+def int_bounds(interval: Interval, dims: dict[str, int]) -> tuple[int, int]:
+    """The smallest and largest legal int of an interval (an infinite end: 5 beyond the other), the ones drawn."""
     low, high = interval.low.number(dims), interval.high.number(dims)
     if math.isinf(low) and math.isinf(high):
         return -5, 5
@@ -146,7 +146,7 @@ def draw_scalar(arg: FloatArg | IntArg | BoolArg | TupleArg, dims: dict[str, int
         if arg.size is not None:
             return dims[arg.size]
         assert arg.interval is not None
-        low, high = _int_bounds(arg.interval, dims)
+        low, high = int_bounds(arg.interval, dims)
         return int(torch.randint(low, max(low, high) + 1, (), generator=generator))
     span = arg.interval
     start, end = span.low.number(dims), span.high.number(dims)
@@ -170,7 +170,7 @@ def edge_scalars(arg: FloatArg | IntArg | BoolArg | TupleArg, dims: dict[str, in
     if isinstance(arg, IntArg):
         if arg.size is not None or arg.interval is None:
             return []
-        low, high = _int_bounds(arg.interval, dims)
+        low, high = int_bounds(arg.interval, dims)
         return sorted({low, high}) if high >= low else []
     span = arg.interval
     out: list[float] = []

@@ -154,8 +154,11 @@ def _scalar(name: str, arg: FloatArg | IntArg | BoolArg | TupleArg, value: Any, 
             broken("kind", f"{name} is a {kind.__name__}, not an int")
         return
     if isinstance(arg, TupleArg):
-        if kind not in (tuple, list) or len(value) != len(arg.items):
-            broken("kind", f"{name} is not a tuple of {len(arg.items)}")
+        if not (kind is tuple or (kind is list and arg.lists)):
+            broken("kind", f"{name} is a {kind.__name__}, not a tuple")
+            return
+        if len(value) != len(arg.items):
+            broken("shape", f"{name} has {len(value)} items, not {len(arg.items)}")
             return
         for index, (item_spec, item) in enumerate(zip(arg.items, value, strict=True)):
             _scalar(f"{name}[{index}]", item_spec, item, broken)

@@ -217,6 +217,8 @@ def _scalar_candidates(legal: dict[str, Any], name: str, arg: FloatArg | IntArg 
     if isinstance(arg, TupleArg):
         yield _with(legal, name, "0.5"), f"{name}:kind"
         if isinstance(value, tuple):
+            yield _with(legal, name, list(value)), f"{name}:kind"
+            yield _with(legal, name, (*value, value[-1])), f"{name}:length"
             for index, item_spec in enumerate(arg.items):
                 for bad in _scalar_bad_values(item_spec, value[index], sizes):
                     items = list(value)

@@ -341,10 +341,11 @@ ScalarArg = Annotated[FloatArg | IntArg | BoolArg, Field(discriminator="kind")]
 
 
 class TupleArg(_Strict):
-    """A tuple of numbers of fixed length, e.g. AdamW's betas; a list is accepted unless `exact`."""
+    """A tuple of numbers of fixed length, e.g. AdamW's betas; a list of them too where `lists` says so."""
 
     kind: Literal["tuple"]
     items: list[ScalarArg] = Field(min_length=1)
+    lists: bool = Field(False, description="a list of the same numbers is accepted as well as a tuple")
     optional: bool = False
     unchecked: list[Rule] = Field(default_factory=list)
 

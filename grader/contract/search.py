@@ -27,7 +27,7 @@ from grader.calls import CheckFailed, WorkerLost
 from grader.checks import Check, fail
 from grader.contract.battery import FunctionBattery, stable_seed
 from grader.contract.clauses import SEARCH_CLAUSE
-from grader.contract.draw import LAYOUTS, fresh, in_layout, local_symbols
+from grader.contract.draw import LAYOUTS, fresh, in_layout, int_bounds, local_symbols
 from grader.contract.expect import Case
 from grader.contract.legality import violations
 from grader.contract.schema import (
@@ -181,12 +181,8 @@ def _tensor(st: Any, arg: TensorArg, shape: tuple[int, ...], dtype: torch.dtype,
     if dtype == torch.bool:
         elements = st.lists(st.booleans(), min_size=count, max_size=count)
     elif not dtype.is_floating_point:
-        interval = arg.interval
-        assert interval is not None
-        low, high = interval.low.number(dims), interval.high.number(dims)
-        first = math.ceil(low) if interval.low.closed else math.floor(low) + 1
-        last = math.floor(high) if interval.high.closed else math.ceil(high) - 1
-        first, last = (int(first) if math.isfinite(first) else -5), (int(last) if math.isfinite(last) else 5)
+        assert arg.interval is not None
+        first, last = int_bounds(arg.interval, dims)
         elements = st.lists(st.integers(first, max(first, last)), min_size=count, max_size=count)
     else:
         low, high, open_low, open_high = _float_bounds(arg.interval, dims)
@@ -241,11 +237,7 @@ def _scalar(st: Any, arg: FloatArg | IntArg | BoolArg | TupleArg, dims: dict[str
         if arg.size is not None:
             return st.just(dims[arg.size])
         assert arg.interval is not None
-        low, high = arg.interval.low.number(dims), arg.interval.high.number(dims)
-        first = math.ceil(low) if arg.interval.low.closed else math.floor(low) + 1
-        last = math.floor(high) if arg.interval.high.closed else math.ceil(high) - 1
-        first = int(first) if math.isfinite(first) else int(last) - 5
-        last = int(last) if math.isfinite(last) else first + 5
+        first, last = int_bounds(arg.interval, dims)
         return st.integers(first, max(first, last))
     interval = arg.interval
     low, high = interval.low.number(dims), interval.high.number(dims)
