@@ -462,7 +462,7 @@ class FunctionBattery:
         case = self.finite_difference_case
         assert case is not None
         self.fill_expected(ref, [case])
-        cotangent = _seeded_like(case.expected, self.generator("fd-cotangent"))
+        cotangent = _seeded_like(case.expected, self.generator("fd-cotangent"), self.contract.result)
         positional, keywords = case.call_arguments()
         numeric: dict[str, torch.Tensor] = {}
         for name in case.grads:
@@ -548,11 +548,33 @@ def _result_float_dtype(case: Case) -> torch.dtype:
     return torch.float64
 
 
-def _seeded_like(value: Any, generator: torch.Generator) -> Any:
-    """A fixed cotangent shaped like a result: seeded values for float tensors, zeros for the others."""
-    parts = [torch.randn(t.shape, generator=generator, dtype=torch.float64) if t.dtype.is_floating_point
-             else torch.zeros(t.shape, dtype=t.dtype) for t in tensors_in(value)]
+def _seeded_like(value: Any, generator: torch.Generator, spec: object = None) -> Any:
+    """A fixed cotangent shaped like a result (a tensor, or a tuple of one per tensor, depth first): seeded values
+    for float tensors that may carry a gradient, zeros for the others (integers, and results the contract
+    detaches: central differences would see those change although no gradient may flow from them)."""
+    carries = _gradient_carriers(value, spec)
+    parts = []
+    for t, carries_gradient in zip(tensors_in(value), carries, strict=True):
+        if t.dtype.is_floating_point and carries_gradient:
+            parts.append(torch.randn(t.shape, generator=generator, dtype=torch.float64))
+        else:
+            parts.append(torch.zeros(t.shape, dtype=t.dtype))
     return tuple(parts) if isinstance(value, tuple | list) else parts[0]
+
+
+def _gradient_carriers(value: Any, spec: object) -> list[bool]:
+    """For each tensor of a result (depth first), whether its declaration lets it carry a gradient."""
+    from grader.contract.schema import TensorListResult, TensorResult, TupleResult
+
+    if isinstance(value, torch.Tensor):
+        rule = spec.requires_grad if isinstance(spec, TensorResult | TensorListResult) else "differentiable"
+        return [rule != "never"]
+    if isinstance(value, tuple | list):
+        if isinstance(spec, TupleResult) and len(spec.items) == len(value):
+            return [flag for item, inner in zip(value, spec.items, strict=True)
+                    for flag in _gradient_carriers(item, inner)]
+        return [flag for item in value for flag in _gradient_carriers(item, spec)]
+    return []
 
 
 def build_battery(slug: str, functions: Iterable[tuple[str, FunctionContract | None]], reference: ModuleType,

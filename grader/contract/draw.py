@@ -195,7 +195,8 @@ def _draw_list(contract: FunctionContract, arg: TensorListArg, sizes: Sizes, dty
         runs = dict(sizes.runs)
         for offset, name in enumerate(sorted(local)):
             if name.startswith("*"):
-                rank = (index % (contract.dims[name].max_rank + 1))
+                ranks = contract.dims[name].drawn_ranks()
+                rank = ranks[index % len(ranks)]
                 runs[name] = tuple(DISTINCT_SIZES[(index + offset + r) % 5] for r in range(rank))
             else:
                 spec = contract.dims[name]

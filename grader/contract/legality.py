@@ -91,11 +91,11 @@ def violations(contract: FunctionContract, args: dict[str, Any]) -> dict[str, st
                 dims[arg.length] = length
         for symbol, size in dims.items():
             dim = contract.dims.get(symbol)
-            if dim is not None and not fits(symbol, size, dim, dims):
+            if dim is not None and not fits(symbol, size, dim, dims, drawing=False):
                 raise Unbound(f"{symbol} = {size} is not a legal size")
         for run, sizes in run_dims.items():
             dim = contract.dims[run]
-            if any(size < dim.min or (dim.max is not None and size > dim.max) for size in sizes):
+            if any((size < dim.min and dim.strict) or (dim.max is not None and size > dim.max) for size in sizes):
                 raise Unbound(f"{run} = {list(sizes)} has a size that is not legal")
     except Unbound as exc:
         broken("shape", str(exc))

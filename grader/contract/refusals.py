@@ -69,7 +69,7 @@ def _below_minimum(contract: FunctionContract, sizes: Sizes,
                    draw: Callable[[Sizes], dict[str, Any]]) -> Iterator[tuple[dict[str, Any], str]]:
     """Each symbol one below its smallest legal size, in every shape at once (D = 0 where D >= 1)."""
     for name, spec in contract.dims.items():
-        if name.startswith("*") or spec.min < 1 or any(
+        if name.startswith("*") or spec.min < 1 or not spec.strict or any(
                 other.multiple_of == name for other in contract.dims.values()):
             continue
         smaller = sizes.with_dims(f"{name} = {spec.min - 1}", **{name: spec.min - 1})

@@ -212,8 +212,12 @@ class DimSpec(_Strict):
     max: int | None = Field(None, ge=0, description="the largest legal size; none by default")
     multiple_of: int | str | None = Field(None, description="an int or another symbol this size is a multiple of")
     even: bool = Field(False, description="the size must be even (pairs of features)")
+    strict: bool = Field(True, description="a size below min is refused (ValueError); false: min only bounds what "
+                                           "the battery draws, and a hand check says what smaller sizes do")
     min_rank: int = Field(0, ge=0, le=6, description="variadic runs only: fewest dimensions")
     max_rank: int = Field(2, ge=0, le=6, description="variadic runs only: most dimensions the battery uses")
+    ranks: list[int] | None = Field(None, description="variadic runs only: the exact ranks allowed, e.g. [0, 2] for "
+                                                      "[N, C] or [N, C, H, W]")
 
     @model_validator(mode="after")
     def _consistent(self) -> DimSpec:
@@ -221,7 +225,16 @@ class DimSpec(_Strict):
             raise ValueError(f"max {self.max} is below min {self.min}")
         if self.max_rank < self.min_rank:
             raise ValueError(f"max_rank {self.max_rank} is below min_rank {self.min_rank}")
+        if self.ranks is not None and (not self.ranks or any(not 0 <= r <= 6 for r in self.ranks)):
+            raise ValueError(f"ranks {self.ranks} must be a non-empty list of ranks from 0 to 6")
         return self
+
+    def drawn_ranks(self) -> list[int]:
+        """The ranks of a variadic run the battery tries."""
+        return sorted(self.ranks) if self.ranks is not None else list(range(self.min_rank, self.max_rank + 1))
+
+    def rank_allowed(self, rank: int) -> bool:
+        return rank in self.ranks if self.ranks is not None else rank >= self.min_rank
 
 
 GradRule = Literal["differentiable", "detached", "none"]

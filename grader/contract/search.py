@@ -100,7 +100,7 @@ def strategy(battery: FunctionBattery) -> Any:
         run_dims: dict[str, tuple[int, ...]] = {}
         for name in runs(contract):
             spec = contract.dims[name]
-            rank = draw(st.integers(spec.min_rank, max(spec.min_rank, min(spec.max_rank, 2))))
+            rank = draw(st.sampled_from([r for r in spec.drawn_ranks() if r <= 2] or spec.drawn_ranks()[:1]))
             low = max(spec.min, 1)
             run_dims[name] = tuple(draw(st.integers(low, low + 2)) for _ in range(rank))
         sizes = Sizes(dims, run_dims, "search")
@@ -216,7 +216,7 @@ def _tensor_list(st: Any, contract: FunctionContract, arg: TensorListArg, sizes:
             for name in local:
                 spec = contract.dims[name]
                 if name.startswith("*"):
-                    rank = draw(st.integers(spec.min_rank, max(spec.min_rank, min(spec.max_rank, 2))))
+                    rank = draw(st.sampled_from([r for r in spec.drawn_ranks() if r <= 2] or spec.drawn_ranks()[:1]))
                     run_dims[name] = tuple(draw(st.integers(max(spec.min, 1), max(spec.min, 1) + 2))
                                            for _ in range(rank))
                 else:

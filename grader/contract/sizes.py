@@ -66,9 +66,10 @@ def runs(contract: FunctionContract) -> list[str]:
     return [name for name in contract.dims if name.startswith("*")]
 
 
-def fits(name: str, size: int, spec: DimSpec, dims: dict[str, int]) -> bool:
-    """Whether `size` is legal for symbol `name` given the other sizes."""
-    if size < spec.min or (spec.max is not None and size > spec.max):
+def fits(name: str, size: int, spec: DimSpec, dims: dict[str, int], *, drawing: bool = True) -> bool:
+    """Whether `size` is legal for symbol `name` given the other sizes (`drawing`: what the battery may draw; a
+    non-strict minimum bounds only that)."""
+    if (size < spec.min and (drawing or spec.strict)) or (spec.max is not None and size > spec.max):
         return False
     if spec.even and size % 2:
         return False
@@ -87,7 +88,7 @@ def satisfied(contract: FunctionContract, sizes: Sizes) -> bool:
     for name in runs(contract):
         spec = contract.dims[name]
         dims = sizes.runs.get(name, ())
-        if len(dims) < spec.min_rank or any(not fits(name, d, spec, sizes.dims) for d in dims):
+        if not spec.rank_allowed(len(dims)) or any(not fits(name, d, spec, sizes.dims) for d in dims):
             return False
     for shape in _all_shapes(contract):
         if any(size < 0 for size in sizes.shape(shape)):
@@ -156,7 +157,8 @@ def distinct(contract: FunctionContract) -> Sizes:
     run_dims: dict[str, tuple[int, ...]] = {}
     for name in runs(contract):
         spec = contract.dims[name]
-        rank = min(spec.max_rank, max(spec.min_rank, 1))
+        ranks = spec.drawn_ranks()
+        rank = next((r for r in ranks if r >= 1), ranks[-1])
         chosen = []
         for _ in range(rank):
             size = _pick(name, spec, dims, taken)
@@ -178,6 +180,12 @@ def variations(contract: FunctionContract) -> list[Sizes]:
             other = base.with_dims(f"{a} = {b}", **{a: base.dims[b]})
             if satisfied(contract, other):
                 found.append(other)
+    for run in runs(contract):  # a run's dimensions the size of a symbol: [N, C, H, W] with W = H = C
+        for name in symbols(contract):
+            dims = tuple(base.dims[name] for _ in base.runs[run])
+            changed = base.with_run(f"{run} of size {name}", run, dims)
+            if dims and dims != base.runs[run] and satisfied(contract, changed):
+                found.append(changed)
     return _unique(found)
 
 
@@ -199,7 +207,7 @@ def edges(contract: FunctionContract) -> list[Sizes]:
                 found.append(changed)
     for name in runs(contract):
         spec = contract.dims[name]
-        for rank in range(spec.min_rank, spec.max_rank + 1):
+        for rank in spec.drawn_ranks():
             if rank == len(base.runs[name]):
                 continue
             dims = tuple(DISTINCT_SIZES[-1 - i] for i in range(rank))  # sizes no symbol uses
@@ -236,9 +244,11 @@ def bind_shape(spec: ShapeSpec, shape: tuple[int, ...], dims: dict[str, int],
     variadic = [entry for entry in spec if isinstance(entry, str)]
     if variadic:
         run_rank = len(shape) - len(fixed)
-        least = contract.dims[variadic[0]].min_rank
-        if run_rank < least:
-            raise Unbound(f"{what} has {len(shape)} dimensions, at least {len(fixed) + least} expected")
+        spec_of_run = contract.dims[variadic[0]]
+        if run_rank < 0 or not spec_of_run.rank_allowed(run_rank):
+            allowed = (", ".join(str(len(fixed) + r) for r in spec_of_run.ranks) if spec_of_run.ranks is not None
+                       else f"at least {len(fixed) + spec_of_run.min_rank}")
+            raise Unbound(f"{what} has {len(shape)} dimensions, {allowed} expected")
     elif len(shape) != len(spec):
         raise Unbound(f"{what} has {len(shape)} dimensions, {len(spec)} expected")
     position = 0
