@@ -6,6 +6,7 @@ nbclient in a real Jupyter kernel. The token comes from the learner's browser, a
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -159,6 +160,23 @@ def test_a_run_still_being_graded_makes_the_command_wait_and_say_so(
     assert "Your previous run is still being graded" in waited.out
     assert "Waiting 2 s, as the server asks" in waited.out
     assert waited.status == 0, waited.out + waited.err
+
+
+def test_ctrl_c_stops_the_grading_as_the_pages_stop_button_does(cluster: Cluster, browser: httpx.Client,
+                                                               learner: Learner, tmp_path: Path) -> None:  # fmt: skip
+    logged_in(learner, cluster, browser)
+    solution = tmp_path / "mine.py"
+    solution.write_text(SLOW_CORRECT.replace("time.sleep(seconds)", "time.sleep(4)"))
+    process = subprocess.Popen([str(PAPERLAB), "test", str(solution), "--problem", "slow_add"], env=learner.env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    assert process.stdout is not None
+    while not (line := process.stdout.readline()).startswith("["):  # the bar: the first check has its verdict
+        assert line, process.stderr.read() if process.stderr else ""
+    process.send_signal(signal.SIGINT)  # while wait() sleeps in the sandbox
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 1, out + err
+    assert "Stopping the grading" in out and "Stopped by you. 1 / 2 checks passed before the stop." in out
+    assert browser.get("/api/problems/slow_add/submissions").json()[0]["status"] == "done"
 
 
 @pytest.mark.parametrize(("setup", "args", "status", "says"), [
