@@ -153,6 +153,15 @@ def test_a_token_posts_without_origin_and_a_cross_site_cookie_cannot_borrow_it(s
     assert submit(holder(server, token), WRONG).status_code == 202
 
 
+@pytest.mark.parametrize("headers", [
+    pytest.param({"Origin": "https://elsewhere.example"}, id="another-origin"),
+    pytest.param({"Sec-Fetch-Site": "cross-site"}, id="sec-fetch-site-cross-site"),
+])  # fmt: skip
+def test_a_request_with_a_token_is_no_cross_site_forgery(server: Server, token: str, headers: dict[str, str]) -> None:
+    """The cross-site check guards what a browser adds by itself (its cookie); it never adds a token."""
+    assert submit(holder(server, token), WRONG, headers=headers).status_code == 202
+
+
 # ----------------------------------------------------------------------------------- refused, and saying why
 
 
