@@ -3,6 +3,7 @@ and that it works without torch or the server's code (a learner's laptop, Colab)
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -54,9 +55,11 @@ def test_the_client_imports_neither_torch_nor_the_server(tmp_path: Path) -> None
 @pytest.mark.slow
 def test_the_client_builds_alone_and_depends_on_httpx_only(tmp_path: Path) -> None:
     """client/ is its own distribution: a learner installs the command without torch or the server."""
+    source = tmp_path / "client"  # setuptools builds in the source folder: a copy keeps the checkout clean
+    shutil.copytree(ROOT / "client", source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--quiet",
-                    "--wheel-dir", str(tmp_path), str(ROOT / "client")], check=True, timeout=300)  # fmt: skip
-    (wheel,) = tmp_path.glob("paperlab_client-*.whl")
+                    "--wheel-dir", str(tmp_path / "dist"), str(source)], check=True, timeout=300)  # fmt: skip
+    (wheel,) = (tmp_path / "dist").glob("paperlab_client-*.whl")
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
         metadata = Parser().parsestr(archive.read(next(n for n in names if n.endswith("METADATA"))).decode())
