@@ -373,6 +373,10 @@ def load_spec(folder: Path) -> ProblemSpec:
     return spec
 
 
+def spec_text(folder: Path) -> str:
+    return (folder / "problem.toml").read_text()
+
+
 def _line_of(text: str, key: str) -> int:
     return _line_of_location(text, [key])
 
@@ -486,6 +490,11 @@ def load_problem(name_or_path: str | Path, problems_dir: Path = PROBLEMS_DIR) ->
     except ValueError as exc:
         raise ProblemError(str(exc)) from None
     contracts = {function.name: function.contract for function in spec.functions}
+    for name, declared in contracts.items():
+        if declared is not None and tuple(declared.args) != parameter_names[name]:
+            raise ProblemError(f"{folder / 'problem.toml'}:{_line_of(spec_text(folder), 'args')}: the contract of "
+                               f"{name} declares ({', '.join(declared.args)}), but the reference's parameters are "
+                               f"({', '.join(parameter_names[name])}): declare every parameter, in order")
     unknown = sorted(name for name in legal if contracts.get(name) is None)
     if unknown:
         raise ProblemError(f"{folder / 'checks.py'}: @legal_inputs for {', '.join(unknown)}, which problem.toml "

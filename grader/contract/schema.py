@@ -449,6 +449,10 @@ class FunctionContract(_Strict):
     finite_differences: bool = Field(True, description="false where the function is not differentiable almost "
                                                        "everywhere (central differences would mislead)")
     search_examples: int = Field(24, ge=0, le=200, description="random legal inputs the property search tries")
+    detached_constants: bool = Field(
+        False, description="true: on an input where the result is constant in every argument (attention with no "
+        "keys), it may be a fresh tensor that does not require grad; by default the result requires grad whenever "
+        "a differentiable argument does, on every path")
 
     def error_for(self, rule: str) -> str:
         return self.errors.get(rule, DEFAULT_ERRORS[rule])  # type: ignore[call-overload]
