@@ -161,6 +161,18 @@ class TurnstileGrader:
         raise AssertionError(f"only {len(self.calls)} of {count} gradings started: {self.calls}")
 
 
+def every_route(app: Any) -> list[tuple[str, set[str], list[str]]]:
+    """(path, methods, path parameters) of every route, those of included routers too (FastAPI wraps an
+    included router in one entry of `app.routes` that lists its routes as `effective_route_contexts`)."""
+    found = []
+    for route in app.routes:
+        contexts = route.effective_route_contexts() if hasattr(route, "effective_route_contexts") else [route]
+        for context in contexts:
+            if hasattr(context, "methods") and hasattr(context, "param_convertors"):
+                found.append((context.path, set(context.methods or ()), list(context.param_convertors)))
+    return found
+
+
 def from_address(app: Any, address: str) -> TestClient:
     """A new browser (its own cookie jar) whose connection comes from `address`."""
     return TestClient(app, client=(address, 50000))
