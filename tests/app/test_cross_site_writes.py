@@ -140,5 +140,3 @@ def test_this_sites_sign_in_form_still_signs_in(site: Server, headers: dict[str,
     response = browser.post("/instructor/login", headers=headers, follow_redirects=False,
                             data={name: token, "email": EMAIL, "password": PASSWORD})
     assert response.status_code == 303 and response.headers["location"] == "/instructor"
-
-
