@@ -8,6 +8,7 @@ import threading
 import time
 import warnings
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +72,15 @@ def parse_sse(lines: Iterator[str]) -> Iterator[tuple[str, Any]]:
         elif line == "" and data:
             yield event, json.loads("\n".join(data))
             event, data = "message", []
+
+
+def events_path(submission_id: str) -> str:
+    return f"/api/submissions/{submission_id}/events"
+
+
+def open_stream(stack: ExitStack, client: TestClient | httpx.Client, submission_id: str) -> httpx.Response:
+    """A stream held open until `stack` closes."""
+    return stack.enter_context(client.stream("GET", events_path(submission_id)))
 
 
 def read_events(client: TestClient | httpx.Client, submission_id: str) -> list[tuple[str, Any]]:
