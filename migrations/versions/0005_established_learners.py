@@ -1,7 +1,7 @@
 """Established learners: when the per-address limits stopped counting a learner, and why (app.trust).
 
-Revision ID: 0004_established
-Revises: 0003
+Revision ID: 0005_established
+Revises: 0004_api_tokens
 Create Date: 2026-12-02
 """
 
