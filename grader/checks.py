@@ -157,7 +157,8 @@ def collect_legal_inputs(module: ModuleType) -> dict[str, LegalInputs]:
         function = getattr(value, _LEGAL_INPUTS_MARK, None)
         if isinstance(function, str) and callable(value):
             if function in found:
-                raise ValueError(f"{module.__file__}: two @legal_inputs functions for '{function}'")
+                where = getattr(module, "__file__", module.__name__)
+                raise ValueError(f"{where}: two @legal_inputs functions for '{function}'")
             found[function] = value
     return found
 

@@ -17,6 +17,7 @@ from grader.checks import (
     central_differences,
     check,
     collect_checks,
+    collect_legal_inputs,
     expect_close,
     expect_equal,
     expect_grad_close,
@@ -27,6 +28,11 @@ from grader.checks import (
     expect_tensor,
     expect_unchanged,
     hint,
+    legal_inputs,
+    precision_note,
+    reference_grads,
+    seeded_randn,
+    seeded_uniform,
 )
 
 F64 = torch.float64
@@ -742,3 +748,113 @@ def test_central_differences_keep_their_precision_for_small_values() -> None:
     scalar = central_differences(Recording("f", lambda x: (x**3).sum()), (x,), 0)
     projected = central_differences(Recording("f", lambda x: x**3), (x,), 0, grad_output=torch.ones(1, dtype=F64))
     assert (scalar.item(), projected.item()) == (pytest.approx(3e-6, rel=1e-6), pytest.approx(3e-6, rel=1e-6))
+
+
+# ------------------------------------------------------------------- the primitives problems used to re-implement
+
+
+def test_central_differences_of_several_positions_come_in_one_round_trip() -> None:
+    a, b = torch.tensor([1.0, 2.0], dtype=F64), torch.tensor([3.0], dtype=F64)
+    function = Recording("f", lambda a, b: (a**2).sum() * b.sum())
+    grad_a, grad_b = central_differences(function, (a, b), (0, 1))
+    torch.testing.assert_close(grad_a, 2 * a * 3.0, rtol=1e-6, atol=1e-6)
+    torch.testing.assert_close(grad_b, torch.tensor([5.0], dtype=F64), rtol=1e-6, atol=1e-6)
+    assert function.batches == 1 and len(function.calls) == 2 * (2 + 1)
+
+
+def test_central_differences_of_one_position_in_a_tuple_is_a_tuple_of_one() -> None:
+    a = torch.tensor([2.0], dtype=F64)
+    (grad,) = central_differences(Recording("f", lambda a: (a**3).sum()), (a,), (0,))
+    assert grad.item() == pytest.approx(12.0, rel=1e-6)
+
+
+def add_mul(x: torch.Tensor, y: torch.Tensor, scale: float = 2.0) -> tuple[torch.Tensor, torch.Tensor]:
+    return x * y * scale, x + y
+
+
+def test_reference_grads_are_vector_jacobian_products_in_each_arguments_dtype() -> None:
+    x = torch.tensor([1.0, 2.0])
+    y = torch.tensor([3.0, 4.0], dtype=F64)
+    grads = reference_grads(add_mul, (x, y), ("x", "y"), kwargs={"scale": 0.5},
+                            grad_output=(torch.tensor([1.0, 1.0]), torch.tensor([10.0, 0.0])))
+    assert grads["x"] is not None and grads["y"] is not None
+    assert grads["x"].dtype == torch.float32 and grads["y"].dtype == F64
+    torch.testing.assert_close(grads["x"], torch.tensor([1.5 + 10.0, 2.0]))
+    torch.testing.assert_close(grads["y"], torch.tensor([0.5 + 10.0, 1.0], dtype=F64))
+    assert not x.requires_grad and x.grad is None  # the caller's tensors are untouched
+
+
+def test_reference_grads_default_to_ones_and_name_an_unreached_argument_none() -> None:
+    grads = reference_grads(lambda x, y: (x * 3).sum(), (torch.ones(2, dtype=F64), torch.ones(2, dtype=F64)),
+                            ("x", "y"))
+    torch.testing.assert_close(grads["x"], torch.full((2,), 3.0, dtype=F64))
+    assert grads["y"] is None
+
+
+def test_reference_grads_of_a_detached_result_are_none() -> None:
+    grads = reference_grads(lambda x: x.detach() * 2, (torch.ones(2, dtype=F64),), ("x",))
+    assert grads == {"x": None}
+
+
+def test_reference_grads_refuse_an_argument_that_is_not_a_float_tensor() -> None:
+    with pytest.raises(TypeError, match="reference_grads: n is not a float tensor argument of this call"):
+        reference_grads(lambda x, n: x * n, (torch.ones(2, dtype=F64), 3), ("n",))
+
+
+def test_seeded_tensors_repeat_in_every_call_and_differ_between_seeds() -> None:
+    assert torch.equal(seeded_randn(3, 2, 4), seeded_randn(3, 2, 4))
+    assert not torch.equal(seeded_randn(3, 2, 4), seeded_randn(4, 2, 4))
+    assert seeded_randn(3, 2, dtype=torch.float32).dtype == torch.float32
+    values = seeded_uniform(5, 1000, low=-2.0, high=-1.0)
+    assert values.dtype == F64 and bool(((values >= -2.0) & (values < -1.0)).all())
+    torch.testing.assert_close(seeded_uniform(5, 3, dtype=torch.float32),
+                               seeded_uniform(5, 3).to(torch.float32))
+
+
+@pytest.mark.parametrize(
+    "error, noted",
+    [
+        pytest.param(3e-8, True, id="float32-sized"),
+        pytest.param(1e-11, False, id="float64-sized"),
+        pytest.param(1e-3, False, id="a wrong formula"),
+    ],
+)
+def test_a_float32_sized_error_on_float64_values_is_named(error: float, noted: bool) -> None:
+    expected = torch.tensor([1.0, 2.0], dtype=F64)
+    text = message(expect_close, expected + error, expected, rtol=0.0, atol=0.0, hint="(the check's own hint)")
+    assert ("the size of float32 rounding" in text) is noted
+    assert ("(the check's own hint)" in text) is not noted  # the hint is about another mistake
+
+
+@pytest.mark.parametrize(
+    "got, expected",
+    [
+        pytest.param(torch.tensor([1.0]), torch.tensor([1.1]), id="float32"),
+        pytest.param(torch.tensor([0.0, 1e-9], dtype=F64), torch.zeros(2, dtype=F64), id="nothing-to-scale-by"),
+        pytest.param(torch.tensor([math.inf], dtype=F64), torch.tensor([1.0], dtype=F64), id="not-finite"),
+        pytest.param(torch.zeros(0, dtype=F64), torch.zeros(0, dtype=F64), id="empty"),
+        pytest.param(torch.ones(2, dtype=F64), torch.ones(3, dtype=F64), id="shapes-differ"),
+    ],
+)
+def test_no_precision_note_where_it_cannot_be_judged(got: torch.Tensor, expected: torch.Tensor) -> None:
+    assert precision_note(got, expected) == ""
+
+
+def test_the_precision_note_measures_against_the_largest_expected_value() -> None:
+    expected = torch.tensor([1e6, 1.0], dtype=F64)
+    assert "at most 0.01" in precision_note(expected + torch.tensor([1e-2, 0.0], dtype=F64), expected)
+    assert precision_note(expected + torch.tensor([0.0, 1e-2], dtype=F64), expected) != ""  # 1e-2 / 1e6 = 1e-8
+
+
+def test_legal_inputs_register_one_function_per_contract() -> None:
+    @legal_inputs("f")
+    def make_legal(args: dict[str, Any], sizes: dict[str, int]) -> dict[str, Any]:
+        return args
+
+    module = types.ModuleType("checks")
+    module.make_legal = make_legal  # type: ignore[attr-defined]
+    module.other = lambda: None  # type: ignore[attr-defined]
+    assert collect_legal_inputs(module) == {"f": make_legal}
+    module.twin = legal_inputs("f")(lambda args, sizes: args)  # type: ignore[attr-defined]
+    with pytest.raises(ValueError, match="two @legal_inputs functions for 'f'"):
+        collect_legal_inputs(module)
