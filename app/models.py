@@ -163,3 +163,6 @@ class DeviceLink(Base):
 # The instructor side's tables live in their own module; importing it here registers them on Base.metadata
 # wherever the models are loaded (the app, migrations, the test that compares the two).
 from app.instructor import models as _instructor_models  # noqa: E402,F401
+# Courses (rosters, assignments, the gradebook's overrides, learner accounts) and LTI 1.3 likewise.
+from app.courses import models as _course_models  # noqa: E402,F401
+from app.lti import models as _lti_models  # noqa: E402,F401
