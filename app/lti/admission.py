@@ -105,7 +105,11 @@ def _user(session: Session, platform_id: str, claims: dict[str, Any], *, staff: 
     user = session.get(LtiUser, (platform_id, sub))
     if user is None:
         user = LtiUser(platform_id=platform_id, sub=sub)
-        session.add(user)
+    if not staff and user.learner_id is None:
+        user.learner_id = new_id()
+        session.add(Learner(id=user.learner_id))  # a new id, never this browser's anonymous one
+        session.flush()  # before the user row that refers to it (no ORM relationship orders the two)
+    session.add(user)
     user.name, user.email, user.updated_at = name[:200], email, utcnow()
     if staff and user.instructor_id is None:
         existing = session.scalars(select(Instructor).where(Instructor.email == email)).first() if email else None
@@ -114,9 +118,6 @@ def _user(session: Session, platform_id: str, claims: dict[str, Any], *, staff: 
             session.add(existing)
             session.flush()
         user.instructor_id = existing.id
-    if not staff and user.learner_id is None:
-        user.learner_id = new_id()
-        session.add(Learner(id=user.learner_id))  # a new id: no row yet, and the caller's transaction goes on
     session.flush()
     return user
 

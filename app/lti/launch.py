@@ -30,7 +30,15 @@ from pylti1p3.exception import LtiException, OIDCException
 from sqlalchemy import select, update
 
 from app.errors import BadRequest
-from app.lti.adapters import CookieJar, LtiRequest, StateSession, ToolMessageLaunch, ToolOIDCLogin, find_platform
+from app.lti.adapters import (
+    CookieJar,
+    LtiRequest,
+    StateSession,
+    ToolMessageLaunch,
+    ToolOIDCLogin,
+    find_platform,
+    http_session,
+)
 from app.lti.models import LtiPlatform, LtiState
 from app.lti.runtime import LtiRuntime
 from app.models import utcnow
@@ -138,16 +146,18 @@ def _library_validation(runtime: LtiRuntime, params: dict[str, str], cookies: di
     for attempt in (1, 2):
         store = StateSession()
         store.expected_nonce = expected_nonce
-        launch = ToolMessageLaunch(LtiRequest(params, secure=secure), runtime.tool_conf(), session_service=store,
-                                   cookie_service=CookieJar(incoming=cookies).service())
-        launch.set_public_key_caching(runtime.platform_keys, cache_lifetime=300)
-        try:
-            launch.validate()
-        except LtiException as exc:
-            if attempt == 1 and "Unable to find public key" in str(exc):
-                runtime.platform_keys.clear()  # the platform rotated its key: fetch its key set again, once
-                continue
-            raise LaunchRefused(f"The launch did not validate: {exc}") from None
+        with http_session() as http:
+            launch = ToolMessageLaunch(LtiRequest(params, secure=secure), runtime.tool_conf(),
+                                       session_service=store, cookie_service=CookieJar(incoming=cookies).service(),
+                                       requests_session=http)
+            launch.set_public_key_caching(runtime.platform_keys, cache_lifetime=300)
+            try:
+                launch.validate()
+            except LtiException as exc:
+                if attempt == 1 and "Unable to find public key" in str(exc):
+                    runtime.platform_keys.clear()  # the platform rotated its key: fetch its key set again, once
+                    continue
+                raise LaunchRefused(f"The launch did not validate: {exc}") from None
         return dict(launch.get_launch_data())
     raise LaunchRefused("The launch did not validate: the platform's key set has no key with this id_token's kid.")
 

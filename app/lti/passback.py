@@ -31,6 +31,7 @@ from sqlalchemy.orm import Session
 from app.courses.gradebook import build_gradebook
 from app.courses.models import AssignmentProblem, Course, CourseMember
 from app.db import SessionFactory
+from app.lti.adapters import CachingConnector, http_session
 from app.lti.models import LtiGradeTarget, LtiPlatform, LtiResourceLink, LtiScore
 from app.lti.runtime import LtiRuntime
 from app.models import Solved, Submission, utcnow
@@ -226,7 +227,12 @@ def _post(runtime: LtiRuntime, platform: LtiPlatform, link: LtiResourceLink, sub
     scopes = link.ags_scopes.split()
     if SCORE_SCOPE not in scopes:
         raise SendFailed("the platform did not grant the score scope for this link", status=None, retry=False)
-    connector = runtime.connector(platform)
+    with http_session() as http:
+        return _post_over(runtime.connector(platform, http), link, sub, score, scopes)
+
+
+def _post_over(connector: CachingConnector, link: LtiResourceLink, sub: str, score: LtiScore,
+               scopes: list[str]) -> int:
     service = AssignmentsGradesService(connector, {"scope": scopes,  # type: ignore[typeddict-item]
                                                    "lineitem": link.lineitem_url or "",
                                                    "lineitems": link.lineitems_url or ""})
@@ -248,13 +254,12 @@ def _post(runtime: LtiRuntime, platform: LtiPlatform, link: LtiResourceLink, sub
             connector.forget_tokens(scopes)  # a token the platform no longer accepts: ask for a new one next time
         raise SendFailed(f"the platform answered {code}: {exc}", status=code,
                          retry=code is None or code in RETRIED_STATUSES or code == 401) from None
+    except requests.JSONDecodeError:
+        return 200  # the platform took the score (2xx) and answered a body that is not JSON: nothing to read
     except (requests.RequestException, LtiException) as exc:
         raise SendFailed(f"the platform could not be reached: {exc}", status=None, retry=True) from None
     if lineitem is not None and lineitem.get_id():
-        with runtime.session_factory() as session:
-            session.execute(update(LtiResourceLink).where(LtiResourceLink.id == link.id)
-                            .values(lineitem_url=lineitem.get_id()))
-            session.commit()
+        link.lineitem_url = lineitem.get_id()  # committed with the score's status: the next send skips the lookup
     headers = response.get("headers") or {}
     return int(headers.get("x-status", 200)) if isinstance(headers, dict) and "x-status" in headers else 200
 

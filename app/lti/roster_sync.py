@@ -17,6 +17,7 @@ from app.courses import audit
 from app.courses.members import clean_email, clean_student_id
 from app.courses.models import Course, CourseMember
 from app.errors import BadRequest, ServiceUnavailable
+from app.lti.adapters import http_session
 from app.lti.models import LtiContext, LtiPlatform, LtiUser
 from app.lti.runtime import LtiRuntime
 from app.models import Learner, new_id, utcnow
@@ -41,12 +42,14 @@ def sync_roster(*, runtime: LtiRuntime, session: Session, course: Course, actor:
     for context in contexts:
         platform = session.get(LtiPlatform, context.platform_id)
         assert platform is not None and context.memberships_url is not None
-        service = NamesRolesProvisioningService(runtime.connector(platform), {
-            "context_memberships_url": context.memberships_url})  # type: ignore[typeddict-item]
-        try:
-            people = service.get_members()
-        except (LtiException, RequestException) as exc:
-            raise ServiceUnavailable(f"The platform's roster service did not answer: {exc}", retry_after=30) from None
+        with http_session() as http:
+            service = NamesRolesProvisioningService(runtime.connector(platform, http), {
+                "context_memberships_url": context.memberships_url})  # type: ignore[typeddict-item]
+            try:
+                people = service.get_members()
+            except (LtiException, RequestException) as exc:
+                raise ServiceUnavailable(f"The platform's roster service did not answer: {exc}",
+                                         retry_after=30) from None
         for person in people:
             roles = person.get("roles") or []
             if not any(str(role).endswith(LEARNER_ROLE) or role == "Learner" for role in roles):
@@ -77,10 +80,11 @@ def _one(session: Session, course: Course, platform_id: str, person: dict[str, o
     user = session.get(LtiUser, (platform_id, sub))
     if user is None:
         user = LtiUser(platform_id=platform_id, sub=sub, name=name, email=email)
-        session.add(user)
     if user.learner_id is None:
         user.learner_id = new_id()
         session.add(Learner(id=user.learner_id))  # a new id: no row yet, and the caller's transaction goes on
+        session.flush()  # before the user row that refers to it
+    session.add(user)
     session.flush()
     conditions = [CourseMember.learner_id == user.learner_id]
     if email:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import timedelta
 
+import requests
+
 from app.db import SessionFactory
 from app.lti import keys
 from app.lti.adapters import CachingConnector, DatabaseToolConf, MemoryCache, TokenCache, registration_for
@@ -34,5 +36,6 @@ class LtiRuntime:
     def tool_conf(self) -> DatabaseToolConf:
         return DatabaseToolConf(self.session_factory, self.signing_key)
 
-    def connector(self, platform: LtiPlatform) -> CachingConnector:
-        return CachingConnector(registration_for(platform, self.signing_key()), self.tokens)
+    def connector(self, platform: LtiPlatform, http: requests.Session) -> CachingConnector:
+        """A service connector over `http` (the caller's session, closed when its work is done)."""
+        return CachingConnector(registration_for(platform, self.signing_key()), self.tokens, http)
