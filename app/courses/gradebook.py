@@ -12,6 +12,7 @@ not kept with the solve)."""
 from __future__ import annotations
 
 from collections.abc import Collection
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -75,7 +76,8 @@ class Gradebook(BaseModel):
     rows: list[GradebookRow]
 
 
-class _Progress(BaseModel):
+@dataclass(slots=True)
+class _Progress:
     attempts: int = 0
     solved_at: datetime | None = None
     revealed_at: datetime | None = None
@@ -100,7 +102,7 @@ def build_gradebook(*, session: Session, course: Course, member_ids: Collection[
     overrides = {(o.assignment_id, o.member_id, o.problem): o for o in session.scalars(
         select(GradeOverride).where(GradeOverride.assignment_id.in_(ids)))} if ids else {}
     now = utcnow()
-    rows = [GradebookRow(member=member, results=[
+    rows = [GradebookRow.model_construct(member=member, results=[
         _result(assignment, member, progress, extensions.get((assignment.id, member.id)), overrides, now)
         for assignment in assignments]) for member in members]
     return Gradebook(course_id=course.id, generated_at=now, assignments=assignments, rows=rows)
@@ -142,17 +144,19 @@ def _result(assignment: AssignmentOut, member: MemberOut, progress: dict[tuple[s
         seen = seen or _Progress()
         override = overrides.get((assignment.id, member.id, slug))
         late_by = days_late(seen.solved_at, due) if seen.solved_at is not None else 0
-        cells.append(Cell(
+        # model_construct: the values come from the database and this function, not from outside; validating
+        # 10,000 cells of a 500-learner gradebook took 0.3 s of its 0.75 s.
+        cells.append(Cell.model_construct(
             problem=slug, attempts=seen.attempts, solved=seen.solved_at is not None, solved_at=seen.solved_at,
             due_at=due, late=late_by > 0, days_late=late_by, missing=seen.solved_at is None and now > due,
             revealed_then_solved=(seen.solved_at is not None and seen.revealed_at is not None
                                   and seen.revealed_at <= seen.solved_at),
             score=problem_score(policy=policy, solved_at=seen.solved_at, due_at=due,
                                 override_percent=override.score if override is not None else None),
-            override=OverrideOut(score=override.score, reason=override.reason, author=override.author,
+            override=OverrideOut.model_construct(score=override.score, reason=override.reason, author=override.author,
                                  at=override.created_at) if override is not None else None,
         ))
-    return AssignmentResult(assignment_id=assignment.id, due_at=due, extended=extension is not None,
+    return AssignmentResult.model_construct(assignment_id=assignment.id, due_at=due, extended=extension is not None,
                             extension_reason=extension.reason if extension is not None else None, cells=cells,
                             points=round(sum(cell.score for cell in cells), 4),
                             solved=sum(cell.solved for cell in cells), late=sum(cell.late for cell in cells))
