@@ -20,6 +20,7 @@ from starlette.responses import Response
 
 from app.courses.routes_instructor import read_checked_form, with_course
 from app.deps import CatalogDep, StateDep, in_session
+from app.errors import Forbidden
 from app.identity import STATE_KEY, LearnerCookie
 from app.instructor import auth
 from app.instructor.auth import CSRF_FIELD, SESSION_COOKIE, SESSION_TTL, InstructorDep
@@ -64,7 +65,7 @@ async def _params(request: Request) -> dict[str, str]:
     if request.method == "POST":
         body = await request.body()
         if len(body) > MAX_LTI_FORM_BYTES:
-            raise auth.Forbidden(f"An LTI message may be at most {MAX_LTI_FORM_BYTES:,} bytes.")
+            raise Forbidden(f"An LTI message may be at most {MAX_LTI_FORM_BYTES:,} bytes.")
         values.update({k: v[0] for k, v in parse_qs(body.decode("utf-8", errors="replace")).items()})
     return values
 
@@ -188,7 +189,7 @@ async def course_action(course_id: str, request: Request, state: StateDep, catal
         if action == "retry":
             passback.retry_failed(session=session, course_id=course.id)
             return ""
-        raise auth.Forbidden(f"Unknown LTI action '{action[:40]}'.")
+        raise Forbidden(f"Unknown LTI action '{action[:40]}'.")
 
     note = await with_course(state, instructor, course_id, work)
     return RedirectResponse(f"/instructor/courses/{course_id}{'?note=' + note if note else ''}#lti",
