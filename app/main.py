@@ -19,10 +19,11 @@ from app.handlers import install_error_handlers
 from app.identity import LearnerCookieMiddleware
 from app.instructor import routes as instructor
 from app.lti import routes as lti
-from app.routes import api, author, devices, docs, events, health, home, learning, metrics, pages
+from app.routes import api, author, devices, docs, events, health, home, learning, metrics, pages, tokens
 from app.security import BodySizeLimitMiddleware, CrossSiteWriteMiddleware, SecurityHeadersMiddleware
 from app.settings import Settings
 from app.state import BackendFactory, build_state
+from app.token_auth import ApiTokenMiddleware
 
 logger = logging.getLogger(__name__)
 
@@ -80,6 +81,8 @@ def create_app(settings: Settings | None = None, *, backend_factory: BackendFact
     app.include_router(learning.router)
     app.include_router(learning.pages_router)
     app.include_router(devices.router)
+    app.include_router(tokens.router)
+    app.include_router(tokens.pages_router)  # before devices': /continue/tokens is not a link's /continue/{token}
     app.include_router(devices.pages_router)
     app.include_router(events.router)
     app.include_router(health.router)
@@ -91,7 +94,8 @@ def create_app(settings: Settings | None = None, *, backend_factory: BackendFact
     # Static assets only: the bundle in static/dist and whatever else lives in static/. Problem folders
     # (notes, references, checks) are outside it and reachable through no static route.
     app.mount("/static", StaticFiles(directory=settings.static_dir, check_dir=False), name="static")
-    # Outermost last: headers on every response, then refuse cross-site writes, then cap bodies.
+    # Outermost last: headers on every response, then refuse cross-site writes, the learner (cookie, then API
+    # token), then cap bodies.
     max_body = settings.max_code_bytes * JSON_ESCAPE_FACTOR + BODY_SLACK_BYTES
     app.add_middleware(
         BodySizeLimitMiddleware,
@@ -99,6 +103,7 @@ def create_app(settings: Settings | None = None, *, backend_factory: BackendFact
         message=f"The request body is over {max_body:,} bytes; "
         f"submissions may be at most {settings.max_code_bytes:,} bytes of code.",
     )
+    app.add_middleware(ApiTokenMiddleware)  # inside the cookie's: a token's learner replaces the cookie's
     app.add_middleware(LearnerCookieMiddleware, secure=settings.cookie_secure)
     app.add_middleware(CrossSiteWriteMiddleware, exempt=lti.EXEMPT_FROM_CROSS_SITE_GUARD)
     app.add_middleware(SecurityHeadersMiddleware)

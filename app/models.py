@@ -160,6 +160,26 @@ class DeviceLink(Base):
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
     used_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
     revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+
+
+class ApiToken(Base):
+    """A personal API token: the `paperlab` command or a notebook acts as this learner with it (app.api_tokens).
+    Only the token's SHA-256 is stored; the token itself is shown once, when it is made. Revoked tokens keep
+    their row, so that using one is answered "revoked" rather than "unknown"."""
+
+    __tablename__ = "api_tokens"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    learner_id: Mapped[str] = mapped_column(ForeignKey("learners.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(String(60), doc="The learner's label for it (\"laptop\", \"Colab\").")
+    prefix: Mapped[str] = mapped_column(String(16), doc="The token's first characters, to tell tokens apart.")
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    last_used_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+
+
 # The instructor side's tables live in their own module, and so do the courses' (rosters, assignments, the
 # gradebook's overrides, learner accounts) and LTI's; importing them here registers them on Base.metadata wherever
 # the models are loaded (the app, migrations, the test that compares the two).

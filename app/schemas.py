@@ -8,7 +8,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from app.catalog import InvalidProblem
-from app.models import Submission
+from app.models import FINISHED, Submission
+from app.progress import ProblemProgress
+from app.verdict_summary import Summary, summarise
 from grader import Report
 
 Difficulty = Literal["easy", "medium", "hard"]
@@ -36,6 +38,34 @@ class ProblemDetail(ProblemSummary):
     starter: str = Field(description="The code the editor opens with.")
     helpers: str = Field(description="The problem's helpers.py, importable by a solution as the module `helpers` "
                          "(the supplied validation); empty when the problem has none.")
+    scratch: str = Field(description="The \"Try it\" example script: it runs after the learner's code "
+                         "(`POST /api/problems/{slug}/runs`).")
+
+
+class ProblemProgressOut(BaseModel):
+    slug: str
+    title: str
+    summary: str
+    difficulty: Difficulty
+    check_count: int
+    progress: ProblemProgress
+    progress_label: str = Field(description="`progress` in words, as the home page shows it.")
+
+
+class TrackOut(BaseModel):
+    slug: str
+    title: str
+    summary: str
+    solved: int = Field(description="Problems of the track this learner has solved.")
+    total: int
+    problems: list[ProblemProgressOut] = Field(description="In the track's order.")
+
+
+class CatalogueOut(BaseModel):
+    """The home page's catalogue for this learner: the tracks in order, then the problems no track lists."""
+
+    tracks: list[TrackOut]
+    others: list[ProblemProgressOut]
 
 
 class SubmissionCreate(BaseModel):
@@ -54,6 +84,11 @@ class SubmissionOut(BaseModel):
     created_at: datetime
     code: str
     report: Report | None
+    summary: Summary | None = Field(
+        default=None,
+        description="Once finished: the run in one sentence, as the problem page's verdict panel says it "
+        "(`tone`: passed, failed, error, limit or stopped).",
+    )
 
 
 class Attempt(BaseModel):
@@ -78,13 +113,15 @@ class Health(BaseModel):
 
 
 def submission_out(submission: Submission) -> SubmissionOut:
+    report = Report.model_validate_json(submission.report) if submission.report else None
     return SubmissionOut(
         id=submission.id,
         problem=submission.problem,
         status=submission.status,  # type: ignore[arg-type]  # the CHECK constraint holds it to Status
         created_at=submission.created_at,
         code=submission.code,
-        report=Report.model_validate_json(submission.report) if submission.report else None,
+        report=report,
+        summary=summarise(report) if submission.status in FINISHED else None,
     )
 
 

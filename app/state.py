@@ -26,6 +26,9 @@ from app.templating import make_templates
 
 logger = logging.getLogger(__name__)
 
+TOKEN_FAILURES_PER_ADDRESS = 30  # a mistyped or expired token fails a few times; a guesser fails thousands of times
+TOKEN_FAILURE_WINDOW_S = 600.0
+
 
 @dataclass
 class BackendContext:
@@ -54,6 +57,7 @@ class AppState:
     address_rate: RateLimit
     lti: LtiRuntime
     passback: PassbackSender
+    token_failures: RateLimit  # refused API tokens per network address (app.token_auth)
     scratch_runs: ScratchRuns = field(default_factory=ScratchRuns)
     shared_redis: redis.Redis | None = None  # grading on Celery: what every web process shares (rate limits)
     author_selftests: AuthorSelftests | None = None  # author mode only: the banner's background self-tests
@@ -104,6 +108,8 @@ def build_state(settings: Settings, backend_factory: BackendFactory | None = Non
                                      limit=settings.address_rate_limit_per_minute, window_s=60.0),
         lti=lti,
         passback=PassbackSender(lti),
+        token_failures=make_rate_limit(shared_redis, prefix=settings.redis_key_prefix, name="api-token-failures",
+                                       limit=TOKEN_FAILURES_PER_ADDRESS, window_s=TOKEN_FAILURE_WINDOW_S),
         shared_redis=shared_redis,
         author_selftests=AuthorSelftests(settings.problems_dir, selftest_command(unsafe=settings.unsafe_no_sandbox))
         if settings.author_mode else None,

@@ -63,3 +63,9 @@ def render_error(
             f"<p>{html.escape(message)}</p>"
         )
         return HTMLResponse(body, status_code=status_code, headers=headers)
+
+
+def render_fragment(request: Request, name: str, context: dict[str, Any]) -> str:
+    """A template as a string of HTML, outside any page (no base layout, no page context): app.embed."""
+    templates: Jinja2Templates = request.app.state.paperlab.templates
+    return templates.env.get_template(name).render(**context)

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, Protocol
+from typing import Any, NoReturn, Protocol, overload
 
 import torch
 
@@ -32,7 +32,10 @@ __all__ = [
     "CallResult",
     "Check",
     "CheckFailed",
+    "Context",
     "ExceptionInfo",
+    "Submission",
+    "SubmissionFunction",
     "SubmissionRaised",
     "central_differences",
     "check",
@@ -50,6 +53,10 @@ __all__ = [
     "expect_unchanged",
     "fail",
     "hint",
+    "legal_inputs",
+    "reference_grads",
+    "seeded_randn",
+    "seeded_uniform",
     "tolerance",
 ]
 
@@ -125,7 +132,44 @@ def collect_checks(module: ModuleType, *, required_groups: Sequence[str]) -> tup
     return tuple(found)
 
 
+_LEGAL_INPUTS_MARK = "__paperlab_legal_inputs__"
+
+LegalInputs = Callable[[dict[str, Any], dict[str, int]], dict[str, Any]]
+
+
+def legal_inputs(function: str) -> Callable[[LegalInputs], LegalInputs]:
+    """Register the function that turns drawn arguments of `function` into legal ones, for what a contract's
+    ranges cannot say (unit rows, a decreasing schedule). It receives the drawn arguments (contiguous, in the
+    dtype being tried) and the size of every symbol, and returns the arguments; the generic battery and the
+    property search call it on every input they draw."""
+
+    def register(make_legal: LegalInputs) -> LegalInputs:
+        setattr(make_legal, _LEGAL_INPUTS_MARK, function)
+        return make_legal
+
+    return register
+
+
+def collect_legal_inputs(module: ModuleType) -> dict[str, LegalInputs]:
+    """The @legal_inputs functions of a checks module, by the function they are for."""
+    found: dict[str, LegalInputs] = {}
+    for value in vars(module).values():
+        function = getattr(value, _LEGAL_INPUTS_MARK, None)
+        if isinstance(function, str) and callable(value):
+            if function in found:
+                raise ValueError(f"{module.__file__}: two @legal_inputs functions for '{function}'")
+            found[function] = value
+    return found
+
+
 # ------------------------------------------------------------------------------------------------ protocols
+
+
+class Context(Protocol):
+    """`ctx`, the optional third argument of a check (implemented by the judge)."""
+
+    def record_experiment(self, *, steps: Sequence[int], series: dict[str, Sequence[float]],
+                          x_label: str = "step") -> None: ...
 
 
 class SubmissionFunction(Protocol):
@@ -141,14 +185,20 @@ class SubmissionFunction(Protocol):
             grad_outputs: Sequence[Any] | None = None) -> list[CallResult]: ...
 
 
+class Submission(Protocol):
+    """`sub`, the first argument of a check: `sub.NAME` is the learner's function NAME (implemented by the judge)."""
+
+    def __getattr__(self, name: str) -> SubmissionFunction: ...
+
+
 # ------------------------------------------------------------------------------------------------- helpers
 
 
-def fail(message: str) -> None:
+def fail(message: str) -> NoReturn:
     raise CheckFailed(message)
 
 
-def _fail(message: str, call: Call, hint: str = "") -> None:
+def _fail(message: str, call: Call, hint: str = "") -> NoReturn:
     """Fail with the hint as its own sentence, remembering the call a diagnosis may explain better."""
     raise CheckFailed(_with_hint(message, hint), call=call if isinstance(call, CallResult) else None, bare=message)
 
@@ -248,7 +298,8 @@ def expect_close(
             equal_nan=equal_nan,
         )
         if message:
-            _fail(f"{label}: {message}", call, hint)
+            # an error of float32's size on float64 values is not what the check's hint is about: say what it is
+            _fail(f"{label}: {message}", call, precision_note(got.detach(), expected.detach()) or hint)
         return
     if isinstance(expected, tuple | list):
         if not isinstance(got, tuple | list) or len(got) != len(expected):
@@ -269,6 +320,28 @@ def expect_close(
             _fail(f"{label}: expected {wanted}, got {came}", call, hint)
         return
     expect_equal(got, expected, what=what, call=call, hint=hint)
+
+
+# float32 keeps 24 bits (eps 1.2e-7): a float64 result computed partly in float32 is off by 1e-10 to 1e-6 of its
+# scale (a rounded constant may land close to its value), far more than float64's own rounding (1e-16) and far
+# less than a wrong formula.
+FLOAT32_SIZED_RTOL = 1e-5
+FLOAT32_SIZED_FLOOR = 1e-10
+
+
+def precision_note(got: torch.Tensor, expected: torch.Tensor) -> str:
+    """A sentence for a float64 result whose error is of float32's size (some step ran in float32), else ''."""
+    if got.dtype != torch.float64 or expected.dtype != torch.float64 or got.shape != expected.shape:
+        return ""
+    if got.numel() == 0 or not (bool(torch.isfinite(got).all()) and bool(torch.isfinite(expected).all())):
+        return ""
+    scale = float(expected.abs().max())
+    worst = float((got - expected).abs().max())
+    if not FLOAT32_SIZED_FLOOR * scale <= worst <= FLOAT32_SIZED_RTOL * scale:
+        return ""  # larger than float32 rounding makes it, or smaller (or nothing to measure it against)
+    return (f"The error, at most {worst:.2g}, is the size of float32 rounding: on float64 inputs some step of your "
+            "computation runs in float32 (a tensor made without dtype=, a .float(), torch.tensor of Python "
+            "numbers); make every intermediate in the inputs' dtype.")
 
 
 def expect_equal(got: Any, expected: Any, *, what: str = "the result", call: Call = None, hint: str = "") -> None:
@@ -476,36 +549,113 @@ def expect_rejected(
             fail(f"{result.call}: expected {wanted} because {reason}, but it raised {result.raised.summary()}")
 
 
+@overload
+def central_differences(function: SubmissionFunction, args: tuple[Any, ...], position: int, *,
+                        kwargs: dict[str, Any] | None = None, eps: float = 1e-6,
+                        grad_output: Any = None) -> torch.Tensor: ...
+
+
+@overload
+def central_differences(function: SubmissionFunction, args: tuple[Any, ...], position: Sequence[int], *,
+                        kwargs: dict[str, Any] | None = None, eps: float = 1e-6,
+                        grad_output: Any = None) -> tuple[torch.Tensor, ...]: ...
+
+
 def central_differences(
     function: SubmissionFunction,
     args: tuple[Any, ...],
-    position: int,
+    position: int | Sequence[int],
     *,
     kwargs: dict[str, Any] | None = None,
     eps: float = 1e-6,
     grad_output: Any = None,
-) -> torch.Tensor:
+) -> torch.Tensor | tuple[torch.Tensor, ...]:
     """d result / d args[position] by central differences, evaluating the learner's function at every
     perturbed input in one batch. Use float64 inputs. For a result that is not a scalar, pass the cotangent
     the gradient was computed with (`CallResult.grad_output`, a tensor or a tuple of tensors shaped like the
-    result): the differences are then those of sum(grad_output * result), the vector-Jacobian product."""
+    result): the differences are then those of sum(grad_output * result), the vector-Jacobian product.
+    `position` may be several positions: the gradients of each, in one round trip, as a tuple."""
     kwargs = kwargs or {}
-    base = args[position]
-    if not isinstance(base, torch.Tensor) or base.dtype != torch.float64:
-        raise TypeError("central_differences needs a float64 tensor argument")
+    positions = (position,) if isinstance(position, int) else tuple(position)
     calls = []
-    for flat in range(base.numel()):
-        for sign in (1.0, -1.0):
-            shifted = base.detach().clone()
-            shifted.view(-1)[flat] += sign * eps
-            new_args = args[:position] + (shifted,) + args[position + 1 :]
-            calls.append((new_args, kwargs))
-    results = function.map(calls)
-    values = [_projected(result, grad_output) for result in results]
-    gradient = torch.tensor(
-        [(values[2 * i] - values[2 * i + 1]) / (2 * eps) for i in range(base.numel())], dtype=torch.float64
-    )
-    return gradient.reshape(base.shape)
+    for where in positions:
+        base = args[where]
+        if not isinstance(base, torch.Tensor) or base.dtype != torch.float64:
+            raise TypeError("central_differences needs a float64 tensor argument")
+        for flat in range(base.numel()):
+            for sign in (1.0, -1.0):
+                shifted = base.detach().clone()
+                shifted.view(-1)[flat] += sign * eps
+                calls.append((args[:where] + (shifted,) + args[where + 1 :], kwargs))
+    values = [_projected(result, grad_output) for result in function.map(calls)]
+    gradients = []
+    start = 0
+    for where in positions:
+        count = args[where].numel()
+        pairs = values[start : start + 2 * count]
+        start += 2 * count
+        gradient = torch.tensor([(pairs[2 * i] - pairs[2 * i + 1]) / (2 * eps) for i in range(count)],
+                                dtype=torch.float64)
+        gradients.append(gradient.reshape(args[where].shape))
+    return gradients[0] if isinstance(position, int) else tuple(gradients)
+
+
+def reference_grads(
+    function: Callable[..., Any],
+    args: tuple[Any, ...],
+    wrt: Sequence[str],
+    *,
+    kwargs: dict[str, Any] | None = None,
+    grad_output: Any = None,
+) -> dict[str, torch.Tensor | None]:
+    """Gradients of a trusted function (the reference: `ref.NAME`) with respect to the arguments named in `wrt`,
+    computed in float64 on copies and returned in each argument's own dtype: the vector-Jacobian products with
+    `grad_output` (a tensor, or a tuple for a tuple of results; ones for a one-element result when omitted).
+    None for an argument no gradient reaches."""
+    names = tuple(inspect.signature(function).parameters)
+    bound = dict(zip(names, args, strict=False))
+    bound.update(kwargs or {})
+    leaves: dict[str, torch.Tensor] = {}
+    copies: dict[str, Any] = {}
+    for name, value in bound.items():
+        if isinstance(value, torch.Tensor):
+            value = value.detach().clone()
+            if value.dtype.is_floating_point:
+                value = value.to(torch.float64)
+            if name in wrt:
+                value.requires_grad_(True)
+                leaves[name] = value
+        copies[name] = value
+    missing = [name for name in wrt if name not in leaves]
+    if missing:
+        raise TypeError(f"reference_grads: {', '.join(missing)} is not a float tensor argument of this call")
+    out = function(**copies)
+    outputs = [t for t in (out if isinstance(out, tuple | list) else (out,)) if isinstance(t, torch.Tensor)]
+    if grad_output is None:
+        cotangents: list[torch.Tensor] = [torch.ones_like(t) for t in outputs]
+    else:
+        given = grad_output if isinstance(grad_output, tuple | list) else (grad_output,)
+        cotangents = [c.detach().to(t.dtype) for t, c in zip(outputs, given, strict=True)]
+    pairs = [(t, c) for t, c in zip(outputs, cotangents, strict=True) if t.requires_grad]
+    if not pairs:
+        return {name: None for name in wrt}
+    grads = torch.autograd.grad([t for t, _ in pairs], [leaves[name] for name in wrt], [c for _, c in pairs],
+                                allow_unused=True)
+    return {name: None if grad is None else grad.to(bound[name].dtype) for name, grad in zip(wrt, grads, strict=True)}
+
+
+def seeded_randn(seed: int, *shape: int, dtype: torch.dtype = torch.float64) -> torch.Tensor:
+    """Standard normal values from a generator of their own: the same tensor in every grading (never the global
+    random state, which another check may have moved)."""
+    generator = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=generator, dtype=torch.float64).to(dtype)
+
+
+def seeded_uniform(seed: int, *shape: int, low: float = 0.0, high: float = 1.0,
+                   dtype: torch.dtype = torch.float64) -> torch.Tensor:
+    """Values uniform in [low, high) from a generator of their own (see seeded_randn)."""
+    generator = torch.Generator().manual_seed(seed)
+    return (low + (high - low) * torch.rand(*shape, generator=generator, dtype=torch.float64)).to(dtype)
 
 
 def _projected(result: CallResult, grad_output: Any) -> float:

@@ -14,11 +14,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from grader.checks import CLAUSE_ID_PATTERN, Check, collect_checks
+from grader.checks import CLAUSE_ID_PATTERN, Check, collect_checks, collect_legal_inputs
+from grader.contract.battery import build_battery
+from grader.contract.clauses import GeneratedClause
+from grader.contract.schema import FunctionContract
 from grader.diagnose import Diagnoser
 from grader.limits import Limits
 
@@ -33,12 +36,31 @@ class ProblemError(Exception):
     """A problem folder is missing a file or has an invalid one; the message names the file and line."""
 
 
+# The keys of a [[functions]] table that declare its contract (grader.contract.schema.FunctionContract).
+CONTRACT_KEYS = frozenset(FunctionContract.model_fields)
+
+
 class FunctionSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
     signature: str = Field(description="Shown to learners, e.g. 'moco_loss(query, key, queue, temperature)'.")
     summary: str = ""
+    contract: FunctionContract | None = Field(None, description="args, result, dims, ...: written beside the name "
+                                              "in problem.toml and gathered here")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _gather_contract(cls, data: Any) -> Any:
+        """problem.toml writes [functions.args], [functions.result], [functions.dims] beside the name; they are
+        one FunctionContract."""
+        if not isinstance(data, dict) or "contract" in data:
+            return data
+        declared = {key: data[key] for key in data if key in CONTRACT_KEYS}
+        if not declared:
+            return data
+        rest = {key: value for key, value in data.items() if key not in CONTRACT_KEYS}
+        return {**rest, "contract": declared}
 
 
 class ClauseSpec(BaseModel):
@@ -273,6 +295,8 @@ class Problem:
     helpers: str = ""  # the source of helpers.py, loaded as module `helpers` beside every submission
     helpers_module: ModuleType | None = field(default=None, compare=False, repr=False)  # the judge's import of it
     diagnoser: Diagnoser | None = field(default=None, compare=False, repr=False)  # known mistakes, by their values
+    # the clauses the declared contracts state (covered by the generic battery), beside the hand-written ones
+    generated_clauses: tuple[GeneratedClause, ...] = ()
 
     @property
     def slug(self) -> str:
@@ -349,6 +373,10 @@ def load_spec(folder: Path) -> ProblemSpec:
     return spec
 
 
+def spec_text(folder: Path) -> str:
+    return (folder / "problem.toml").read_text()
+
+
 def _line_of(text: str, key: str) -> int:
     return _line_of_location(text, [key])
 
@@ -379,7 +407,8 @@ def _line_of_location(text: str, location: list[str]) -> int:
 def _format_validation_error(path: Path, text: str, exc: ValidationError) -> str:
     lines = []
     for error in exc.errors():
-        location = [str(part) for part in error["loc"]]
+        # a contract's keys are written beside the function's name, not under a "contract" key
+        location = [str(part) for part in error["loc"] if part != "contract"]
         line = _line_of_location(text, location)
         lines.append(f"{path}:{line}: {'.'.join(location) or '(top level)'}: {error['msg']}")
     return "\n".join(lines)
@@ -457,11 +486,29 @@ def load_problem(name_or_path: str | Path, problems_dir: Path = PROBLEMS_DIR) ->
         parameter_names[function.name] = _parameter_names(implementation)
     try:
         checks = collect_checks(checks_module, required_groups=spec.required_groups)
+        legal = collect_legal_inputs(checks_module)
     except ValueError as exc:
         raise ProblemError(str(exc)) from None
-    if not checks:
-        raise ProblemError(f"{folder / 'checks.py'}: defines no @check functions")
+    contracts = {function.name: function.contract for function in spec.functions}
+    for name, declared in contracts.items():
+        if declared is not None and tuple(declared.args) != parameter_names[name]:
+            raise ProblemError(f"{folder / 'problem.toml'}:{_line_of(spec_text(folder), 'args')}: the contract of "
+                               f"{name} declares ({', '.join(declared.args)}), but the reference's parameters are "
+                               f"({', '.join(parameter_names[name])}): declare every parameter, in order")
+    unknown = sorted(name for name in legal if contracts.get(name) is None)
+    if unknown:
+        raise ProblemError(f"{folder / 'checks.py'}: @legal_inputs for {', '.join(unknown)}, which problem.toml "
+                           "declares no contract for")
+    generic, generated = build_battery(spec.slug, contracts.items(), reference, legal)
+    if not checks and not generic:
+        raise ProblemError(f"{folder / 'checks.py'}: defines no @check functions, and problem.toml declares no "
+                           "contract to derive checks from")
     _check_clause_references(folder, spec, checks)
+    clashing = sorted({c.id for c in checks} & {c.id for c in generic})
+    if clashing:
+        raise ProblemError(f"{folder / 'checks.py'}: check ids {', '.join(clashing)} are the generic battery's; "
+                           "rename them")
+    checks = (*checks, *generic)
     problem = Problem(
         spec=spec,
         folder=folder,
@@ -473,6 +520,7 @@ def load_problem(name_or_path: str | Path, problems_dir: Path = PROBLEMS_DIR) ->
         parameter_names=parameter_names,
         helpers=helpers_path.read_text() if helpers is not None else "",
         helpers_module=helpers,
+        generated_clauses=tuple(generated),
     )
     object.__setattr__(problem, "diagnoser", Diagnoser(problem))  # it needs the problem it belongs to
     return problem

@@ -491,6 +491,10 @@ class Decoder:
     results: bool = True
     opaque: Any = None  # for a request: the class an opaque argument becomes (one defined outside this module)
     _bytes: dict[int, torch.Tensor] = field(default_factory=dict)
+    # One tensor object per distinct description: a tensor the check passed as two arguments (or twice in a list)
+    # arrives as one object, as the learner's own caller would pass it (code that tells arguments apart by
+    # identity must meet that case).
+    _tensors: dict[str, torch.Tensor] = field(default_factory=dict)
     _items: int = 0
 
     def decode(self, tree: Any, depth: int = 0) -> Any:
@@ -526,8 +530,11 @@ class Decoder:
             if self.opaque is not None:  # e.g. a NumPy array a check passes to test that it is refused
                 return self.opaque(body[:200])
         if tag == "tensor" and type(body) is dict:
-            with _no_torch_function():
-                return self._tensor(body)
+            key = repr(sorted(body.items()))
+            if key not in self._tensors:
+                with _no_torch_function():
+                    self._tensors[key] = self._tensor(body)
+            return self._tensors[key]
         raise ProtocolError(f"unknown tag {tag!r}")
 
     def _tensor(self, meta: dict[str, Any]) -> torch.Tensor:

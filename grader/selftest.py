@@ -133,11 +133,13 @@ def verdict_summary(verdict: ProblemVerdict, problem: Problem | None) -> dict[st
     """A verdict as plain data (`selftest --json`, the author banner): sound or not and why, the clause x check
     table, and each mutant with the checks that failed on it."""
     checks = problem.checks if problem is not None else ()
+    stated = [] if problem is None else [*(("contract", c.id, c.text) for c in problem.generated_clauses),
+                                         *(("hand", c.id, c.text) for c in problem.clauses)]
     clauses = [
-        {"id": clause.id, "text": clause.text,
-         "required": [c.id for c in checks if c.required and clause.id in c.clauses],
-         "advisory": [c.id for c in checks if not c.required and clause.id in c.clauses]}
-        for clause in (problem.clauses if problem is not None else ())
+        {"id": clause_id, "text": text, "source": source,
+         "required": [c.id for c in checks if c.required and clause_id in c.clauses],
+         "advisory": [c.id for c in checks if not c.required and clause_id in c.clauses]}
+        for source, clause_id, text in stated
     ]
     return {
         "slug": verdict.slug,
@@ -211,21 +213,27 @@ def _graded(problem: Problem, code: str, what: str, grade: Grade, verdict: Probl
 
 
 def _examine_clauses(problem: Problem, verdict: ProblemVerdict, out: _Printer) -> None:
-    """The clause x check table: which checks test each clause of the contract."""
-    if not problem.clauses:
-        verdict.warnings.append("problem.toml lists no [[clauses]]: list the contract's clauses and let each check "
-                                "name the ones it tests (@check(..., clauses=[...])), so this self-test can show "
-                                "which part of the contract no check tests")
+    """The clause x check table: which checks test each clause of the contract, the declared contract's clauses
+    (covered by the generic battery) and the hand-written ones (covered by checks.py)."""
+    if not problem.clauses and not problem.generated_clauses:
+        verdict.warnings.append("problem.toml lists no [[clauses]] and declares no contract: declare each function's "
+                                "args and result, list what the declaration cannot say as clauses, and let each "
+                                "check name the ones it tests (@check(..., clauses=[...]))")
         out.stage("clauses", True, "none listed in problem.toml (see the warning below)")
         return
+    undeclared = [f.name for f in problem.spec.functions if f.contract is None]
+    if undeclared:
+        verdict.warnings.append(f"no contract declared for {', '.join(undeclared)}: declare its args and result in "
+                                "problem.toml so the generic battery covers it (docs/authoring.md, The contract)")
     rows, untested = [], []
-    for clause in problem.clauses:
-        testers = [c for c in problem.checks if clause.id in c.clauses]
+    for source, clause_id in [*(("contract", c.id) for c in problem.generated_clauses),
+                              *(("hand", c.id) for c in problem.clauses)]:
+        testers = [c for c in problem.checks if clause_id in c.clauses]
         required = [c.id for c in testers if c.required]
         advisory = [c.id for c in testers if not c.required]
         if not required:
-            untested.append(clause.id)
-        rows.append((clause.id, ", ".join(required) or "NONE", ", ".join(advisory) or "-"))
+            untested.append(clause_id)
+        rows.append((clause_id, source, ", ".join(required) or "NONE", ", ".join(advisory) or "-"))
     silent = [c.id for c in problem.checks if c.required and not c.clauses]  # an advisory one may test none
     if silent:
         verdict.warnings.append(f"required checks that name no clause (so the table cannot show what they test): "
@@ -234,10 +242,12 @@ def _examine_clauses(problem: Problem, verdict: ProblemVerdict, out: _Printer) -
         verdict.failures.append(
             f"clauses no required check tests: {', '.join(untested)}; write a check for each, or name the clause "
             "in the clauses=[...] of a required check that already tests it")
-    total = len(problem.clauses)
-    out.stage("clauses", not untested, f"{total - len(untested)}/{total} clauses tested by a required check")
-    out.table(("clause", "required checks", "advisory checks"), rows,
-              bad={i for i, row in enumerate(rows) if row[1] == "NONE"})
+    total = len(rows)
+    generic = len(problem.generated_clauses)
+    out.stage("clauses", not untested, f"{total - len(untested)}/{total} clauses tested by a required check "
+                                       f"({generic} from the declared contract, {total - generic} by hand)")
+    out.table(("clause", "source", "required checks", "advisory checks"), rows,
+              bad={i for i, row in enumerate(rows) if row[2] == "NONE"})
 
 
 # The repository's rules, spelled out so a problem folder outside the repository is linted the same way.

@@ -13,12 +13,16 @@ from app import crud
 from app.addresses import client_address
 from app.courses.established import limit_key
 from app.deps import AddressRateDep, CatalogDep, LearnerDep, StateDep, in_session
+from app.embed import Embed, embed
 from app.grading import Submitter
 from app.identity import STATE_KEY
 from app.intake import accept_submission
+from app.learning_paths import CatalogueFilter, catalogue, tracks_for
 from app.models import Submission
+from app.progress import progress_by_problem
 from app.schemas import (
     Attempt,
+    CatalogueOut,
     ProblemDetail,
     ProblemSummary,
     SubmissionCreate,
@@ -28,6 +32,7 @@ from app.schemas import (
     submission_out,
 )
 from app.stopping import stop_submission
+from grader import scratch_example
 
 router = APIRouter(prefix="/api", tags=["api"])
 
@@ -45,7 +50,16 @@ async def list_problems(catalog: CatalogDep) -> list[dict[str, object]]:
 async def read_problem(slug: str, catalog: CatalogDep) -> dict[str, object]:
     entry = catalog.entry(slug)
     return {**entry.public(), "statement": entry.problem.statement, "starter": entry.problem.starter,
-            "helpers": entry.problem.helpers}
+            "helpers": entry.problem.helpers, "scratch": scratch_example(entry.problem)}
+
+
+@router.get("/catalogue", response_model=CatalogueOut)
+async def read_catalogue(state: StateDep, learner: LearnerDep) -> CatalogueOut:
+    """The tracks and problems of the home page, each with this learner's progress (`paperlab list`)."""
+    progress = await in_session(state, lambda session: progress_by_problem(session=session, learner_id=learner))
+    shown = catalogue(catalog=state.catalog, tracks=tracks_for(state.settings.problems_dir), progress=progress,
+                      chosen=CatalogueFilter())  # fmt: skip
+    return CatalogueOut.model_validate(shown)
 
 
 @router.post(
@@ -111,6 +125,19 @@ async def read_submission(submission_id: str, state: StateDep, learner: LearnerD
             crud.get_submission(session=session, submission_id=submission_id, learner_id=learner)
         ),
     )
+
+
+@router.get("/submissions/{submission_id}/embed", response_model=Embed, responses=ERROR_RESPONSES)
+async def read_submission_embed(submission_id: str, request: Request, state: StateDep, learner: LearnerDep) -> Embed:
+    """The verdict as one self-contained HTML fragment (the notebook extension shows it): the page's summary and
+    verdict list, and the notes' charts once solved."""
+    submission = await in_session(
+        state,
+        lambda session: submission_out(
+            crud.get_submission(session=session, submission_id=submission_id, learner_id=learner)
+        ),
+    )
+    return embed(request, submission, state.catalog.entries.get(submission.problem))
 
 
 @router.post(

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Request, Response, status
 from fastapi.responses import HTMLResponse, RedirectResponse
 from sqlalchemy.orm import Session
 
+from app.api_tokens import ApiTokenCreated, ApiTokenOut, active_tokens
 from app.deps import LearnerDep, StateDep, in_session
 from app.devices import DeviceLinkOut, DeviceLinks, active_links, create_link, revoke_link, usable_link, use_link
 from app.identity import STATE_KEY, LearnerCookie, resolve_secret_key
@@ -61,8 +62,8 @@ async def revoke_device_link(link_id: str, state: StateDep, learner: LearnerDep)
 
 
 @pages_router.get("/continue")
-async def continue_page(request: Request, state: StateDep) -> Response:
-    return await _links_page(request, state, created=None)
+async def links_page(request: Request, state: StateDep) -> Response:
+    return await continue_page(request, state)
 
 
 @pages_router.post("/continue/links")
@@ -72,7 +73,7 @@ async def create_from_page(request: Request, state: StateDep) -> Response:
         state, request, lambda session, learner: create_link(session=session, links=links, learner_id=learner,
                                                              base_url=url)  # fmt: skip
     )
-    return await _links_page(request, state, created=created)
+    return await continue_page(request, state, created=created)
 
 
 @pages_router.post("/continue/links/{link_id}/revoke")
@@ -100,11 +101,16 @@ async def use_from_page(token: str, request: Request, state: StateDep) -> Respon
     return RedirectResponse("/?continued=1", status_code=303)
 
 
-async def _links_page(request: Request, state: AppState, *, created: DeviceLinkOut | None) -> Response:
+async def continue_page(request: Request, state: AppState, *, created: DeviceLinkOut | None = None,
+                        created_token: ApiTokenCreated | None = None) -> Response:  # fmt: skip
+    """The learner's page for reaching PaperLab from elsewhere: device links, and API tokens (app.routes.tokens)."""
     links, url = device_links(state), base_url(request)
 
-    def load(session: Session, learner: str) -> list[DeviceLinkOut]:
-        return active_links(session=session, links=links, learner_id=learner, base_url=url)
+    def load(session: Session, learner: str) -> tuple[list[DeviceLinkOut], list[ApiTokenOut]]:
+        return (active_links(session=session, links=links, learner_id=learner, base_url=url),
+                active_tokens(session=session, learner_id=learner))  # fmt: skip
 
-    active = await with_learner(state, request, load)
-    return render(request, "continue.html", {"created": created, "links": active})
+    active, tokens = await with_learner(state, request, load)
+    context = {"created": created, "links": active, "created_token": created_token, "tokens": tokens,
+               "site_url": url.rstrip("/")}  # fmt: skip
+    return render(request, "continue.html", context)

@@ -18,11 +18,7 @@ from grader.checks import (
     check,
     expect,
     expect_close,
-    expect_grad_close,
-    expect_no_alias,
-    expect_rejected,
     expect_tensor,
-    expect_unchanged,
     fail,
 )
 
@@ -118,76 +114,6 @@ def scale_uses_d(sub, ref):
     for result, (q, k, v) in zip(results, cases, strict=True):
         _expect_attention(result, ref, q, k, v, hint="(divide the logits by sqrt(D), the size of queries and keys)")
 
-
-@check("values.weights_sum_to_one", "Each query's weights sum to 1 over the keys (v of ones gives ones)",
-       clauses=["formula"])
-def weights_sum_to_one(sub, ref):
-    # With every value equal to 1, output row i is the sum of query i's weights, which must be 1. Lq != Lk so
-    # a softmax over the wrong axis cannot pass by symmetry.
-    q, k, _ = _qkv(4, (2,), 3, 7, 5, 1)
-    v = torch.ones(2, 7, 1, dtype=torch.float64)
-    result = sub.scaled_dot_product_attention.call(q, k, v)
-    got = result.unwrap()
-    expect_tensor(got, shape=(2, 3, 1), dtype=torch.float64, call=result)
-    ones = torch.ones(2, 3, 1, dtype=torch.float64)
-    hint = "(the softmax runs over the keys, the last axis of the [..., Lq, Lk] scores, so each query's weights " \
-        "sum to 1)"
-    expect_close(got, ones, call=result, hint=hint)
-
-
-@check("values.random_float64", "Random inputs in float64 over many shapes match the reference",
-       clauses=["formula", "shapes"])
-def random_float64(sub, ref):
-    shapes = [((), 1, 1, 1, 1), ((), 3, 5, 4, 2), ((), 4, 4, 4, 4), ((2,), 5, 3, 8, 6), ((2, 3), 4, 6, 3, 5),
-              ((1,), 7, 2, 2, 3)]
-    cases = [_qkv(10 + i, *shape) for i, shape in enumerate(shapes)]
-    results = sub.scaled_dot_product_attention.map([((q, k, v), {}) for q, k, v in cases])
-    for result, (q, k, v) in zip(results, cases, strict=True):
-        _expect_attention(result, ref, q, k, v)
-
-
-@check("values.random_float32", "Random inputs in float32 match the exact result to float32 precision",
-       clauses=["formula", "shapes"])
-def random_float32(sub, ref):
-    shapes = [((), 3, 5, 4, 2), ((2,), 6, 4, 8, 3), ((2, 2), 5, 7, 16, 4)]
-    cases = [_qkv(20 + i, *shape, dtype=torch.float32) for i, shape in enumerate(shapes)]
-    results = sub.scaled_dot_product_attention.map([((q, k, v), {}) for q, k, v in cases])
-    for result, (q, k, v) in zip(results, cases, strict=True):
-        _expect_attention(result, ref, q, k, v)
-
-
-@check("values.strided", "Transposed, sliced and expanded inputs are accepted and give the same result",
-       clauses=["shapes"])
-def strided(sub, ref):
-    generator = torch.Generator().manual_seed(30)
-    base = _randn(generator, 2, 8, 6)
-    cases = [
-        (base[0, :4, :3], base[1, :5, :3], base[1, :5, 3:]),  # column slices of one storage
-        (base[0].T[:4], base[1].T[:5], base[1].T[1:6]),  # transposes: column-major rows
-        (base[0, :1].expand(3, 6), base[1, ::2], base[0, ::2]),  # identical rows with stride 0; every other row
-        (base.transpose(1, 2)[:, :2], base.transpose(1, 2)[:, 2:5], base[:, :3, :4]),  # batched transposes
-    ]
-    # leading dimensions that cannot be merged without a copy: [3, 2, ...] storage read as [2, 3, ...]
-    four = _randn(generator, 3, 2, 9, 4).transpose(0, 1)
-    cases.append((four[..., :2, :], four[..., 2:6, :], four[..., 5:9, :3]))
-    cases = [(q, k[..., : q.shape[-1]], v) for q, k, v in cases]
-    results = sub.scaled_dot_product_attention.map([((q, k, v), {}) for q, k, v in cases])
-    for result, (q, k, v) in zip(results, cases, strict=True):
-        _expect_attention(result, ref, q, k, v, hint="(use operations that accept any strides: transpose and "
-                          "reshape or matmul rather than view)")
-
-
-@check("values.empty", "Lq = 0 gives an empty result; Lk = 0 (no keys at all) gives zeros", clauses=["empty"])
-def empty(sub, ref):
-    no_queries = _qkv(40, (2,), 0, 3, 4, 5)
-    no_keys = _qkv(41, (), 3, 0, 4, 2)
-    no_value_features = _qkv(42, (), 3, 2, 4, 0)
-    calls = [(no_queries, {}), (no_keys, {}), (no_keys, {"mask": torch.ones(3, 0, dtype=torch.bool)}),
-             (no_value_features, {})]
-    results = sub.scaled_dot_product_attention.map(calls)
-    for result, ((q, k, v), kwargs) in zip(results, calls, strict=True):
-        _expect_attention(result, ref, q, k, v, kwargs.get("mask"),
-                          hint="(with no keys a query has nothing to attend to: its output row is zeros)")
 
 
 def _large_logit_inputs(dtype):
@@ -313,22 +239,6 @@ def mask_large_logits(sub, ref):
 # ---------------------------------------------------------------------------------------------- gradients
 
 
-def _one_output_cases(dtype=torch.float64):
-    """(q, k, v, mask) whose result has one element: q [.., 1, D], v [.., Lk, 1]."""
-    cases = []
-    for seed, (lead, lk, d, with_mask) in enumerate([((), 5, 4, False), ((), 6, 3, True), ((1,), 3, 5, False),
-                                                     ((1, 1), 7, 2, True)]):
-        q, k, v = _qkv(100 + seed, lead, 1, lk, d, 1, dtype)
-        mask = _random_mask(110 + seed, (*lead, 1, lk)) if with_mask else None
-        cases.append((q, k, v, mask))
-    return cases
-
-
-def _reference_grads(ref, q, k, v, mask):
-    leaves = [t.detach().double().requires_grad_() for t in (q, k, v)]
-    ref.scaled_dot_product_attention(*leaves, mask).sum().backward()
-    return [leaf.grad.to(q.dtype) for leaf in leaves]
-
 
 def _grad_calls(cases):
     calls = []
@@ -337,65 +247,6 @@ def _grad_calls(cases):
                       {}))
     return calls
 
-
-def _expect_grads(result, ref, q, k, v, mask, *, rtol=None, atol=None):
-    result.unwrap()
-    for name, expected in zip(("q", "k", "v"), _reference_grads(ref, q, k, v, mask), strict=True):
-        if result.grads.get(name) is None:
-            fail(f"after backward() on {result.call}, {name}.grad is None: attention is differentiable in q, k "
-                 f"and v, so keep all three in the graph (no .detach(), no .item(), no torch.no_grad())")
-        expect_grad_close(result, name, expected, rtol=rtol, atol=atol)
-
-
-@check("gradients.reference", "Gradients into q, k and v match the reference (float64)", clauses=["gradients"])
-def gradients_reference(sub, ref):
-    cases = _one_output_cases()
-    results = sub.scaled_dot_product_attention.map(_grad_calls(cases), grads=("q", "k", "v"))
-    for result, case in zip(results, cases, strict=True):
-        _expect_grads(result, ref, *case)
-
-
-def _central_differences(function, args, position, eps=1e-6):
-    """d result / d args[position] of the learner's function, for a one-element result, in one round trip.
-    Step 1e-6 in float64: truncation ~1e-12 f''', rounding ~1e-16 / 1e-6 = 1e-10."""
-    base = args[position]
-    calls = []
-    for flat in range(base.numel()):
-        for sign in (1.0, -1.0):
-            shifted = base.detach().clone()
-            shifted.view(-1)[flat] += sign * eps
-            calls.append((args[:position] + (shifted,) + args[position + 1:], {}))
-    values = []
-    for result in function.map(calls):
-        value = expect_tensor(result.unwrap(), call=result)
-        values.append(float(value.reshape(())))
-    gradient = [(values[2 * i] - values[2 * i + 1]) / (2 * eps) for i in range(base.numel())]
-    return torch.tensor(gradient, dtype=torch.float64).reshape(base.shape)
-
-
-@check("gradients.finite_differences", "Autograd gradients agree with central differences of your own function",
-       clauses=["gradients"])
-def gradients_finite_differences(sub, ref):
-    # one query, three keys (one forbidden), D = 2: 11 input elements, 22 calls in one round trip
-    q, k, v = _qkv(125, (), 1, 3, 2, 1)
-    mask = torch.tensor([[True, False, True]])
-    numeric = [_central_differences(sub.scaled_dot_product_attention, (q, k, v, mask), i) for i in range(3)]
-    result = sub.scaled_dot_product_attention.call(q.clone().requires_grad_(), k.clone().requires_grad_(),
-                                                   v.clone().requires_grad_(), mask, grads=("q", "k", "v"))
-    result.unwrap()
-    for name, expected in zip(("q", "k", "v"), numeric, strict=True):
-        if result.grads.get(name) is None:
-            fail(f"after backward() on {result.call}, {name}.grad is None, but the result changes when {name} "
-                 f"changes (finite differences give {expected.abs().max():.3g} at most): keep {name} in the graph")
-        expect_grad_close(result, name, expected, rtol=1e-5, atol=1e-8, source="central finite differences")
-
-
-@check("gradients.float32", "Gradients in float32 match the exact ones to float32 precision", clauses=["gradients"])
-def gradients_float32(sub, ref):
-    cases = _one_output_cases(torch.float32)
-    results = sub.scaled_dot_product_attention.map(_grad_calls(cases), grads=("q", "k", "v"))
-    for result, case in zip(results, cases, strict=True):
-        _expect_grads(result, ref, *case, rtol=FLOAT32_RTOL, atol=FLOAT32_ATOL)
 
 
 @check("gradients.fully_masked", "No gradient (and no NaN) flows back through a query with no allowed key",
@@ -422,63 +273,6 @@ def gradients_fully_masked(sub, ref):
 
 # ----------------------------------------------------------------------------------------------- contract
 
-
-@check("contract.result", "The result is a new [..., Lq, Dv] tensor of q's dtype, attached to the graph",
-       clauses=["result"])
-def result_type(sub, ref):
-    for dtype in (torch.float32, torch.float64):
-        q, k, v = _qkv(130, (2,), 3, 4, 5, 6, dtype)
-        result = sub.scaled_dot_product_attention.call(q.requires_grad_(), k, v)
-        expect_tensor(result.unwrap(), shape=(2, 3, 6), dtype=dtype, requires_grad=True, call=result)
-
-
-@check("contract.inputs_unchanged", "q, k, v and the mask are left unchanged; the result has its own storage",
-       clauses=["unchanged", "result"])
-def inputs_unchanged(sub, ref):
-    q, k, v = _qkv(131, (), 3, 3, 3, 3, torch.float32)
-    mask = torch.tensor([[True, False, True], [False, False, False], [True, True, True]])
-    for kwargs in ({}, {"mask": mask}):
-        result = sub.scaled_dot_product_attention.call(q * 2, k * 2, v * 2, **kwargs)
-        expect_unchanged(result)
-        expect_no_alias(result)
-
-
-@check("contract.type_errors", "Non-tensors, non-float inputs, mixed dtypes and non-bool masks raise TypeError",
-       clauses=["type_errors"])
-def type_errors(sub, ref):
-    q, k, v = _qkv(140, (), 2, 3, 4, 2)
-    calls = [
-        ((q.tolist(), k, v), {}, "q is a list, not a tensor"),
-        ((q, k, 3.0), {}, "v is a float, not a tensor"),
-        ((q.long(), k.long(), v.long()), {}, "integer inputs are outside the contract"),
-        ((q.half(), k.half(), v.half()), {}, "float16 is outside the contract"),
-        ((q.float(), k, v), {}, "q is float32 while k and v are float64"),
-        ((q, k, v.float()), {}, "v is float32 while q and k are float64"),
-        ((q, k, v, torch.ones(2, 3, dtype=torch.long)), {}, "a 0/1 integer mask is not a bool mask"),
-        ((q, k, v, torch.zeros(2, 3, dtype=torch.float64)), {}, "an additive float mask is not a bool mask"),
-        ((q, k, v, [[True, True, True]] * 2), {}, "a list is not a mask tensor"),
-        ((q, k, v, True), {}, "a Python bool is not a mask tensor"),
-    ]
-    expect_rejected("TypeError", sub.scaled_dot_product_attention, calls)
-
-
-@check("contract.value_errors", "Mismatched shapes, D = 0, non-finite values and bad mask shapes raise ValueError",
-       clauses=["value_errors"])
-def value_errors(sub, ref):
-    q, k, v = _qkv(141, (2,), 3, 4, 5, 2)
-    calls = [
-        ((q[0, 0], k[0, 0], v[0, 0]), {}, "1-D inputs have no [L, features] axes"),
-        ((q, k[..., :4], v), {}, "q and k have different feature sizes D"),
-        ((q, k, v[:, :3]), {}, "k has 4 keys but v has 3 values"),
-        ((q, k[:1], v[:1]), {}, "the leading dimensions differ (2 against 1): they are not broadcast"),
-        ((q[0], k, v), {}, "q has fewer leading dimensions than k and v"),
-        ((q[..., :0], k[..., :0], v), {}, "D = 0 leaves nothing to compare and sqrt(0) to divide by"),
-        ((q.masked_fill(q > 1, float("nan")), k, v), {}, "q contains nan"),
-        ((q, k, v.masked_fill(v > 1, float("inf"))), {}, "v contains inf"),
-        ((q, k, v, torch.ones(3, 5, dtype=torch.bool)), {}, "a [3, 5] mask does not fit [2, 3, 4] scores"),
-        ((q, k, v, torch.ones(3, 2, 3, 4, dtype=torch.bool)), {}, "a [3, 2, 3, 4] mask would enlarge the result"),
-    ]
-    expect_rejected("ValueError", sub.scaled_dot_product_attention, calls)
 
 
 # --------------------------------------------------------------------------------------------- experiment

@@ -140,15 +140,6 @@ def none_entries(sub, ref):
                      hint="(no gradient at all: the norm is torch.zeros(()), a float32 0-d zero)")
 
 
-@check("clip.random", "Random gradient lists match the reference (float64)", clauses=["norm.global", "clip.above"])
-def random(sub, ref):
-    cases = [([(10,), (3, 4), None, (2, 2, 2)], 1.0), ([(), (7,), (1, 1)], 0.3), ([(50,), (20, 3)], 100.0),
-             ([(0,), (4,), (0, 3)], 0.5), ([(6, 6)], 5.0)]
-    grads = [_grads(30 + i, shapes) for i, (shapes, _) in enumerate(cases)]
-    results = sub.clip_grad_norm.map([((g, max_norm), {}) for g, (_, max_norm) in zip(grads, cases, strict=True)])
-    for result, g, (_, max_norm) in zip(results, grads, cases, strict=True):
-        _expect_clip(result, ref, g, max_norm)
-
 
 @check("clip.norm_before_clipping", "total_norm is the norm before clipping", clauses=["norm.before_clipping"])
 def norm_before_clipping(sub, ref):
@@ -162,36 +153,6 @@ def norm_before_clipping(sub, ref):
 
 # ------------------------------------------------------------------------------------------------ result
 
-
-@check("result.types", "A new list, tensors of each input's shape and dtype, a 0-d total_norm of that dtype",
-       clauses=["result.types"])
-def types(sub, ref):
-    for dtype in (torch.float32, torch.float64):
-        for max_norm in (0.1, 1e6):  # clipped and not clipped
-            grads = _grads(50, [(2, 3), None, ()], dtype)
-            result = sub.clip_grad_norm.call(tuple(grads), max_norm)
-            clipped, total_norm = _unpack(result, grads)
-            expect_tensor(total_norm, shape=(), dtype=dtype, device="cpu", what="total_norm", call=result)
-
-
-@check("result.float32", "float32 gradients match the exact result to float32 precision",
-       clauses=["result.precision"])
-def float32(sub, ref):
-    cases = [([(100,), (30, 10)], 1.0), ([(7,), (3,)], 100.0), ([(1000,)], 3.0)]
-    grads = [_grads(60 + i, shapes, torch.float32) for i, (shapes, _) in enumerate(cases)]
-    results = sub.clip_grad_norm.map([((g, max_norm), {}) for g, (_, max_norm) in zip(grads, cases, strict=True)])
-    for result, g, (_, max_norm) in zip(results, grads, cases, strict=True):
-        _expect_clip(result, ref, g, max_norm)
-
-
-@check("result.float64_accumulation", "float64 gradients get a norm accumulated in float64",
-       clauses=["result.precision"])
-def float64_accumulation(sub, ref):
-    # 2000 values of 1 + k * 1e-9: float32 cannot even represent them, so a float32 norm is off by ~1e-7.
-    values = 1.0 + 1e-9 * torch.arange(2000, dtype=torch.float64)
-    grads = [values[:1000].clone(), values[1000:].reshape(10, 100).clone()]
-    result = sub.clip_grad_norm.call(grads, 10.0)
-    _expect_clip(result, ref, grads, 10.0, hint="(accumulate float64 gradients in float64, not float32)")
 
 
 @check("result.no_overflow", "No overflow or underflow: gradients of 1e30 and 1e-30 in float32, 1e300 in float64",
@@ -212,69 +173,18 @@ def no_overflow(sub, ref):
                      "magnitude first)")
 
 
-@check("result.detached", "Nothing returned requires grad", clauses=["result.detached"])
-def detached(sub, ref):
-    for max_norm in (0.1, 1e6):
-        grads = [g.requires_grad_() for g in _grads(70, [(3,), (2,)])]
-        result = sub.clip_grad_norm.call(grads, max_norm)
-        clipped, total_norm = _unpack(result, grads)
-        expect_tensor(total_norm, requires_grad=False, what="total_norm", call=result)
-        for index, item in enumerate(clipped):
-            expect_tensor(item, requires_grad=False, what=f"clipped[{index}]", call=result)
-
-
-@check("result.inputs_unchanged", "Entries that share storage (one tensor twice, overlapping views) are read "
-       "as passed in, never scaled in place", clauses=["result.inputs_unchanged"])
-def inputs_unchanged(sub, ref):
-    # The grads list arrives in the sandbox with its entries' storage shared as it is here. Scaling an entry in
-    # place (as torch.nn.utils.clip_grad_norm_ does) scales every other entry that shares its storage too, so
-    # the result shows it: a region scaled twice.
-    base = _grads(71, [(6,)], scale=10.0)[0]
-    cases = [[base, base[:3]], [base[:4], base[:4]], [base.reshape(2, 3), base[1::2]]]
-    results = sub.clip_grad_norm.map([((grads, 1.0), {}) for grads in cases])
-    for result, grads in zip(results, cases, strict=True):
-        _expect_clip(result, ref, grads, 1.0, hint="(read each gradient as passed in and write the scaled values to "
-                     "new tensors: in-place scaling (mul_) changes the caller's gradients, here scaling the shared "
-                     "region twice)")
-
 
 # ---------------------------------------------------------------------------------------------- contract
 
 
-@check("contract.types", "Wrong kinds of grads, max_norm or eps raise TypeError", clauses=["contract.types"])
-def contract_types(sub, ref):
-    g = _grads(80, [(3,), (2,)])
-    calls = [
-        ((g[0], 1.0), {}, "grads is a tensor, not a list"),
-        (({"w": g[0]}, 1.0), {}, "grads is a dict"),
-        (([g[0], [1.0, 2.0]], 1.0), {}, "an entry is a list"),
-        (([g[0], 3.0], 1.0), {}, "an entry is a float"),
-        (([g[0].long()], 1.0), {}, "an entry is int64"),
-        (([g[0].half()], 1.0), {}, "float16 is not supported"),
-        (([g[0], g[1].float()], 1.0), {}, "float64 and float32 are mixed"),
-    ]
-    for bad in (True, torch.tensor(1.0), "1.0", None):
-        calls.append(((g, bad), {}, f"max_norm={bad!r} is not a Python int or float"))
-        calls.append(((g, 1.0), {"eps": bad}, f"eps={bad!r} is not a Python int or float"))
-    expect_rejected("TypeError", sub.clip_grad_norm, calls)
 
-
-@check("contract.values", "Non-finite gradients or norms, and out-of-range settings, raise ValueError",
-       clauses=["contract.values"])
-def contract_values(sub, ref):
-    g = _grads(81, [(3,), (2,)])
-    nan, inf = float("nan"), float("inf")
+@check("result.norm_overflow", "A total norm that overflows the dtype raises ValueError, though each entry is finite",
+       clauses=["result.overflow"])
+def norm_overflow(sub, ref):
     calls = [
-        (([g[0], torch.tensor([1.0, nan], dtype=torch.float64)], 1.0), {}, "a gradient holds nan"),
-        (([torch.tensor([inf, 1.0], dtype=torch.float64)], 1.0), {}, "a gradient holds inf"),
-        (([torch.tensor([-inf], dtype=torch.float64), None], 1.0), {}, "a gradient holds -inf"),
         (([torch.full((4,), 3e38)], 1.0), {}, "the true norm 6e38 overflows float32"),
         (([torch.full((4,), 1e308, dtype=torch.float64)], 1.0), {}, "the true norm 2e308 overflows float64"),
     ]
-    for bad in (0, 0.0, -1.0, nan, inf):
-        calls.append(((g, bad), {}, f"max_norm={bad} is not finite and > 0"))
-    for bad in (-1e-6, nan, inf):
-        calls.append(((g, 1.0), {"eps": bad}, f"eps={bad} is not finite and >= 0"))
     expect_rejected("ValueError", sub.clip_grad_norm, calls)
 
 

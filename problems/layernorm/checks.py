@@ -14,11 +14,7 @@ import torch
 from grader.checks import (
     check,
     expect_close,
-    expect_grad_close,
-    expect_no_alias,
-    expect_rejected,
     expect_tensor,
-    expect_unchanged,
     fail,
 )
 
@@ -115,56 +111,6 @@ def layer_norm_eps_inside_sqrt(sub, ref):
                            "sqrt(variance + eps))")
 
 
-@check("layer_norm.random_float64", "Random inputs in float64 over several shapes match the reference",
-       clauses=["ln_formula", "last_dim"])
-def layer_norm_random_float64(sub, ref):
-    shapes = [(4, 8), (2, 3, 5), (7,), (3, 1, 16)]
-    cases = [(_randn(10 + i, *shape, scale=3.0, shift=1.0), *_affine(20 + i, shape[-1]))
-             for i, shape in enumerate(shapes)]
-    results = sub.layer_norm.map([((x, w, b), {"eps": 1e-5}) for x, w, b in cases])
-    for result, (x, w, b) in zip(results, cases, strict=True):
-        _expect_layer_norm(result, ref, x, w, b)
-
-
-@check("layer_norm.random_float32", "Random inputs in float32 match the exact result to float32 precision",
-       clauses=["ln_formula"])
-def layer_norm_random_float32(sub, ref):
-    cases = [(_randn(30 + i, *shape, dtype=torch.float32, scale=2.0), *_affine(40 + i, shape[-1], torch.float32))
-             for i, shape in enumerate([(5, 8), (2, 4, 32)])]
-    results = sub.layer_norm.map([((x, w, b, 1e-5), {}) for x, w, b in cases])
-    for result, (x, w, b) in zip(results, cases, strict=True):
-        _expect_layer_norm(result, ref, x, w, b)
-
-
-@check("layer_norm.last_dim_only", "Each vector is normalised on its own: rows of very different scales, "
-       "leading dims, empty batches, strided views", clauses=["last_dim"])
-def layer_norm_last_dim_only(sub, ref):
-    rows = _randn(50, 3, 4) * torch.tensor([[1e-2], [1.0], [1e3]], dtype=torch.float64)  # three scales
-    base = _randn(51, 6, 10)
-    cases = [rows, rows[:1], _randn(52, 0, 4), _randn(53, 2, 0, 4), base[:, ::2], base.T[:4], base[1].expand(3, 10)]
-    results = sub.layer_norm.map([((x, None, None, 1e-5), {}) for x in cases])
-    for result, x in zip(results, cases, strict=True):
-        _expect_layer_norm(result, ref, x, None, None, hint="(mean and variance come from the last dimension of "
-                           "each vector alone: x.mean(dim=-1, keepdim=True))")
-
-
-@check("layer_norm.no_affine", "weight None means no gain, bias None means no bias", clauses=["affine_optional"])
-def layer_norm_no_affine(sub, ref):
-    x = _randn(60, 3, 5)
-    weight, bias = _affine(61, 5)
-    cases = [(None, None), (weight, None), (None, bias)]
-    results = sub.layer_norm.map([((x, w, b, 1e-5), {}) for w, b in cases])
-    for result, (w, b) in zip(results, cases, strict=True):
-        _expect_layer_norm(result, ref, x, w, b, hint="(None stands for a gain of 1 or a bias of 0)")
-
-
-@check("layer_norm.default_eps", "eps defaults to 1e-5", clauses=["defaults"])
-def layer_norm_default_eps(sub, ref):
-    # variance 9e-6, comparable to eps: 1e-5 gives +-0.688, 1e-6 +-0.949, 1e-12 +-1
-    x = torch.tensor([[0.0, 6e-3], [1.0, 1.006]], dtype=torch.float64)
-    result = sub.layer_norm.call(x, None, None)
-    _expect_layer_norm(result, ref, x, None, None, 1e-5, hint="(layer_norm's eps defaults to 1e-5, as in PyTorch)")
-
 
 @check("layer_norm.constant_vectors", "A constant vector (and D = 1) normalises to 0, returning the bias",
        clauses=["constant_vectors"])
@@ -213,26 +159,6 @@ def rms_norm_hand_example(sub, ref):
     _expect_rms_norm(result, ref, x, None, 1e-6, hint="(mean square (1 + 49) / 2 = 25, so [1, 7] / 5)")
 
 
-@check("rms_norm.random_float64", "Random inputs in float64 (with a non-zero mean) match the reference",
-       clauses=["rms_formula", "last_dim"])
-def rms_norm_random_float64(sub, ref):
-    shapes = [(4, 8), (2, 3, 5), (6,), (3, 1, 16)]
-    cases = [(_randn(100 + i, *shape, scale=2.0, shift=1.5), _affine(110 + i, shape[-1])[0])
-             for i, shape in enumerate(shapes)]
-    results = sub.rms_norm.map([((x, w), {"eps": 1e-6}) for x, w in cases])
-    for result, (x, w) in zip(results, cases, strict=True):
-        _expect_rms_norm(result, ref, x, w)
-
-
-@check("rms_norm.random_float32", "Random inputs in float32 match the exact result to float32 precision",
-       clauses=["rms_formula"])
-def rms_norm_random_float32(sub, ref):
-    cases = [(_randn(120 + i, *shape, dtype=torch.float32), _affine(130 + i, shape[-1], torch.float32)[0])
-             for i, shape in enumerate([(5, 8), (2, 4, 32)])]
-    results = sub.rms_norm.map([((x, w, 1e-6), {}) for x, w in cases])
-    for result, (x, w) in zip(results, cases, strict=True):
-        _expect_rms_norm(result, ref, x, w)
-
 
 @check("rms_norm.eps_inside_sqrt", "eps sits inside the square root: x / sqrt(mean(x^2) + eps)",
        clauses=["eps_inside"])
@@ -244,26 +170,15 @@ def rms_norm_eps_inside_sqrt(sub, ref):
         _expect_rms_norm(result, ref, x, None, eps, hint="(put eps inside the square root)")
 
 
-@check("rms_norm.default_eps", "eps defaults to 1e-6", clauses=["defaults"])
-def rms_norm_default_eps(sub, ref):
-    # mean square 1e-6, equal to the default eps: 1e-6 gives 0.707, 1e-5 0.302, 1e-8 0.995
-    x = torch.tensor([[1e-3, -1e-3]], dtype=torch.float64)
-    result = sub.rms_norm.call(x, None)
-    _expect_rms_norm(result, ref, x, None, 1e-6, hint="(rms_norm's eps defaults to 1e-6)")
 
-
-@check("rms_norm.zero_and_strided", "A zero vector gives 0; leading dims, empty batches, strided views, no gain",
-       clauses=["constant_vectors", "last_dim", "affine_optional"])
-def rms_norm_zero_and_strided(sub, ref):
-    base = _randn(150, 6, 10)
-    zero_row = base[:3].clone()
-    zero_row[1] = 0.0
-    cases = [(zero_row, None), (_randn(151, 0, 5), None), (base[:, ::2], _affine(152, 5)[0]), (base.T[:3], None),
-             (base[2].expand(2, 10), None), (_randn(153, 2, 3, 7), _affine(154, 7)[0])]
-    results = sub.rms_norm.map([((x, w, 1e-6), {}) for x, w in cases])
-    for result, (x, w) in zip(results, cases, strict=True):
-        _expect_rms_norm(result, ref, x, w, hint="(each vector is divided by its own root mean square over the "
-                         "last dimension; a zero vector stays 0 because eps keeps the root positive)")
+@check("rms_norm.zero_vector", "A zero vector gives 0 (eps keeps the root positive), beside ordinary ones",
+       clauses=["constant_vectors"])
+def rms_norm_zero_vector(sub, ref):
+    x = _randn(150, 3, 10)
+    x[1] = 0.0
+    result = sub.rms_norm.call(x, None, 1e-6)
+    _expect_rms_norm(result, ref, x, None, hint="(a zero vector stays 0: eps keeps its root mean square positive, "
+                     "so it is 0 / sqrt(eps) = 0, not 0 / 0)")
 
 
 @check("rms_norm.half_precision", "float16 features of 300 (squares overflow float16) and bfloat16 inputs",
@@ -286,138 +201,9 @@ def _reference_grads(function, *tensors, eps):
     return [leaf.grad for leaf in leaves]
 
 
-@check("gradients.rms_norm", "RMSNorm gradients into x and weight match the reference (D = 1, float64)",
-       clauses=["gradients"])
-def gradients_rms_norm(sub, ref):
-    # y = x g / sqrt(x^2 + eps): dy/dx = g eps / (x^2 + eps)^(3/2) and dy/dg = x / sqrt(x^2 + eps). A large
-    # eps keeps both derivatives far from 0 and from each other's shape.
-    cases = [(torch.tensor([0.7], dtype=torch.float64), torch.tensor([1.3], dtype=torch.float64), 0.5),
-             (torch.tensor([[-2.0]], dtype=torch.float64), torch.tensor([0.6], dtype=torch.float64), 1.0)]
-    calls = [((x.clone().requires_grad_(), w.clone().requires_grad_()), {"eps": eps}) for x, w, eps in cases]
-    results = sub.rms_norm.map(calls, grads=("x", "weight"))
-    for result, (x, w, eps) in zip(results, cases, strict=True):
-        result.unwrap()
-        for name, expected in zip(("x", "weight"), _reference_grads(ref.rms_norm, x, w, eps=eps), strict=True):
-            if result.grads.get(name) is None:
-                fail(f"after backward() on {result.call}, {name}.grad is None: RMSNorm is differentiable in x and "
-                     f"in the gain, so keep both in the graph (no .detach(), .item() or torch.no_grad())")
-            expect_grad_close(result, name, expected, hint="(the derivative runs through the root mean square "
-                              "too: do not detach the statistics)")
-
-
-@check("gradients.rms_norm_finite_differences", "RMSNorm autograd agrees with central differences of your function",
-       clauses=["gradients"])
-def gradients_rms_norm_finite_differences(sub, ref):
-    # Step 1e-6 in float64: truncation ~1e-12 f''', rounding ~1e-16 / 1e-6.
-    x, w, eps = torch.tensor([0.4], dtype=torch.float64), torch.tensor([-1.1], dtype=torch.float64), 0.3
-    calls = []
-    for position in (0, 1):
-        for sign in (1.0, -1.0):
-            shifted = [x.clone(), w.clone()]
-            shifted[position] += sign * 1e-6
-            calls.append((tuple(shifted), {"eps": eps}))
-    values = [float(expect_tensor(r.unwrap(), shape=(1,), call=r).reshape(())) for r in sub.rms_norm.map(calls)]
-    numeric = [torch.tensor([(values[2 * i] - values[2 * i + 1]) / 2e-6], dtype=torch.float64) for i in range(2)]
-    result = sub.rms_norm.call(x.clone().requires_grad_(), w.clone().requires_grad_(), eps=eps, grads=("x", "weight"))
-    result.unwrap()
-    for name, expected in zip(("x", "weight"), numeric, strict=True):
-        expect_grad_close(result, name, expected, rtol=1e-5, atol=1e-8, source="central finite differences")
-
-
-@check("gradients.layer_norm_in_graph", "LayerNorm keeps x, weight and bias in the graph (D = 1: d/d bias = 1)",
-       clauses=["gradients"])
-def gradients_layer_norm_in_graph(sub, ref):
-    # At D = 1 the normalised value is exactly 0, so y = bias: dy/dbias = 1, dy/dweight = 0 and dy/dx = 0.
-    # All three gradients must exist (None means the tensor was cut out of the graph).
-    x, w, b = (torch.tensor([v], dtype=torch.float64) for v in (3.0, 1.5, -0.5))
-    result = sub.layer_norm.call(x.requires_grad_(), w.requires_grad_(), b.requires_grad_(),
-                                 grads=("x", "weight", "bias"))
-    result.unwrap()
-    for name, expected in (("bias", 1.0), ("weight", 0.0), ("x", 0.0)):
-        if result.grads.get(name) is None:
-            fail(f"after backward() on {result.call}, {name}.grad is None: LayerNorm is differentiable in x, "
-                 f"weight and bias, so keep all three in the graph")
-        expect_grad_close(result, name, torch.tensor([expected], dtype=torch.float64))
-
 
 # ----------------------------------------------------------------------------------------------- contract
 
-
-@check("contract.result", "Results keep x's shape and dtype for all four dtypes and stay in the graph",
-       clauses=["result", "precision"])
-def result_type(sub, ref):
-    calls, wanted = [], []
-    for seed, dtype in enumerate((torch.float16, torch.bfloat16, torch.float32, torch.float64)):
-        x = _randn(170 + seed, 2, 3, dtype=dtype).requires_grad_()
-        calls.append(("layer_norm", x, (None, None)))
-        calls.append(("rms_norm", x, (None,)))
-        wanted.append(dtype)
-    results = [getattr(sub, name).call(x, *rest) for name, x, rest in calls]
-    for result, (_, x, _) in zip(results, calls, strict=True):
-        expect_tensor(result.unwrap(), shape=(2, 3), dtype=x.dtype, requires_grad=True, call=result)
-
-
-@check("contract.inputs_unchanged", "x, weight and bias are left unchanged and the result has its own storage",
-       clauses=["unchanged", "result"])
-def inputs_unchanged(sub, ref):
-    x = _randn(180, 3, 4, dtype=torch.float32)
-    weight, bias = _affine(181, 4, torch.float32)
-    ones, zeros = torch.ones(4), torch.zeros(4)
-    for result in (sub.layer_norm.call(x * 1, weight * 1, bias * 1), sub.rms_norm.call(x * 1, weight * 1),
-                   sub.layer_norm.call(x * 1, ones * 1, zeros * 1), sub.rms_norm.call(x[:, :1] * 1, ones[:1] * 1)):
-        expect_unchanged(result)
-        expect_no_alias(result)
-
-
-@check("contract.type_errors", "Wrong kinds of x, weight, bias and eps raise TypeError", clauses=["type_errors"])
-def type_errors(sub, ref):
-    x = _randn(190, 2, 3)
-    w = torch.ones(3, dtype=torch.float64)
-    layer_calls = [
-        ((x.tolist(), None, None), {}, "x is a list, not a tensor"),
-        ((x.long(), None, None), {}, "integer x is outside the contract"),
-        ((x, w.float(), None), {}, "weight is float32 while x is float64"),
-        ((x, None, [0.0, 0.0, 0.0]), {}, "bias is a list"),
-        ((x, None, None, True), {}, "eps is a bool"),
-        ((x, None, None, torch.tensor(1e-5)), {}, "eps is a tensor, not a Python number"),
-        ((x, None, None, "1e-5"), {}, "eps is a string"),
-    ]
-    expect_rejected("TypeError", sub.layer_norm, layer_calls)
-    rms_calls = [
-        ((x.int(),), {"weight": None}, "integer x is outside the contract"),
-        ((x, 2.0), {}, "weight is a float, not a tensor"),
-        ((x, w.half()), {}, "weight is float16 while x is float64"),
-        ((x, None, None), {}, "eps is None"),
-        ((x, None, False), {}, "eps is a bool"),
-    ]
-    expect_rejected("TypeError", sub.rms_norm, rms_calls)
-
-
-@check("contract.value_errors", "D = 0, a 0-d x, weight/bias not of shape [D], non-finite values and eps <= 0 "
-       "raise ValueError", clauses=["value_errors"])
-def value_errors(sub, ref):
-    x = _randn(191, 2, 3)
-    w = torch.ones(3, dtype=torch.float64)
-    layer_calls = [
-        ((x[:, :0], None, None), {}, "D = 0: there is nothing to normalise"),
-        ((torch.tensor(2.0, dtype=torch.float64), None, None), {}, "a 0-d tensor has no last dimension"),
-        ((x, torch.ones(2, dtype=torch.float64), None), {}, "weight has 2 entries for D = 3"),
-        ((x, None, torch.zeros(1, 3, dtype=torch.float64)), {}, "bias has shape [1, 3], not [3]"),
-        ((x.masked_fill(x > 0.5, float("nan")), None, None), {}, "x contains nan"),
-        ((x, w.masked_fill(w > 0, float("inf")), None), {}, "weight contains inf"),
-        ((x, None, None, 0.0), {}, "eps = 0 divides a constant vector by 0"),
-        ((x, None, None, -1e-5), {}, "eps is negative"),
-        ((x, None, None, float("nan")), {}, "eps is nan"),
-    ]
-    expect_rejected("ValueError", sub.layer_norm, layer_calls)
-    rms_calls = [
-        ((x[:, :0], None), {}, "D = 0: there is nothing to normalise"),
-        ((x, torch.ones(4, dtype=torch.float64)), {}, "weight has 4 entries for D = 3"),
-        ((x.masked_fill(x > 0.5, float("inf")), None), {}, "x contains inf"),
-        ((x, None, 0), {}, "eps = 0"),
-        ((x, None, float("inf")), {}, "eps is infinite"),
-    ]
-    expect_rejected("ValueError", sub.rms_norm, rms_calls)
 
 
 # --------------------------------------------------------------------------------------------- experiment

@@ -94,8 +94,9 @@ def test_the_api_exposes_only_public_problem_parts(client: TestClient) -> None:
     assert detail.status_code == 200
     body = detail.json()
     assert set(body) == {"slug", "title", "summary", "difficulty", "tags", "functions", "check_count",
-                         "statement", "starter", "helpers"}
+                         "statement", "starter", "helpers", "scratch"}
     assert body["helpers"] == ""  # add_one has no helpers.py
+    assert "add_one(x)" in body["scratch"]  # the "Try it" example the page shows, made from the function list
     assert "raise NotImplementedError" in body["starter"]
     for forbidden in (NOTES_SENTINEL, "def add_one(x):\n    if not isinstance", "@check"):
         assert forbidden not in detail.text

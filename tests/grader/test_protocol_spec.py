@@ -683,6 +683,21 @@ def test_a_preserved_view_sends_its_whole_storage_once() -> None:
     assert [item["tensor"]["offset"] for item in tree["tuple"]] == [2, 1]
 
 
+def test_one_tensor_sent_twice_arrives_as_one_object() -> None:
+    x = torch.arange(4, dtype=torch.float64).reshape(2, 2)
+    tree, blobs = encode((x, [x, x.T], x))
+    first, (second, transposed), third = Decoder(blobs).decode(tree)
+    assert first is second is third
+    assert transposed is not first and transposed.data_ptr() == first.data_ptr()
+
+
+def test_tensors_that_differ_in_any_description_field_stay_apart() -> None:
+    decoder = Decoder(EIGHT_BYTES)
+    plain = decoder.decode(tensor_tree())
+    assert decoder.decode(tensor_tree()) is plain
+    assert decoder.decode(tensor_tree(requires_grad=True)) is not plain
+
+
 def test_requires_grad_is_set_on_a_decoded_float_tensor() -> None:
     decoded = Decoder(EIGHT_BYTES).decode(tensor_tree(requires_grad=True))
     assert decoded.requires_grad and decoded.is_leaf and type(decoded) is torch.Tensor

@@ -104,5 +104,5 @@ def test_new_problem_selftest_has_no_clause_or_hint_warnings(tmp_path):
     out = io.StringIO()
     assert run_selftest([folder], unsafe=True, stream=out), out.getvalue()
     output = out.getvalue()
-    assert "clauses      ok   6/6 clauses tested by a required check" in output
+    assert "clauses      ok   6/6 clauses tested by a required check" in output, output
     assert "[[clauses]]" not in output and "[[hints]]" not in output  # neither warning

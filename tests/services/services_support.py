@@ -24,6 +24,7 @@ SLOW_DIR = Path(__file__).parent / "fixtures" / "problems" / "slow_add"
 PROBLEM_SOURCES = [
     REPO_ROOT / "tests" / "app" / "fixtures" / "problems" / "add_one",
     Path(__file__).parent / "fixtures" / "problems" / "slow_add",
+    REPO_ROOT / "problems" / "moco",  # a real problem (helpers.py, charts) for the editor and notebook clients
 ]
 CORRECT = "import torch\n\n\ndef add_one(x):\n    return x + 1\n"
 WRONG = "import torch\n\n\ndef add_one(x):\n    return x + 2\n"

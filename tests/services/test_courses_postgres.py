@@ -41,7 +41,7 @@ def postgres_url() -> Iterator[str]:
         yield url
 
 
-def test_0004_matches_the_models_and_goes_down_to_0003_and_up_again(postgres_url: str) -> None:
+def test_0004_courses_matches_the_models_and_goes_down_and_up_again(postgres_url: str) -> None:
     engine = make_engine(postgres_url)
     try:
         upgrade(engine)
@@ -51,7 +51,7 @@ def test_0004_matches_the_models_and_goes_down_to_0003_and_up_again(postgres_url
         config = alembic_config()
         with engine.begin() as connection:
             config.attributes["connection"] = connection
-            command.downgrade(config, "0003")
+            command.downgrade(config, "0004_api_tokens")
         with engine.connect() as connection:
             assert not COURSE_TABLES & set(inspect(connection).get_table_names())
         upgrade(engine)

@@ -1,0 +1,118 @@
+"""The clauses a declared contract states, generated from it: the rows of the self-test's clause table that the
+generic battery covers (ids `contract.FUNCTION.*`), each in one line of plain words."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from grader.contract.schema import (
+    BoolArg,
+    FloatArg,
+    FunctionContract,
+    IntArg,
+    ScalarResult,
+    SizeExpression,
+    TensorArg,
+    TensorListArg,
+    TensorListResult,
+    TensorResult,
+    TupleArg,
+    TupleResult,
+)
+
+SEARCH_CLAUSE = "contract.search"
+MAX_TEXT = 300
+
+
+@dataclass(frozen=True)
+class GeneratedClause:
+    id: str
+    text: str
+
+
+def _shape(entries: tuple[str | SizeExpression, ...]) -> str:
+    return "[" + ", ".join(e if isinstance(e, str) else e.text for e in entries) + "]"
+
+
+def _arg_text(name: str, arg: object) -> str:
+    if isinstance(arg, TensorArg):
+        return f"{name} {_shape(arg.parsed_shape)} {'|'.join(arg.dtypes)}"
+    if isinstance(arg, TensorListArg):
+        return f"{name} a list of {arg.length} tensors {_shape(arg.item.parsed_shape)}"
+    if isinstance(arg, FloatArg):
+        return f"{name} a number in {arg.interval}"
+    if isinstance(arg, IntArg):
+        return f"{name} an int " + (f"equal to {arg.size}" if arg.size else f"in {arg.interval}")
+    if isinstance(arg, BoolArg):
+        return f"{name} a bool"
+    if isinstance(arg, TupleArg):
+        return f"{name} a tuple of {len(arg.items)}"
+    return name
+
+
+def _result_text(result: object) -> str:
+    if isinstance(result, TensorResult):
+        return f"a tensor {_shape(result.parsed_shape)}"
+    if isinstance(result, TensorListResult):
+        return f"a list of tensors shaped like {result.like}"
+    if isinstance(result, ScalarResult):
+        return f"a Python {result.kind}"
+    if isinstance(result, TupleResult):
+        return "a tuple (" + ", ".join(_result_text(item) for item in result.items) + ")"
+    return "?"
+
+
+def _fit(text: str) -> str:
+    return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 3] + "..."
+
+
+def function_clauses(name: str, contract: FunctionContract, *, autograd: bool, same_tensor: bool,
+                     finite_differences: bool) -> list[GeneratedClause]:
+    prefix = f"contract.{name.lower()}"
+    tensors = [n for n, a in contract.args.items() if isinstance(a, TensorArg | TensorListArg)]
+    scalars = [n for n, a in contract.args.items() if not isinstance(a, TensorArg | TensorListArg)]
+    sized = ", ".join(f"{symbol} >= {spec.min}" for symbol, spec in contract.dims.items()
+                      if not symbol.startswith("*"))
+    clauses = [
+        GeneratedClause(f"{prefix}.shapes", _fit(
+            "; ".join(_arg_text(n, contract.args[n]) for n in tensors) + f" -> {_result_text(contract.result)}"
+            + (f"; sizes {sized}" if sized else ""))),
+        GeneratedClause(f"{prefix}.result", _fit(
+            f"returns {_result_text(contract.result)} of the declared dtype, in new storage on every path")),
+        GeneratedClause(f"{prefix}.unchanged", "every argument is left unchanged: values, shape, strides, version, "
+                                               "requires_grad"),
+        GeneratedClause(f"{prefix}.dtypes", _fit(
+            "every allowed dtype is accepted and the result's dtype follows the contract; float64 results are "
+            "float64-accurate")),
+        GeneratedClause(f"{prefix}.layouts", _fit(
+            f"{', '.join(tensors) or 'tensor arguments'} may be views with any strides (transposed, expanded, "
+            "sliced, permuted)")),
+    ]
+    if scalars:
+        clauses.append(GeneratedClause(f"{prefix}.scalars", _fit(
+            "; ".join(_arg_text(n, contract.args[n]) for n in scalars) + "; every legal value, the ends included")))
+    if autograd:
+        differentiable = [n for n, a in contract.args.items() if isinstance(a, TensorArg)
+                          and a.grad_rule == "differentiable"]
+        detached = [n for n, a in contract.args.items() if isinstance(a, TensorArg) and a.grad_rule == "detached"]
+        text = (f"gradients flow into {', '.join(differentiable)}" if differentiable else "no gradient flows back")
+        if detached:
+            text += f"; {', '.join(detached)} detached (their gradients stay None)"
+        text += "; the result requires grad exactly when it may depend differentiably on an argument that does"
+        if finite_differences:
+            text += "; equal to central differences"
+        clauses.append(GeneratedClause(f"{prefix}.autograd", _fit(text)))
+    if contract.validates:
+        clauses.append(GeneratedClause(f"{prefix}.refusals", _fit(
+            "arguments outside the contract raise: " + ", ".join(
+                f"{rule} {contract.error_for(rule)}" for rule in ("kind", "dtype", "shape", "range", "finite",
+                                                                  "device")))))
+    if same_tensor:
+        clauses.append(GeneratedClause(f"{prefix}.same_tensor", "the same tensor passed in two argument positions "
+                                                                "gives the result of two copies"))
+    return clauses
+
+
+def search_clause() -> GeneratedClause:
+    return GeneratedClause(SEARCH_CLAUSE, "every legal input, drawn at random from the declared contract, gives "
+                                          "the reference's result")

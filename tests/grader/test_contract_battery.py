@@ -1,0 +1,112 @@
+"""The generic battery, specified on a fixture problem whose whole contract is declared (tests/fixtures/problems/
+blend): the reference passes every generic check, and a solution with one generic bug fails the generic check
+that owns that property, with a message that names it. Graded in this process (bench.inprocess), so no sandbox:
+the facts (inputs changed, storage shared, gradients) come from the worker's own call-serving code all the same."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bench.inprocess import InProcessPool
+from grader.judge import grade
+from grader.problems import Problem, load_problem
+from grader.report import Report
+
+FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "problems" / "blend"
+
+
+@pytest.fixture(scope="module")
+def problem() -> Problem:
+    return load_problem(FIXTURE)
+
+
+def graded(problem: Problem, patch: str = "") -> Report:
+    code = problem.reference_source() + "\n\n" + patch
+    return grade(problem, code, pool=InProcessPool())  # type: ignore[arg-type]
+
+
+def failed(report: Report) -> dict[str, str]:
+    return {c.id: c.message for c in report.checks if c.status != "passed"}
+
+
+GENERIC = ["contract.mix.values", "contract.mix.edges", "contract.mix.dtypes", "contract.mix.layouts",
+           "contract.mix.autograd", "contract.mix.finite_differences", "contract.mix.refusals",
+           "contract.mix.same_tensor", "contract.ring.values", "contract.ring.edges", "contract.ring.dtypes",
+           "contract.ring.layouts", "contract.ring.autograd", "contract.ring.refusals", "contract.ring.same_tensor",
+           "contract.search"]
+
+
+def test_the_generic_checks_are_added_after_the_hand_ones(problem: Problem) -> None:
+    assert [c.id for c in problem.checks] == ["mix.hand", *GENERIC]
+
+
+def test_every_generic_check_is_required_and_names_its_clauses(problem: Problem) -> None:
+    generic = [c for c in problem.checks if c.id.startswith("contract.")]
+    assert all(c.required and c.group == "contract" and c.clauses for c in generic)
+    stated = {c.id for c in problem.generated_clauses}
+    assert {clause for c in generic for clause in c.clauses} == stated
+
+
+def test_the_reference_passes_every_generic_check(problem: Problem) -> None:
+    report = graded(problem)
+    assert failed(report) == {}
+    assert report.solved
+
+
+def test_two_gradings_give_identical_verdicts(problem: Problem) -> None:
+    patch = "def mix(x, y, weight=0.5):\n    return (1 - weight) * x + weight * y + (x.abs() > 3.5) * 0.01\n"
+    first, second = graded(problem, patch), graded(problem, patch)
+    assert [(c.id, c.status, c.message) for c in first.checks] == [(c.id, c.status, c.message) for c in second.checks]
+
+
+MIX = "_reference_mix = mix\n\n\ndef mix(x, y, weight=0.5):\n"
+
+
+@pytest.mark.parametrize(
+    "patch, check_id, words",
+    [
+        pytest.param(MIX + "    out = _reference_mix(x, y, weight)\n    return out.view(-1).view(out.shape)\n",
+                     "contract.mix.layouts", ["in contiguous memory give the right result", ".reshape()"],
+                     id="a view that needs contiguous memory"),
+        pytest.param(MIX + "    return x if weight == 0 else _reference_mix(x, y, weight)\n",
+                     "contract.mix.edges", ["returned x itself", "weight = 0.0"],
+                     id="an input returned on an edge path"),
+        pytest.param(MIX + "    if weight == 1:\n        return y.detach().clone()\n"
+                           "    return _reference_mix(x, y, weight)\n",
+                     "contract.mix.edges", ["does not require grad", "weight = 1.0"],
+                     id="requires_grad dropped on an edge path"),
+        pytest.param(MIX + "    import torch\n    return (1 - torch.tensor(weight)) * x + weight * y\n",
+                     "contract.mix.values", ["the size of float32 rounding"],
+                     id="a float32 constant in float64 maths"),
+        pytest.param(MIX + "    import torch\n    out = _reference_mix(x, y, weight)\n    with torch.no_grad():\n"
+                           "        x.mul_(2.0)\n        x.mul_(0.5)\n    return out\n",
+                     "contract.mix.values", ["changed x"], id="an input written in place"),
+        pytest.param(MIX + "    return (1 - weight) * x + weight * y.detach()\n",
+                     "contract.mix.autograd", ["y.grad"], id="a detached argument"),
+        pytest.param(MIX + "    if x is y:\n        return 2 * x\n    return _reference_mix(x, y, weight)\n",
+                     "contract.mix.same_tensor", ["x and y are one tensor"], id="one tensor passed twice"),
+        pytest.param(MIX + "    if hasattr(x, 'dtype') and hasattr(y, 'dtype') and x.dtype != y.dtype:\n"
+                           "        y = y.to(x.dtype)\n    return _reference_mix(x, y, weight)\n",
+                     "contract.mix.refusals", ["expected TypeError because", "float32"], id="mixed dtypes accepted"),
+        pytest.param("_reference_ring = ring\n\n\ndef ring(queue, keys, pointer):\n"
+                     "    return list(_reference_ring(queue, keys, pointer))\n",
+                     "contract.ring.values", ["is a list", "the contract says a tuple of 2"],
+                     id="a list where a tuple is due"),
+    ],
+)
+def test_a_generic_bug_fails_the_check_that_owns_it(problem: Problem, patch: str, check_id: str,
+                                                    words: list[str]) -> None:
+    report = graded(problem, patch)
+    failures = failed(report)
+    assert check_id in failures, failures
+    assert all(word in failures[check_id] for word in words), failures[check_id]
+    assert not report.solved
+
+
+def test_the_search_prints_the_smallest_failing_input_in_full(problem: Problem) -> None:
+    patch = MIX + "    return _reference_mix(x, y, weight) + (x.abs() > 3.5) * 0.01\n"
+    message = failed(graded(problem, patch))["contract.search"]
+    assert "the property search tried" in message
+    assert "That input, in full: x=torch.tensor(" in message
