@@ -3,13 +3,17 @@ limits, one in flight per learner, stored before it is graded, then handed to th
 each address to a few waiting). A submission the backend refuses (queue full, grading down) is removed again:
 the 429 or 503 means "not accepted", and the page still has the code.
 
-The per-address rate is counted in memory before anything touches the database, so a flood with a fresh cookie
-per request (a fresh learner each time, whom the per-learner limits do not know) is turned away cheaply."""
+The per-address limits count only learners who are not established (app.trust): a class behind one NAT address
+is bounded learner by learner. Whether the learner is established costs one primary-key read, and the
+per-address rate is counted in memory right after it, before anything else touches the database, so a flood
+with a fresh cookie per request (a fresh learner each time, whom the per-learner limits do not know, and who
+has no row to find) is turned away cheaply."""
 
 from __future__ import annotations
 
 import math
 import time
+from dataclasses import replace
 
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -22,6 +26,7 @@ from app.models import Submission, utcnow
 from app.ratelimit import RateLimit
 from app.scratch_runs import ScratchRuns
 from app.settings import Settings
+from app.trust import is_established
 
 # What to suggest when a learner already has a submission being graded: most verdicts take about a second.
 IN_FLIGHT_RETRY_AFTER_S = 2
@@ -39,19 +44,29 @@ def accept_submission(
     scratch_runs: ScratchRuns | None = None,
 ) -> Submission:
     check_code_size(code, limit=settings.max_code_bytes)
-    check_address_rate(address_rate, submitter.address)
-    try:
-        # The learner's "Try it" runs of the last minute count too: neither is a way around the other's limit.
-        scripts = len(scratch_runs.recent(submitter.learner_id, time.monotonic())) if scratch_runs else 0
+    established = is_established(session=session, learner_id=submitter.learner_id, rule=settings.established_after)
+    submitter = replace(submitter, established=established)
+    if established:  # bounded as a learner: the rate and the one run in flight below
         return _store_and_enqueue(
             session=session, backend=backend, settings=settings, submitter=submitter, problem=problem, code=code,
-            scripts=scripts,
+            scripts=_recent_scripts(scratch_runs, submitter.learner_id),
+        )
+    check_address_rate(address_rate, submitter.address)
+    try:
+        return _store_and_enqueue(
+            session=session, backend=backend, settings=settings, submitter=submitter, problem=problem, code=code,
+            scripts=_recent_scripts(scratch_runs, submitter.learner_id),
         )
     except SubmissionKept:
         raise  # stored: it counts against the rate like any accepted submission
     except BaseException:
         address_rate.give_back(submitter.address)  # not accepted: it does not count
         raise
+
+
+def _recent_scripts(scratch_runs: ScratchRuns | None, learner_id: str) -> int:
+    # The learner's "Try it" runs of the last minute count too: neither is a way around the other's limit.
+    return len(scratch_runs.recent(learner_id, time.monotonic())) if scratch_runs else 0
 
 
 def _store_and_enqueue(
@@ -100,11 +115,13 @@ def _not_unicode_message(code: str, index: int) -> str:
 
 
 def check_address_rate(address_rate: RateLimit, address: str) -> None:
+    """Count one run of a learner not yet established against the address's rate, or raise TooManyRequests."""
     wait = address_rate.take(address)
     if wait is not None:
         raise TooManyRequests(
             f"Code can be run at most {address_rate.limit} times a minute from one network address, and "
-            f"yours has reached that; try again in {wait} seconds.",
+            f"yours has reached that; try again in {wait} seconds. This limit counts only learners new to this "
+            "site; it stops counting you once your runs have been graded for a while.",
             retry_after=wait,
         )
 

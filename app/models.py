@@ -74,7 +74,13 @@ class Learner(Base):
     __tablename__ = "learners"
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, doc="First seen.")
+    established_at: Mapped[datetime | None] = mapped_column(
+        UTCDateTime(), default=None, doc="When the per-address limits stopped counting this learner (app.trust)."
+    )
+    established_by: Mapped[str | None] = mapped_column(
+        String(32), default=None, doc="Why: 'graded-work' when earned, else what vouched for them."
+    )
 
 
 class Submission(Base):

@@ -4,7 +4,7 @@ through app.grading.remote_scratch), and say why when it cannot run.
 
 Nothing is stored: a scratch run is no attempt and has no verdict. It counts against the learner's runs per
 minute together with their submissions, and against the network address's limit through the very limiter
-submissions use, so "Try it" is no way around either."""
+submissions use (for learners not yet established, app.trust), so "Try it" is no way around either."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from app.errors import ServiceUnavailable, TooManyRequests
 from app.intake import check_address_rate, check_code_size
 from app.scratch_runs import WINDOW_S, ScratchRuns
 from app.state import AppState
+from app.trust import is_established
 from grader import Problem, ScratchResult, WorkerPool, run_script
 
 if TYPE_CHECKING:  # only a Celery site has one, and only it needs Celery imported
@@ -64,7 +65,8 @@ def run_scratch(
         )
     runs = state.scratch_runs
     check_learner_rate(session=session, runs=runs, learner_id=learner_id, per_minute=settings.rate_limit_per_minute)
-    check_address_rate(state.address_rate, address)
+    if not is_established(session=session, learner_id=learner_id, rule=settings.established_after):
+        check_address_rate(state.address_rate, address)  # as for submissions: a class is bounded per learner
     session.close()  # nothing more to read: the run may take seconds, and must not hold a pooled connection
     with runs.running(learner_id, time.monotonic()):
         if pool is not None:

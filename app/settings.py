@@ -10,6 +10,8 @@ from pathlib import Path
 from pydantic import AliasChoices, Field, SecretStr, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from app.trust import EstablishedAfter
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -115,14 +117,23 @@ class Settings(BaseSettings):
     address_rate_limit_per_minute: int = Field(
         default=120,
         ge=1,
-        description="Submissions one network address (IPv4 address, IPv6 /64) may create per minute, whichever "
-        "learners send them; more gets 429 + Retry-After. A class behind one NAT shares it.",
+        description="Submissions and \"Try it\" runs one network address (IPv4 address, IPv6 /64) may create per "
+        "minute from learners who are not established (`PAPERLAB_ESTABLISHED_AFTER`); more gets 429 + "
+        "Retry-After. Established learners are bounded per learner only, so a class behind one NAT is not held back.",
     )
     queue_limit_per_address: int = Field(
         default=4,
         ge=1,
         description="Submissions from one network address that may wait for grading at once (those being graded "
-        "do not count); beyond it POST answers 429 + Retry-After.",
+        "do not count), counting learners who are not established (`PAPERLAB_ESTABLISHED_AFTER`); beyond it POST "
+        "answers 429 + Retry-After.",
+    )
+    established_after: EstablishedAfter = Field(
+        default_factory=EstablishedAfter,
+        description="When a learner has earned trust, as JSON: `{\"graded_submissions\": 1, \"first_seen_s\": "
+        "300}` (the default) means one graded submission and first seen five minutes ago. The per-address limits "
+        "(`PAPERLAB_ADDRESS_RATE_LIMIT_PER_MINUTE`, `PAPERLAB_QUEUE_LIMIT_PER_ADDRESS`) do not count an established "
+        "learner, so a class behind one address is served; the per-learner limits still do.",
     )
     streams_per_learner: int = Field(
         default=4, ge=1, description="Event streams one learner may hold open; more gets 429 + Retry-After."

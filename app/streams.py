@@ -1,7 +1,7 @@
-"""The event streams open in this process: at most a few per learner and per network address, and all of them
-ended at shutdown. A stream costs a socket and a subscription, never a database connection (see
-app.routes.events), but thousands of them still hold memory and keep a graceful shutdown waiting, since a
-stream of a waiting submission only sends heartbeats and never ends by itself.
+"""The event streams open in this process: at most a few per learner and per network address (counting learners
+not yet established, app.trust), and all of them ended at shutdown. A stream costs a socket and a subscription,
+never a database connection (see app.routes.events), but thousands of them still hold memory and keep a
+graceful shutdown waiting, since a stream of a waiting submission only sends heartbeats and never ends by itself.
 
 Counts are per web process; one learner or address spread over several processes gets the caps in each."""
 
@@ -22,10 +22,10 @@ class StreamSlot:
     """One open stream's place. `ended` is set when the server shuts down; `release` is idempotent, so both
     the response and its body iterator may call it."""
 
-    def __init__(self, streams: OpenStreams, *, learner_id: str, address: str) -> None:
+    def __init__(self, streams: OpenStreams, *, learner_id: str, address: str | None) -> None:
         self._streams = streams
         self.learner_id = learner_id
-        self.address = address
+        self.address = address  # None: an established learner's stream, not counted against the address
         self._loop = asyncio.get_running_loop()
         self.ended = asyncio.Event()
         self._released = False
@@ -60,8 +60,9 @@ class OpenStreams:
         self._by_address: Counter[str] = Counter()
         self._closing = False
 
-    def open(self, *, learner_id: str, address: str) -> StreamSlot:
-        """A place for one more stream (from the event loop), or TooManyRequests saying which cap is full."""
+    def open(self, *, learner_id: str, address: str, established: bool = False) -> StreamSlot:
+        """A place for one more stream (from the event loop), or TooManyRequests saying which cap is full. An
+        established learner's streams (app.trust) count against the learner only, as their submissions do."""
         with self._lock:
             if self._closing:
                 raise ServiceUnavailable(
@@ -74,16 +75,18 @@ class OpenStreams:
                     "site?); close one, or wait for a verdict to arrive.",
                     retry_after=STREAM_RETRY_AFTER_S,
                 )
-            if self._by_address[address] >= self.per_address:
+            counted = None if established else address
+            if counted is not None and self._by_address[counted] >= self.per_address:
                 raise TooManyRequests(
                     f"{self.per_address} live result streams are open from your network address already; "
                     "try again when one of them has its verdict.",
                     retry_after=STREAM_RETRY_AFTER_S,
                 )
-            slot = StreamSlot(self, learner_id=learner_id, address=address)
+            slot = StreamSlot(self, learner_id=learner_id, address=counted)
             self._slots.add(slot)
             self._by_learner[learner_id] += 1
-            self._by_address[address] += 1
+            if counted is not None:
+                self._by_address[counted] += 1
             return slot
 
     def close_all(self) -> None:
@@ -102,6 +105,8 @@ class OpenStreams:
         with self._lock:
             self._slots.discard(slot)
             for counter, key in ((self._by_learner, slot.learner_id), (self._by_address, slot.address)):
+                if key is None:
+                    continue
                 counter[key] -= 1
                 if counter[key] <= 0:
                     del counter[key]

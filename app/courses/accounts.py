@@ -18,6 +18,7 @@ from app.courses.models import LearnerAccount
 from app.errors import BadRequest, Conflict
 from app.instructor.accounts import AccountError, normalise_email
 from app.models import Submission
+from app.trust import mark_established
 
 MIN_PASSWORD_CHARS = 12
 MAX_PASSWORD_CHARS = 1024  # argon2 hashes anything, but a megabyte password is a way to burn CPU
@@ -46,6 +47,9 @@ def sign_up(*, session: Session, learner_id: str, email: str, password: str) -> 
     except IntegrityError:
         session.rollback()
         raise Conflict(f"There is already an account for {address}; sign in instead.") from None
+    # A signed-up learner is bounded as a learner, not by their network address (app.trust); sign-ups are
+    # limited per address, so a flood cannot make itself known for free.
+    mark_established(session=session, learner_id=learner_id, reason="account")
     return account
 
 

@@ -1,31 +1,23 @@
 """The gradebook as CSV or JSON, cell by cell (one row per member and problem, every fact the gradebook shows)
 or as scores (one row per member: each problem's score and each assignment's total).
 
-Every text cell of a CSV goes through `spreadsheet_safe`, so that a name like `=HYPERLINK(...)` is shown by a
-spreadsheet program, never run. Numbers are written as numbers."""
+The CSV is written by `app.spreadsheet.csv_stream`, the one writer of every tabular export: a text cell that
+could run as a formula (a name like `=HYPERLINK(...)`) is written with a quote in front, so a spreadsheet program
+shows it and never runs it; numbers stay numbers."""
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from collections.abc import Iterator
 from typing import Any, Literal
 
 from app.courses.gradebook import Gradebook
+from app.spreadsheet import csv_stream
 
 Layout = Literal["cells", "scores"]
-BOM = "\ufeff"
 CELL_COLUMNS = ["member_id", "learner_id", "name", "student_id", "email", "joined", "assignment", "problem",
                 "due_at", "extended", "attempts", "solved", "solved_at", "late", "days_late", "missing",
                 "revealed_then_solved", "score_percent", "override_by", "override_reason"]
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def spreadsheet_safe(value: str) -> str:
-    """A text cell a spreadsheet shows as text: one that starts like a formula gets a leading apostrophe (OWASP's
-    advice for CSV injection). The one place the export neutralises cells."""
-    return "'" + value if value.startswith(FORMULA_STARTS) else value
 
 
 def cell_rows(book: Gradebook) -> Iterator[dict[str, Any]]:
@@ -66,27 +58,9 @@ def score_rows(book: Gradebook) -> Iterator[dict[str, Any]]:
 
 
 def as_csv(book: Gradebook, layout: Layout) -> Iterator[str]:
-    columns = CELL_COLUMNS if layout == "cells" else score_columns(book)
-    rows = cell_rows(book) if layout == "cells" else score_rows(book)
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\r\n")
-    buffer.write(BOM)
-    writer.writerow([spreadsheet_safe(column) for column in columns])
-    for count, row in enumerate(rows, start=1):
-        writer.writerow([_csv_value(row[column]) for column in columns])
-        if count % 1000 == 0:
-            yield buffer.getvalue()
-            buffer.seek(0)
-            buffer.truncate()
-    yield buffer.getvalue()
-
-
-def _csv_value(value: Any) -> Any:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return spreadsheet_safe(value)
-    return value
+    if layout == "cells":
+        return csv_stream(CELL_COLUMNS, cell_rows(book))
+    return csv_stream(score_columns(book), score_rows(book))
 
 
 def as_json(book: Gradebook, layout: Layout) -> str:

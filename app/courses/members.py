@@ -23,6 +23,7 @@ from app.courses.models import Course, CourseMember
 from app.errors import BadRequest, Conflict
 from app.instructor.models import LearnerProfile
 from app.models import utcnow
+from app.trust import mark_established
 
 MAX_ROSTER_ROWS = 20_000
 MAX_ROSTER_BYTES = 4_000_000
@@ -167,6 +168,7 @@ def join(*, session: Session, course: Course, learner_id: str, name: str, studen
                          summary=f"{already.name or 'A learner'} joined (first launch from the LMS).",
                          member=already.id, source=source)
             session.commit()
+            vouch_for_member(session=session, learner_id=learner_id, source=source)
         return already
     name = " ".join(name.split())[:200]
     student, address = clean_student_id(student_id), clean_email(email)
@@ -202,7 +204,15 @@ def join(*, session: Session, course: Course, learner_id: str, name: str, studen
         session.rollback()
         raise Conflict("That student id or email is already on this course's roster for someone else; "
                        "ask your instructor.") from None
+    vouch_for_member(session=session, learner_id=learner_id, source=source)
     return row
+
+
+def vouch_for_member(*, session: Session, learner_id: str, source: str) -> None:
+    """A course's member is a known person: the per-address caps leave them alone (app.trust), so a class
+    behind one NAT address runs together. Joining with a code is limited per address (app.courses.routes_learner),
+    an LTI launch needs a platform's signature."""
+    mark_established(session=session, learner_id=learner_id, reason="lti" if source == "lti" else "course")
 
 
 def courses_of_learner(*, session: Session, learner_id: str) -> list[tuple[Course, CourseMember]]:

@@ -4,7 +4,8 @@ learner's zone with a countdown, the late policy in words), and the optional acc
 
 Forms are plain HTML (the pages work without JavaScript), protected like the rest of the learner's side by the
 cross-site write guard. Minting an identity costs something: sign-ups and joins are limited per network address,
-sign-ins per account and per address (app.courses.established explains why that matters)."""
+sign-ins per account and per address: members and account holders are vouched for (app.trust), so minting one
+must cost something."""
 
 from __future__ import annotations
 

@@ -13,13 +13,26 @@ from app.errors import ServiceUnavailable, TooManyRequests
 ADDRESS_QUEUE_RETRY_AFTER_S = 5
 
 
+# The most of the queue one address's submissions may hold, established learners' included: a class of 30
+# fits in the default queue of 100, and identities farmed on one address (each one graded submission, minutes
+# old) cannot fill the queue for every other address.
+ADDRESS_SHARE_OF_QUEUE = 0.5
+
+
 @dataclass(frozen=True)
 class Submitter:
-    """Who sent a submission, for fairness and the limits per client: the learner, and the network address
-    (app.addresses) the request came from."""
+    """Who sent a submission, for fairness and the limits per client: the learner, the network address
+    (app.addresses) the request came from, and whether the learner is established (app.trust): the per-address
+    cap on waiting submissions counts only those who are not."""
 
     learner_id: str
     address: str
+    established: bool = False
+
+
+def address_share(*, queue_limit: int, per_address: int | None) -> int:
+    """How many waiting submissions one address may hold in all (never fewer than its fresh learners may)."""
+    return max(per_address or 1, int(queue_limit * ADDRESS_SHARE_OF_QUEUE))
 
 
 class QueueFull(ServiceUnavailable):
@@ -36,12 +49,25 @@ class SubmissionKept(BackendUnavailable):
 
 
 class AddressQueueFull(TooManyRequests):
-    """Too many submissions from one network address are waiting; the submission was not accepted (429)."""
+    """Too many submissions from learners not yet established (app.trust) on one network address are waiting;
+    the submission was not accepted (429)."""
 
     def __init__(self, limit: int) -> None:
         super().__init__(
             f"{limit} submissions from your network address are already waiting to be graded; try again in "
-            f"{ADDRESS_QUEUE_RETRY_AFTER_S} seconds, when one of them has started.",
+            f"{ADDRESS_QUEUE_RETRY_AFTER_S} seconds, when one of them has started. This limit counts only "
+            "learners new to this site; it stops counting you once your runs have been graded for a while.",
+            retry_after=ADDRESS_QUEUE_RETRY_AFTER_S,
+        )
+
+
+class AddressShareFull(TooManyRequests):
+    """One address's submissions hold its whole share of the queue, established learners' included (429)."""
+
+    def __init__(self, share: int) -> None:
+        super().__init__(
+            f"{share} submissions from your network address are waiting to be graded, as many as one address may "
+            f"have waiting; try again in {ADDRESS_QUEUE_RETRY_AFTER_S} seconds, when one of them has started.",
             retry_after=ADDRESS_QUEUE_RETRY_AFTER_S,
         )
 
@@ -67,8 +93,8 @@ class GradingBackend(Protocol):
         """Finish or hand back work in progress; nothing submitted may be lost (it stays queued in the DB)."""
 
     def submit(self, submission_id: str, *, submitter: Submitter) -> None:
-        """Enqueue a stored submission. Raises QueueFull, AddressQueueFull or BackendUnavailable; never grades
-        inline."""
+        """Enqueue a stored submission. Raises QueueFull, AddressQueueFull, AddressShareFull or BackendUnavailable;
+        never grades inline."""
 
     def stop_grading(self, submission_id: str) -> None:
         """The learner pressed Stop: end the grading of `submission_id` at once wherever it runs (or, when it has

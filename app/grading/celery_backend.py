@@ -22,7 +22,14 @@ from kombu.exceptions import KombuError
 from sqlalchemy import func, select
 
 from app.db import SessionFactory
-from app.grading.base import BackendHealth, BackendUnavailable, QueueFull, SubmissionKept, Submitter
+from app.grading.base import (
+    BackendHealth,
+    BackendUnavailable,
+    QueueFull,
+    SubmissionKept,
+    Submitter,
+    address_share,
+)
 from app.grading.event_bus import EventBus
 from app.grading.redis_events import RedisEventBus, make_redis
 from app.grading.remote_scratch import SCRATCH_QUEUE, SCRATCH_TASK, RemoteScratch
@@ -193,9 +200,12 @@ class CeleryBackend:
         )
         self._health_lock = threading.Lock()
         self._health: tuple[float, BackendHealth] | None = None
-        # The broker's queue is FIFO: fairness here is this cap on each address's share of it.
+        # The broker's queue is FIFO: fairness here is these caps on each address's share of it (learners not
+        # yet established, and all together).
         self.waiting_by_address = WaitingByAddress(
-            session_factory=session_factory, limit=settings.queue_limit_per_address
+            session_factory=session_factory,
+            limit=settings.queue_limit_per_address,
+            share=address_share(queue_limit=settings.queue_limit, per_address=settings.queue_limit_per_address),
         )
 
     def start(self) -> None:
@@ -221,7 +231,7 @@ class CeleryBackend:
                 f"try again in {QUEUE_FULL_RETRY_AFTER_S} seconds.",
                 retry_after=QUEUE_FULL_RETRY_AFTER_S,
             )
-        self.waiting_by_address.admit(submitter.address, submission_id)
+        self.waiting_by_address.admit(submitter.address, submission_id, fresh=not submitter.established)
         try:
             self.enqueuer.enqueue(submission_id)
         except BrokerUnreachable as exc:

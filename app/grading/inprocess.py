@@ -1,18 +1,30 @@
 """The default backend: one machine, no extra services. A bounded, fair queue (app.grading.fair_queue: turns
-by network address, a few waiting per address) feeds N grading threads that share one WorkerPool(size=N) of
-warm sandboxes. The database is the source of truth: a submission is stored before it is queued here, and
-whatever a stopped process left `queued` or `running` is queued again at start-up."""
+by network address, and by learner within an address) feeds N grading threads that share one
+WorkerPool(size=N) of warm sandboxes. Per address, a few submissions of learners not yet established
+(app.trust) may wait, and all of an address's together at most its share of the queue. The database is the
+source of truth: a submission is stored before it is queued here, and whatever a stopped process left `queued`
+or `running` is queued again at start-up."""
 
 from __future__ import annotations
 
 import logging
 import threading
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 from sqlalchemy import select
 
 from app.db import SessionFactory
-from app.grading.base import AddressQueueFull, BackendHealth, BackendUnavailable, Pool, QueueFull, Submitter
+from app.grading.base import (
+    AddressQueueFull,
+    AddressShareFull,
+    BackendHealth,
+    BackendUnavailable,
+    Pool,
+    QueueFull,
+    Submitter,
+    address_share,
+)
 from app.grading.call_watch import SLOW_CALL_S
 from app.grading.event_bus import EventBus
 from app.grading.fair_queue import FairQueue
@@ -30,6 +42,16 @@ QUEUE_FULL_RETRY_AFTER_S = 5
 UNAVAILABLE_RETRY_AFTER_S = 60
 # On shutdown, how long to wait for gradings in progress (a battery's total time limit is 60 s by default).
 STOP_TIMEOUT_S = 90.0
+
+
+@dataclass(frozen=True)
+class QueuedSubmission:
+    submission_id: str
+    fresh: bool  # from a learner not yet established: counts against the address's cap on waiting
+
+
+def _is_fresh(queued: QueuedSubmission) -> bool:
+    return queued.fresh
 
 
 class InProcessBackend:
@@ -58,7 +80,8 @@ class InProcessBackend:
         self._grade = grade
         self._pool_factory = pool_factory or (lambda: _worker_pool(concurrency, unsafe_no_sandbox))
         # Unbounded underneath: the limits apply to new submissions only, never to recovered ones.
-        self._queue: FairQueue[str] = FairQueue()
+        self._queue: FairQueue[QueuedSubmission] = FairQueue()
+        self._address_share = address_share(queue_limit=queue_limit, per_address=queue_limit_per_address)
         self._admit = threading.Lock()
         self._threads: list[threading.Thread] = []
         self._pool: Pool | None = None
@@ -108,10 +131,12 @@ class InProcessBackend:
                     f"try again in {QUEUE_FULL_RETRY_AFTER_S} seconds.",
                     retry_after=QUEUE_FULL_RETRY_AFTER_S,
                 )
-            per_address = self._queue_limit_per_address
-            if per_address is not None and self._queue.waiting(submitter.address) >= per_address:
+            address, fresh, per_address = submitter.address, not submitter.established, self._queue_limit_per_address
+            if fresh and per_address is not None and self._queue.waiting(address, where=_is_fresh) >= per_address:
                 raise AddressQueueFull(per_address)
-            self._queue.put(submitter.address, submission_id)
+            if self._queue.waiting(address) >= self._address_share:
+                raise AddressShareFull(self._address_share)
+            self._queue.put(address, QueuedSubmission(submission_id, fresh=fresh), member=submitter.learner_id)
 
     def stop_grading(self, submission_id: str) -> None:
         self._stops.stop(submission_id)
@@ -144,7 +169,7 @@ class InProcessBackend:
             ).all()
         # Their addresses were not kept (only this process's memory had them): they take turns by learner.
         for row in rows:
-            self._queue.put(f"learner:{row.learner_id}", row.id)
+            self._queue.put(f"learner:{row.learner_id}", QueuedSubmission(row.id, fresh=False), member=row.learner_id)
         if rows:
             logger.info("re-queued %d submission(s) left unfinished by a previous process", len(rows))
 
@@ -152,9 +177,10 @@ class InProcessBackend:
         assert self._pool is not None
         pool = self._pool
         while True:
-            submission_id = self._queue.get()
-            if submission_id is None:
+            queued = self._queue.get()
+            if queued is None:
                 return  # stopping
+            submission_id = queued.submission_id
             try:
                 grade_submission(
                     session_factory=self._session_factory,

@@ -4,13 +4,13 @@ course's export never sits whole in memory).
 Columns: learner_id, display_name, student_id, problem, attempts, first_solved_at (ISO 8601, UTC),
 solved_after_reveal (true when the learner first solved it after revealing the solution, false when before
 or without a reveal, empty while unsolved), last_verdict (solved | not solved |
-error), checks_passed, checks_total. The CSV starts with a UTF-8 byte order mark, so that spreadsheet programs
-read names with accents right, and has a header row."""
+error), checks_passed, checks_total. The CSV (app.spreadsheet) starts with a UTF-8 byte order mark, so that
+spreadsheet programs read names with accents right, and has a header row; every text cell is quoted, one that a
+spreadsheet would run as a formula (a display name `=HYPERLINK(...)`) gets a single quote in front, and the
+counts are bare numbers. The JSON export carries every value as stored."""
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from collections.abc import Iterator
 from datetime import datetime
@@ -21,11 +21,11 @@ from sqlalchemy import and_, select
 from app.db import SessionFactory
 from app.instructor.models import LearnerProfile, ProblemLearner, Verdict
 from app.models import SolutionReveal, Solved
+from app.spreadsheet import csv_stream
 
 COLUMNS = ["learner_id", "display_name", "student_id", "problem", "attempts", "first_solved_at",
            "solved_after_reveal", "last_verdict", "checks_passed", "checks_total"]
 BATCH = 1000
-BOM = "\ufeff"
 
 
 def export_rows(session_factory: SessionFactory, *, problem: str | None) -> Iterator[dict[str, Any]]:
@@ -72,17 +72,9 @@ def _iso(value: datetime | None) -> str:
 
 
 def as_csv(rows: Iterator[dict[str, Any]]) -> Iterator[str]:
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=COLUMNS, lineterminator="\r\n")  # RFC 4180 line ends
-    buffer.write(BOM)
-    writer.writeheader()
-    for count, row in enumerate(rows, start=1):
-        writer.writerow(row)
-        if count % BATCH == 0:
-            yield buffer.getvalue()
-            buffer.seek(0)
-            buffer.truncate()
-    yield buffer.getvalue()
+    """Through app.spreadsheet: a name or student id a spreadsheet would run as a formula is written as text;
+    attempts and check counts stay numbers."""
+    return csv_stream(COLUMNS, rows, batch_rows=BATCH)
 
 
 def as_json(rows: Iterator[dict[str, Any]]) -> Iterator[str]:

@@ -15,6 +15,7 @@ from app.errors import UnprocessableContent
 from app.instructor.auth import read_form
 from app.instructor.models import LearnerProfile
 from app.models import utcnow
+from app.redirects import local_path
 
 router = APIRouter(include_in_schema=False)
 
@@ -55,5 +56,5 @@ async def update_profile(request: Request, state: StateDep) -> Response:
         raise UnprocessableContent("A display name has at most 80 characters, a student id at most 64.") from None
     learner = learner_for(request)
     await in_session(state, lambda session: save_profile(session=session, learner_id=learner, values=values))
-    back = form.get("next", "/")
-    return RedirectResponse(back if back.startswith("/problems/") else "/", status_code=303)
+    # Back to the page the form was on (a problem's attempts page), never another site (app.redirects).
+    return RedirectResponse(local_path(form.get("next"), under=("/problems/",), default="/"), status_code=303)

@@ -31,6 +31,7 @@ from app.instructor.auth import (
 from app.instructor.battery import battery_hash
 from app.instructor.regrade import RegradeFeeder, RegradeProgress, plan_regrades, progress
 from app.instructor.views import learner_attempts, submission_context
+from app.redirects import local_path
 from app.templating import render
 
 LOGIN_PATH = "/instructor/login"
@@ -62,10 +63,8 @@ async def _sign_in_required(request: Request, exc: Exception) -> Response:
 
 
 def _safe_next(value: str | None) -> str:
-    """Only a path on the instructor side: never another site (`//evil`), never a learner's page."""
-    if value and value.startswith("/instructor") and not value.startswith("//"):
-        return value
-    return "/instructor"
+    """Only a path on the instructor side: never another site (app.redirects), never a learner's page."""
+    return local_path(value, under=("/instructor",), default="/instructor")
 
 
 # --- sign in and out ------------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ the link opens, and where the browser goes next.
   (matched by email to an existing instructor account, else a new one that can only come in through the
   platform, since it has no password).
 - A learner joins the course's roster, matched by the platform's email or student id, and is identified from
-  then on (app.courses.established).
+  then on (vouched for to app.trust: limited as a learner, not by their network address).
 - A resource link opens what its custom parameters name (`paperlab_assignment` or `paperlab_problem`, as deep
   linking writes them), and remembers its line item for the scores. A link placed by hand, without them, is
   bound by an instructor once, on the course page.

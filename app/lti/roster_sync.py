@@ -5,7 +5,7 @@ Staff are left out: instructors come in through their own launches."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pylti1p3.exception import LtiException
 from pylti1p3.names_roles import NamesRolesProvisioningService
@@ -21,6 +21,7 @@ from app.lti.adapters import http_session
 from app.lti.models import LtiContext, LtiPlatform, LtiUser
 from app.lti.runtime import LtiRuntime
 from app.models import Learner, new_id, utcnow
+from app.trust import mark_established
 
 LEARNER_ROLE = "#Learner"
 
@@ -30,6 +31,7 @@ class SyncResult:
     learners: int = 0
     added: int = 0
     matched: int = 0
+    learner_ids: list[str] = field(default_factory=list)
 
 
 def sync_roster(*, runtime: LtiRuntime, session: Session, course: Course, actor: str) -> SyncResult:
@@ -61,8 +63,11 @@ def sync_roster(*, runtime: LtiRuntime, session: Session, course: Course, actor:
         context.synced_at = utcnow()
     audit.record(session=session, course_id=course.id, actor=actor, action="roster.sync",
                  summary=f"Synchronised the roster with the LMS: {result.learners} learners, {result.added} added, "
-                         f"{result.matched} matched to existing rows.", **result.__dict__)
+                         f"{result.matched} matched to existing rows.", learners=result.learners, added=result.added,
+                 matched=result.matched)
     session.commit()
+    for learner_id in result.learner_ids:  # listed by the platform: known people (app.trust)
+        mark_established(session=session, learner_id=learner_id, reason="lti")
     return result
 
 
@@ -86,6 +91,7 @@ def _one(session: Session, course: Course, platform_id: str, person: dict[str, o
         session.flush()  # before the user row that refers to it
     session.add(user)
     session.flush()
+    result.learner_ids.append(user.learner_id)
     conditions = [CourseMember.learner_id == user.learner_id]
     if email:
         conditions.append(CourseMember.email == email)

@@ -6,19 +6,15 @@ session is closed before the response goes out: a client that reads slowly holds
 from __future__ import annotations
 
 from fastapi import APIRouter, Request, Response, status
-from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
 from app import crud
 from app.addresses import client_address
-from app.courses.established import limit_key
 from app.deps import AddressRateDep, CatalogDep, LearnerDep, StateDep, in_session
 from app.embed import Embed, embed
 from app.grading import Submitter
-from app.identity import STATE_KEY
 from app.intake import accept_submission
 from app.learning_paths import CatalogueFilter, catalogue, tracks_for
-from app.models import Submission
 from app.progress import progress_by_problem
 from app.schemas import (
     Attempt,
@@ -88,19 +84,20 @@ async def create_submission(
 ) -> SubmissionCreated:
     """Store the code and queue it for grading; follow its checks at `/api/submissions/{id}/events`."""
     entry = state.catalog.entry(slug)
-    address = client_address(request)
-
-    fresh = getattr(request.state, STATE_KEY).minted  # a cookie minted just now is nobody yet: no lookup
-
-    def accept(session: Session) -> Submission:
-        # An identified learner (account, LTI, course member) is limited as a learner, not by their address.
-        key = address if fresh else limit_key(session=session, learner_id=learner, address=address)
-        submitter = Submitter(learner_id=learner, address=key)
-        return accept_submission(session=session, backend=state.backend, settings=state.settings,
-                                 address_rate=address_rate, submitter=submitter, problem=entry.slug,
-                                 code=body.code, scratch_runs=state.scratch_runs)
-
-    submission = await in_session(state, accept)
+    submitter = Submitter(learner_id=learner, address=client_address(request))
+    submission = await in_session(
+        state,
+        lambda session: accept_submission(
+            session=session,
+            backend=state.backend,
+            settings=state.settings,
+            address_rate=address_rate,
+            submitter=submitter,
+            problem=entry.slug,
+            code=body.code,
+            scratch_runs=state.scratch_runs,
+        ),
+    )
     response.headers["Location"] = f"/api/submissions/{submission.id}"
     return SubmissionCreated(id=submission.id)
 

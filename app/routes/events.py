@@ -7,8 +7,9 @@ it), and the stream ends. A finished submission gets its checks and report at on
 streams open.
 
 A stream holds no database connection while it is open (it reads the submission before it starts and the
-report after `finished`), takes one of its learner's and its network address's few places
-(app.streams; 429 beyond), and ends when the server shuts down."""
+report after `finished`), takes one of its learner's and, unless the learner is established (app.trust), its
+network address's few places (app.streams; 429 beyond), and ends when the server shuts down. The places are
+taken after the read, which a refused stream therefore costs, as any read of a submission does."""
 
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ from app.models import FINISHED
 from app.schemas import SubmissionOut, as_json, submission_out
 from app.state import AppState
 from app.streams import StreamSlot
+from app.trust import is_established
 
 router = APIRouter(prefix="/api", tags=["api"])
 
@@ -55,11 +57,11 @@ async def submission_events(
     learner = known_learner(request)
     if learner is None:  # no cookie, no submissions: nothing to mint, look up or hold a place for
         raise NotFound(f"There is no submission '{submission_id}' of yours.")
-    slot = streams.open(learner_id=learner, address=client_address(request))
+    subscription, submission, established = await _subscribe_and_load(state, bus, submission_id, learner)
     try:
-        subscription, submission = await _subscribe_and_load(state, bus, submission_id, learner)
+        slot = streams.open(learner_id=learner, address=client_address(request), established=established)
     except BaseException:
-        slot.release()
+        await subscription.aclose()
         raise
     catalog = state.catalog
     total = catalog.entries[submission.problem].check_count if submission.problem in catalog.entries else 0
@@ -89,16 +91,28 @@ class EventStream(StreamingResponse):
 
 async def _subscribe_and_load(
     state: AppState, bus: EventBus, submission_id: str, learner_id: str
-) -> tuple[Subscription, SubmissionOut]:
+) -> tuple[Subscription, SubmissionOut, bool]:
     # Subscribe before reading the database: a grading that finishes in between is then either in the
     # database (finished) or delivered to the subscription, never lost. The session is closed before the
     # stream starts: an open stream holds no database connection.
     subscription = bus.subscribe(submission_id)
     try:
-        return subscription, await run_in_threadpool(_load, state, submission_id, learner_id)
+        submission, established = await run_in_threadpool(_load_opening, state, submission_id, learner_id)
     except BaseException:
         await subscription.aclose()
         raise
+    return subscription, submission, established
+
+
+def _load_opening(state: AppState, submission_id: str, learner_id: str) -> tuple[SubmissionOut, bool]:
+    """The submission (NotFound unless it is this learner's), and whether the learner is established (their
+    streams then do not count against their address: a class behind one NAT follows its runs)."""
+    with state.session_factory() as session:
+        submission = submission_out(
+            crud.get_submission(session=session, submission_id=submission_id, learner_id=learner_id)
+        )
+        return submission, is_established(session=session, learner_id=learner_id,
+                                          rule=state.settings.established_after)
 
 
 def _load(state: AppState, submission_id: str, learner_id: str) -> SubmissionOut:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -45,7 +46,7 @@ from grader.contract.draw import (
 from grader.contract.expect import Case, expect_legal_call, split_arguments, tensors_in
 from grader.contract.legality import violations
 from grader.contract.refusals import Refusal, refusals
-from grader.contract.schema import DTYPES, FunctionContract, TensorArg, TensorListArg
+from grader.contract.schema import DTYPES, FloatArg, FunctionContract, TensorArg, TensorListArg
 from grader.contract.sizes import Sizes, distinct, edges, satisfied, variations
 
 GROUP = "contract"
@@ -125,6 +126,11 @@ class FunctionBattery:
                 args = self.draw(self.base, f"edge-{name}", index, scalars={**others, name: value})
                 if not violations(self.contract, args):
                     cases.append(Case(self.with_grad(args), f"{name} = {value!r}", self.base))
+        whole = self._floats_as_ints()
+        if whole is not None:
+            args = self.draw(self.base, "edge-ints", scalars=whole)
+            if not violations(self.contract, args):
+                cases.append(Case(self.with_grad(args), f"{', '.join(whole)} passed as Python ints", self.base))
         optional = [name for name, arg in self.contract.args.items() if arg.optional]
         if optional:
             args = self.draw(self.base, "edge-none", scalars={name: None for name in optional})
@@ -134,6 +140,21 @@ class FunctionBattery:
             cases.append(Case(self.with_grad(args), f"{', '.join(self.defaults)} left at their defaults", self.base,
                               omit=self.defaults))
         return cases
+
+    def _floats_as_ints(self) -> dict[str, int] | None:
+        """An int inside the range of every float argument that accepts ints (None if there is none): a
+        function given ints must still answer in floats."""
+        chosen: dict[str, int] = {}
+        for name, arg in self.contract.args.items():
+            if isinstance(arg, FloatArg) and arg.integers:
+                low, high = arg.interval.low.number(self.base.dims), arg.interval.high.number(self.base.dims)
+                candidates = [v for v in (1, 2, 0, 3, -1, 10) if arg.interval.contains(v, self.base.dims)]
+                if not candidates and math.isfinite(low):
+                    candidates = [v for v in (math.ceil(low), math.ceil(low) + 1) if v <= high and
+                                  arg.interval.contains(v, self.base.dims)]
+                if candidates:
+                    chosen[name] = int(candidates[0])
+        return chosen or None
 
     @functools.cached_property
     def dtype_cases(self) -> list[Case]:
@@ -293,11 +314,14 @@ class FunctionBattery:
                         "equal, give the reference's result", self.run_values, ["shapes", "result", "unchanged"]),
             self._check(f"{prefix}.edges", f"{f}: the smallest sizes, the ends of each scalar's range and the "
                         "defaults", self.run_edges, ["shapes", "result", "unchanged"] + self._scalar_clause()),
-            self._check(f"{prefix}.dtypes", f"{f}: every allowed dtype, with the result's dtype and precision "
-                        "following the contract", self.run_dtypes, ["dtypes"]),
-            self._check(f"{prefix}.layouts", f"{f}: inputs in any memory layout (transposed, expanded, sliced, "
-                        "permuted) give the result of their contiguous copies", self.run_layouts, ["layouts"]),
         ]
+        if self.dtype_cases:
+            found.append(self._check(f"{prefix}.dtypes", f"{f}: every allowed dtype, with the result's dtype and "
+                                     "precision following the contract", self.run_dtypes, ["dtypes"]))
+        if self.layout_cases:
+            found.append(self._check(f"{prefix}.layouts", f"{f}: inputs in any memory layout (transposed, "
+                                     "expanded, sliced, permuted) give the result of their contiguous copies",
+                                     self.run_layouts, ["layouts"]))
         if self.grad_names or _may_require_grad(self.contract):
             found.append(self._check(f"{prefix}.autograd", f"{f}: gradients match the reference's, detached "
                                      "arguments get none, and the result requires grad exactly when it should",

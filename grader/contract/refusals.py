@@ -237,7 +237,7 @@ def _scalar_bad_values(arg: FloatArg | IntArg | BoolArg, value: Any, sizes: Size
         bad.append(float(value) if isinstance(value, int) else 1.0)
         interval = arg.interval
         if arg.size is not None:
-            bad += [value + 1] if isinstance(value, int) else []
+            bad += [value + 1, -1] if isinstance(value, int) else [-1]  # disagreeing with the shapes; no size at all
     else:
         if not arg.integers:
             bad.append(int(value) if isinstance(value, float) and math.isfinite(value) else 1)

@@ -239,6 +239,15 @@ def _scalar(st: Any, arg: FloatArg | IntArg | BoolArg | TupleArg, dims: dict[str
         assert arg.interval is not None
         first, last = int_bounds(arg.interval, dims)
         return st.integers(first, max(first, last))
+    floats = _float_scalar(st, arg, dims)
+    if not arg.integers:
+        return floats
+    first, last = int_bounds(arg.interval, dims)  # a Python int is a legal number too: the answer stays a float
+    whole = [v for v in range(first, last + 1) if arg.interval.contains(v, dims)]
+    return st.one_of(floats, st.sampled_from(whole)) if whole else floats
+
+
+def _float_scalar(st: Any, arg: FloatArg, dims: dict[str, int]) -> Any:
     interval = arg.interval
     low, high = interval.low.number(dims), interval.high.number(dims)
     if math.isinf(low) and math.isinf(high):

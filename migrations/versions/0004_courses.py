@@ -3,7 +3,7 @@ learner accounts, and LTI 1.3 (platforms, deployments, the tool's keys, OIDC sta
 resource links, grade targets and the score outbox). New tables only: nothing stored before changes.
 
 Revision ID: 0004_courses
-Revises: 0004_api_tokens
+Revises: 0005_established
 Create Date: 2026-12-08
 """
 
@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0004_courses"
-down_revision: str | None = "0004_api_tokens"
+down_revision: str | None = "0005_established"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

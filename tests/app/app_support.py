@@ -8,6 +8,7 @@ import threading
 import time
 import warnings
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +72,15 @@ def parse_sse(lines: Iterator[str]) -> Iterator[tuple[str, Any]]:
         elif line == "" and data:
             yield event, json.loads("\n".join(data))
             event, data = "message", []
+
+
+def events_path(submission_id: str) -> str:
+    return f"/api/submissions/{submission_id}/events"
+
+
+def open_stream(stack: ExitStack, client: TestClient | httpx.Client, submission_id: str) -> httpx.Response:
+    """A stream held open until `stack` closes."""
+    return stack.enter_context(client.stream("GET", events_path(submission_id)))
 
 
 def read_events(client: TestClient | httpx.Client, submission_id: str) -> list[tuple[str, Any]]:
@@ -159,6 +169,18 @@ class TurnstileGrader:
                     return list(self.calls)
             time.sleep(0.005)
         raise AssertionError(f"only {len(self.calls)} of {count} gradings started: {self.calls}")
+
+
+def every_route(app: Any) -> list[tuple[str, set[str], list[str]]]:
+    """(path, methods, path parameters) of every route, those of included routers too (FastAPI wraps an
+    included router in one entry of `app.routes` that lists its routes as `effective_route_contexts`)."""
+    found = []
+    for route in app.routes:
+        contexts = route.effective_route_contexts() if hasattr(route, "effective_route_contexts") else [route]
+        for context in contexts:
+            if hasattr(context, "methods") and hasattr(context, "param_convertors"):
+                found.append((context.path, set(context.methods or ()), list(context.param_convertors)))
+    return found
 
 
 def from_address(app: Any, address: str) -> TestClient:

@@ -300,7 +300,7 @@ def test_the_csv_export_follows_the_gradebook_and_neutralises_formulas(site: Ser
     assert names == {"'=HYPERLINK(\"http://evil.example\",\"x\")", "'@SUM(1+1)"}
     assert {row["student_id"] for row in rows} == {"", "'+44"}
     solved = next(row for row in rows if row["name"].startswith("'=HYPERLINK"))
-    assert (solved["solved"], solved["score_percent"], solved["late"]) == ("true", "100.0", "false")
+    assert (solved["solved"], solved["score_percent"], solved["late"]) == ("True", "100.0", "False")
 
 
 def test_the_score_layout_has_one_row_per_learner_and_the_json_the_same_rows(

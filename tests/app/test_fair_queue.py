@@ -1,5 +1,5 @@
-"""The in-process grading queue's order: turns by client, a newcomer joins the current round, and it forgets
-nothing it was given."""
+"""The in-process grading queue's order: turns by client (a network address), turns by learner within an
+address, a newcomer joins the current round, and it forgets nothing it was given."""
 
 from __future__ import annotations
 
@@ -43,6 +43,57 @@ def test_clients_take_turns(arrivals: list[tuple[str, str]], expected: list[str]
     assert drain(queue) == expected
 
 
+@pytest.mark.parametrize(
+    ("arrivals", "expected"),
+    [
+        pytest.param(
+            [("lab", "ann", "ann1"), ("lab", "ann", "ann2"), ("lab", "ann", "ann3"), ("lab", "bob", "bob1"),
+             ("lab", "cyd", "cyd1")],
+            ["ann1", "bob1", "cyd1", "ann2", "ann3"],
+            id="learners-of-one-address-take-turns",
+        ),
+        pytest.param(
+            [("lab", "ann", "ann1"), ("lab", "ann", "ann2"), ("lab", "bob", "bob1"), ("home", "dee", "dee1"),
+             ("home", "dee", "dee2")],
+            ["ann1", "dee1", "bob1", "dee2", "ann2"],
+            id="addresses-take-turns-then-learners-within",
+        ),
+        pytest.param(
+            [("lab", "ann", "ann1"), ("lab", "bob", "bob1"), ("lab", "cyd", "cyd1"), ("home", "dee", "dee1")],
+            ["ann1", "dee1", "bob1", "cyd1"],
+            id="a-class-is-one-address-among-others",
+        ),
+    ],
+)
+def test_learners_within_an_address_take_turns(arrivals: list[tuple[str, str, str]], expected: list[str]) -> None:
+    queue: FairQueue[str] = FairQueue()
+    for address, learner, item in arrivals:
+        queue.put(address, item, member=learner)
+    assert drain(queue) == expected
+
+
+def test_a_learner_who_comes_back_waits_behind_the_rest_of_the_class() -> None:
+    queue: FairQueue[str] = FairQueue()
+    queue.put("lab", "ann1", member="ann")
+    queue.put("lab", "bob1", member="bob")
+    assert queue.get() == "ann1"
+    queue.put("lab", "ann2", member="ann")
+    queue.put("lab", "cyd1", member="cyd")
+    assert [queue.get(), queue.get(), queue.get()] == ["bob1", "cyd1", "ann2"]
+
+
+def test_waiting_counts_the_items_a_predicate_picks_out() -> None:
+    queue: FairQueue[str] = FairQueue()
+    for address, learner, item in [("lab", "ann", "fresh-1"), ("lab", "bob", "old-1"), ("lab", "cyd", "fresh-2"),
+                                   ("home", "dee", "fresh-3")]:
+        queue.put(address, item, member=learner)
+    fresh = lambda item: item.startswith("fresh")  # noqa: E731
+    assert (queue.waiting("lab", where=fresh), queue.waiting("home", where=fresh), queue.waiting("none", where=fresh),
+            queue.waiting(where=fresh)) == (2, 1, 0, 3)
+    assert queue.get() == "fresh-1"
+    assert queue.waiting("lab", where=fresh) == 1
+
+
 def test_a_newcomer_goes_before_the_rest_of_a_flood_already_queued() -> None:
     queue: FairQueue[str] = FairQueue()
     for number in range(1, 6):
@@ -78,7 +129,25 @@ def test_many_one_off_clients_leave_no_state_behind() -> None:
         queue.put(f"client-{number}", str(number))
         assert queue.get() == str(number)
         queue.task_done()
-    assert len(queue._finish) < 100  # only what can still change an order is remembered
+    assert len(queue._tags.finish) < 100  # only what can still change an order is remembered
+
+
+def test_many_one_off_clients_of_a_queue_that_never_empties_leave_no_state_behind() -> None:
+    queue: FairQueue[str] = FairQueue()
+    queue.put("always-there", "first")
+    for number in range(10_000):
+        queue.put(f"client-{number}", str(number))
+        assert queue.get() in ("first", str(number - 1))
+    assert len(queue._tags.finish) < 100
+
+
+def test_many_one_off_learners_behind_a_busy_address_leave_no_state_behind() -> None:
+    queue: FairQueue[str] = FairQueue()
+    queue.put("lab", "first", member="always-there")
+    for number in range(10_000):
+        queue.put("lab", str(number), member=f"learner-{number}")
+        assert queue.get() in ("first", str(number - 1))
+    assert len(queue._groups["lab"].tags.finish) < 100
 
 
 def test_close_wakes_a_waiting_get_and_join() -> None:

@@ -8,7 +8,7 @@ from collections.abc import Callable
 import pytest
 
 from app.instructor.routes import LOGIN_PATH
-from tests.app.app_support import TestClient
+from tests.app.app_support import TestClient, every_route
 from tests.app.conftest import Server
 from tests.app.instructor_support import EMAIL, PASSWORD, csrf_from, make_instructor, sign_in
 
@@ -20,22 +20,10 @@ def site(make_server: Callable[..., Server]) -> Server:
     return server
 
 
-def every_route(server: Server) -> list[tuple[str, set[str], list[str]]]:
-    """(path, methods, path parameters) of every route, those of included routers too (FastAPI wraps an
-    included router in one entry of `app.routes` that lists its routes as `effective_route_contexts`)."""
-    found = []
-    for route in server.app.routes:
-        contexts = route.effective_route_contexts() if hasattr(route, "effective_route_contexts") else [route]
-        for context in contexts:
-            if hasattr(context, "methods") and hasattr(context, "param_convertors"):
-                found.append((context.path, set(context.methods or ()), list(context.param_convertors)))
-    return found
-
-
 def guarded_routes(server: Server) -> list[tuple[str, str]]:
     """(method, path) of every instructor route but the sign-in form, path parameters filled in."""
     found = []
-    for path, methods, parameters in every_route(server):
+    for path, methods, parameters in every_route(server.app):
         if path == LOGIN_PATH or not path.startswith(("/instructor", "/api/instructor")):
             continue
         for name in parameters:

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from app.courses.established import LEARNER_KEY_PREFIX, is_identified_learner, limit_key
+from app.identity import LearnerSigner
+from app.trust import EstablishedAfter, is_established
 from tests.app.app_support import CORRECT, HeldGrader, TestClient, from_address, held_backend, run, submit
 from tests.app.conftest import Server
 from tests.app.course_support import Teacher, join
@@ -105,24 +106,22 @@ def test_sign_ins_are_limited_per_account(server: Server) -> None:
 # --- identified learners and the limits per address -----------------------------------------------------------
 
 
-def test_who_is_identified(server: Server) -> None:
-    anonymous, member = server.learner(), server.learner()
+def learner_of(client: TestClient) -> str:
+    return LearnerSigner("test-secret-key-0123456789abcdef").verify(client.cookies["paperlab_learner"]) or ""
+
+
+def test_members_and_account_holders_are_vouched_for_and_a_visitor_is_not(server: Server) -> None:
+    """Joining a course and making an account establish a learner at once (app.trust.mark_established): the
+    per-address caps then leave them alone. A visitor with a fresh cookie is not established."""
+    visitor, member, account = server.learner(), server.learner(), server.learner()
+    visitor.get("/")
     teacher = Teacher(server.app)
-    course = teacher.create_course()
-    join(member, teacher.join_code(course))
-    account = server.learner()
+    join(member, teacher.join_code(teacher.create_course()))
     sign_up(account)
+    rule = EstablishedAfter()
     with server.app.state.paperlab.session_factory() as session:
-        def identified(client: TestClient) -> bool:
-            from app.identity import LearnerSigner
-
-            signer = LearnerSigner("test-secret-key-0123456789abcdef")
-            learner = signer.verify(client.cookies["paperlab_learner"]) or ""
-            return is_identified_learner(session=session, learner_id=learner)
-
-        anonymous.get("/")
-        assert (identified(anonymous), identified(member), identified(account)) == (False, True, True)
-        assert limit_key(session=session, learner_id="nobody", address="10.0.0.1") == "10.0.0.1"
+        assert [is_established(session=session, learner_id=learner_of(client), rule=rule)
+                for client in (visitor, member, account)] == [False, True, True]
 
 
 LAB = 30
@@ -158,14 +157,3 @@ def test_a_flood_of_fresh_cookies_from_one_address_is_still_capped(held_lab: tup
         assert set(codes[5:]) == {429}, "then the address's share of the queue is full"
     finally:
         grader.release.set()
-
-
-def test_the_identified_key_is_the_learner(server: Server) -> None:
-    member = server.learner()
-    teacher = Teacher(server.app)
-    join(member, teacher.join_code(teacher.create_course()))
-    from app.identity import LearnerSigner
-
-    learner = LearnerSigner("test-secret-key-0123456789abcdef").verify(member.cookies["paperlab_learner"]) or ""
-    with server.app.state.paperlab.session_factory() as session:
-        assert limit_key(session=session, learner_id=learner, address="1.2.3.4") == LEARNER_KEY_PREFIX + learner

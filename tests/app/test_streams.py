@@ -14,19 +14,20 @@ import pytest
 from app.main import create_app
 from app.serving import make_server
 from app.settings import Settings
-from tests.app.app_support import CORRECT, HeldGrader, TestClient, from_address, held_backend, submit
+from tests.app.app_support import (
+    CORRECT,
+    HeldGrader,
+    TestClient,
+    events_path,
+    from_address,
+    held_backend,
+    open_stream,
+    submit,
+)
 from tests.app.conftest import Server
 
 # Far above what a page or an API read takes here, far below the 30 s a request waits for a pooled connection.
 FAST_ENOUGH_S = 3.0
-
-
-def events_path(submission_id: str) -> str:
-    return f"/api/submissions/{submission_id}/events"
-
-
-def open_stream(stack: ExitStack, client: TestClient, submission_id: str) -> httpx.Response:
-    return stack.enter_context(client.stream("GET", events_path(submission_id)))
 
 
 @pytest.fixture
@@ -94,10 +95,17 @@ def test_a_closed_stream_frees_its_place(make_server: Callable[..., Server], gra
     with server.client.stream("GET", events_path(submission_id)) as first:
         assert first.status_code == 200
     deadline = time.monotonic() + FAST_ENOUGH_S
-    while (status := server.client.get(events_path(submission_id)).status_code) == 429:
+    while (status := stream_status(server.client, submission_id)) == 429:
         assert time.monotonic() < deadline, "the closed stream still counts"
         time.sleep(0.05)
     assert status == 200
+
+
+def stream_status(client: TestClient, submission_id: str) -> int:
+    """The status a new stream opens with, closed at once (read whole, a waiting submission's stream would
+    last until its grading ends)."""
+    with client.stream("GET", events_path(submission_id)) as response:
+        return response.status_code
 
 
 def test_metrics_count_the_open_streams(make_server: Callable[..., Server], grader: HeldGrader) -> None:
