@@ -97,6 +97,14 @@ def regrade(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace], i
     return cli.run_regrade
 
 
+@command("lti", "register LMSs that launch PaperLab (LTI 1.3), list them, rotate the tool's signing key")
+def lti(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace], int]:
+    from app.lti import cli
+
+    cli.setup(parser)
+    return cli.run
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m app", description="PaperLab web app")
     subcommands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

@@ -14,9 +14,11 @@ from typing import Any
 from fastapi import FastAPI
 from starlette.staticfiles import StaticFiles
 
+from app.courses import routes_learner as courses
 from app.handlers import install_error_handlers
 from app.identity import LearnerCookieMiddleware
 from app.instructor import routes as instructor
+from app.lti import routes as lti
 from app.routes import api, author, devices, docs, events, health, home, learning, metrics, pages, tokens
 from app.security import BodySizeLimitMiddleware, CrossSiteWriteMiddleware, SecurityHeadersMiddleware
 from app.settings import Settings
@@ -43,6 +45,7 @@ def create_app(settings: Settings | None = None, *, backend_factory: BackendFact
         # interval (default 5 ms) keeps page and API latency low while submissions are graded.
         sys.setswitchinterval(0.001)
         state.backend.start()
+        state.passback.start()  # scores back to LMSs (app.lti.passback)
         if settings.problems_reload_s > 0:  # authors' edits are served within a few seconds, no restart
             state.catalog.start_watching(settings.problems_reload_s)
         if state.author_selftests is not None:
@@ -57,6 +60,7 @@ def create_app(settings: Settings | None = None, *, backend_factory: BackendFact
             state.catalog.stop_watching()
             if state.author_selftests is not None:
                 state.author_selftests.stop()
+            state.passback.stop()
             state.streams.close_all()  # under app.serving they are ended already, before uvicorn waits for them
             state.backend.stop()
             state.engine.dispose()
@@ -85,6 +89,8 @@ def create_app(settings: Settings | None = None, *, backend_factory: BackendFact
     app.include_router(metrics.router)
     app.include_router(author.router)
     instructor.install(app)  # /instructor, /api/instructor and the learner's profile form
+    courses.install(app)  # /courses, /join, /account; /instructor/courses and /api/instructor/courses
+    lti.install(app)  # /lti: login, launch, JWKS, deep linking; the instructor's LTI actions on a course
     # Static assets only: the bundle in static/dist and whatever else lives in static/. Problem folders
     # (notes, references, checks) are outside it and reachable through no static route.
     app.mount("/static", StaticFiles(directory=settings.static_dir, check_dir=False), name="static")
@@ -99,7 +105,7 @@ def create_app(settings: Settings | None = None, *, backend_factory: BackendFact
     )
     app.add_middleware(ApiTokenMiddleware)  # inside the cookie's: a token's learner replaces the cookie's
     app.add_middleware(LearnerCookieMiddleware, secure=settings.cookie_secure)
-    app.add_middleware(CrossSiteWriteMiddleware)
+    app.add_middleware(CrossSiteWriteMiddleware, exempt=lti.EXEMPT_FROM_CROSS_SITE_GUARD)
     app.add_middleware(SecurityHeadersMiddleware)
     return app
 

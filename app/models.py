@@ -186,6 +186,9 @@ class ApiToken(Base):
     revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
 
 
-# The instructor side's tables live in their own module; importing it here registers them on Base.metadata
-# wherever the models are loaded (the app, migrations, the test that compares the two).
+# The instructor side's tables live in their own module, and so do the courses' (rosters, assignments, the
+# gradebook's overrides, learner accounts) and LTI's; importing them here registers them on Base.metadata wherever
+# the models are loaded (the app, migrations, the test that compares the two).
+from app.courses import models as _course_models  # noqa: E402,F401
 from app.instructor import models as _instructor_models  # noqa: E402,F401
+from app.lti import models as _lti_models  # noqa: E402,F401

@@ -66,13 +66,16 @@ def cross_site_reason(method: str, headers: Headers) -> str | None:
 
 
 class CrossSiteWriteMiddleware:
-    """403 for POST/PUT/PATCH/DELETE that a browser sent from another site (CSRF), before any route runs."""
+    """403 for POST/PUT/PATCH/DELETE that a browser sent from another site (CSRF), before any route runs. The
+    `exempt` paths are the few a third party posts to by design (LTI's login and launch, which authenticate the
+    post itself with a signed token, a state and its cookie)."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, exempt: tuple[str, ...] = ()) -> None:
         self.app = app
+        self.exempt = frozenset(exempt)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
+        if scope["type"] == "http" and scope["path"] not in self.exempt:
             reason = cross_site_reason(scope["method"], Headers(scope=scope))
             if reason is not None:
                 await _send_json(send, 403, f"Cross-site request refused: {reason}.")

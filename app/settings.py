@@ -157,6 +157,17 @@ class Settings(BaseSettings):
     sse_heartbeat_s: float = Field(
         default=15.0, gt=0, description="Seconds between keep-alive comments on an idle event stream."
     )
+    lti_key_rotation_days: float = Field(
+        default=90.0,
+        gt=0,
+        description="Days the LTI tool signs with one RSA key before a new key takes over (the old one stays "
+        "published in `/lti/jwks.json` for `PAPERLAB_LTI_KEY_RETIRE_DAYS`).",
+    )
+    lti_key_retire_days: float = Field(
+        default=7.0,
+        ge=0,
+        description="Days a replaced LTI signing key stays in the published key set, for platforms that cached it.",
+    )
     cookie_secure: bool = Field(
         default=False, description="Mark the learner cookie `Secure` (set it when the site is served over HTTPS)."
     )

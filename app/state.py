@@ -15,6 +15,8 @@ from app.catalog import ProblemCatalog, load_catalog
 from app.db import SessionFactory, make_engine, make_session_factory
 from app.grading import EventBus, GradingBackend, make_backend, make_event_bus
 from app.identity import LearnerSigner, resolve_secret_key
+from app.lti.passback import PassbackSender
+from app.lti.runtime import LtiRuntime
 from app.migrate import upgrade
 from app.ratelimit import RateLimit, make_rate_limit
 from app.scratch_runs import ScratchRuns
@@ -53,6 +55,8 @@ class AppState:
     signer: LearnerSigner
     streams: OpenStreams
     address_rate: RateLimit
+    lti: LtiRuntime
+    passback: PassbackSender
     token_failures: RateLimit  # refused API tokens per network address (app.token_auth)
     scratch_runs: ScratchRuns = field(default_factory=ScratchRuns)
     shared_redis: redis.Redis | None = None  # grading on Celery: what every web process shares (rate limits)
@@ -89,6 +93,7 @@ def build_state(settings: Settings, backend_factory: BackendFactory | None = Non
     context = BackendContext(settings=settings, session_factory=session_factory, catalog=catalog, bus=bus)
     backend = (backend_factory or default_backend_factory)(context)
     shared_redis = _shared_redis(settings)
+    lti = LtiRuntime.from_settings(settings, session_factory, resolve_secret_key(settings))
     return AppState(
         settings=settings,
         engine=engine,
@@ -101,6 +106,8 @@ def build_state(settings: Settings, backend_factory: BackendFactory | None = Non
         streams=OpenStreams(per_learner=settings.streams_per_learner, per_address=settings.streams_per_address),
         address_rate=make_rate_limit(shared_redis, prefix=settings.redis_key_prefix, name="submissions-per-address",
                                      limit=settings.address_rate_limit_per_minute, window_s=60.0),
+        lti=lti,
+        passback=PassbackSender(lti),
         token_failures=make_rate_limit(shared_redis, prefix=settings.redis_key_prefix, name="api-token-failures",
                                        limit=TOKEN_FAILURES_PER_ADDRESS, window_s=TOKEN_FAILURE_WINDOW_S),
         shared_redis=shared_redis,

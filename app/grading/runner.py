@@ -23,6 +23,7 @@ from app.grading.call_watch import SLOW_CALL_S, CallWatch
 from app.grading.event_bus import EventBus, GradingEvent
 from app.grading.stops import StopRegistry, StopWatcher
 from app.instructor.records import record_verdict
+from app.lti.passback import enqueue_after_verdict
 from app.models import FINISHED, IN_FLIGHT, Solved, Submission, utcnow
 from grader import CallStarted, CancelToken, CheckResult, Problem, Report, ReportError, summarise
 
@@ -228,3 +229,5 @@ def _store_verdict(
                     learner_id=submission.learner_id, problem=submission.problem, submission_id=submission.id
                 )
             )
+        session.flush()
+        enqueue_after_verdict(session=session, submission=submission)  # LTI: the new score back to the LMS

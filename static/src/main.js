@@ -20,6 +20,7 @@ const pages = {
   history: async () => (await import("./history.js")).initHistoryPage(),
   index: async () => (await import("./catalogue.js")).initCataloguePage(),
   "instructor-problem": async () => (await import("./instructor-charts.js")).initInstructorCharts(),
+  courses: async () => (await import("./courses.js")).initCoursePages(document),
 };
 
 async function renderMathIfAny() {
