@@ -7,7 +7,7 @@ joined"); a learner who joins with the code claims the row whose student id or e
 their own; a learner who arrives through LTI is matched by the platform's email or student id. The gradebook's
 rows are a course's member rows.
 
-Kept beside `app.models` (same `Base`, same naming convention) so that migration 0004_courses and the test that
+Kept beside `app.models` (same `Base`, same naming convention) so that migration 0006_courses and the test that
 compares migrations with models see them."""
 
 from __future__ import annotations

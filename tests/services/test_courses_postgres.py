@@ -1,4 +1,4 @@
-"""Courses on PostgreSQL: migration 0004_courses builds exactly what the models describe and goes down again, and a
+"""Courses on PostgreSQL: migration 0006_courses builds exactly what the models describe and goes down again, and a
 course's gradebook (late policy, extension, override) reads the same there as on SQLite, over HTTP."""
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def postgres_url() -> Iterator[str]:
         yield url
 
 
-def test_0004_courses_matches_the_models_and_goes_down_and_up_again(postgres_url: str) -> None:
+def test_0006_courses_matches_the_models_and_goes_down_and_up_again(postgres_url: str) -> None:
     engine = make_engine(postgres_url)
     try:
         upgrade(engine)

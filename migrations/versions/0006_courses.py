@@ -2,7 +2,7 @@
 learner accounts, and LTI 1.3 (platforms, deployments, the tool's keys, OIDC states, launches, users, contexts,
 resource links, grade targets and the score outbox). New tables only: nothing stored before changes.
 
-Revision ID: 0004_courses
+Revision ID: 0006_courses
 Revises: 0005_established
 Create Date: 2026-12-08
 """
@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0004_courses"
+revision: str = "0006_courses"
 down_revision: str | None = "0005_established"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
