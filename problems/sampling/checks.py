@@ -394,5 +394,5 @@ def experiment(sub, ref, ctx):
            f"{drawn.call} did not return {DRAWS} int64 tokens")
     frequency = torch.bincount(tokens.clamp(0, ZIPF_V - 1), minlength=ZIPF_V).double() / DRAWS
     ctx.record_experiment(steps=list(range(ZIPF_V)), x_label="token (by rank)",
-                          series={"full_softmax": full.unwrap().tolist(), "nucleus_p_0.9": nucleus.unwrap().tolist(),
+                          series={"full_softmax": full.unwrap().tolist(), "nucleus_p_90": nucleus.unwrap().tolist(),
                                   "top_k_5": top_k.unwrap().tolist(), "drawn_frequency": frequency.tolist()})
