@@ -1,0 +1,15 @@
+"""This is what you get when n counts the rejected position too: the step reports one accepted draft more than it accepted.
+
+Overrides: speculative_step
+"""
+
+
+def speculative_step(p, q, draft_tokens, accept_u, sample_u):
+    check_distributions(p, q, extra_target_row=True)
+    sample_u = check_draft(draft_tokens, accept_u, sample_u, q)
+    p, q = p.detach(), q.detach()
+    for i in range(q.shape[0]):
+        x = int(draft_tokens[i])
+        if not _accepted(float(accept_u[i]), float(p[i, x]), float(q[i, x])):
+            return i + 1, _draw(_residual(p[i], q[i]), sample_u)
+    return q.shape[0], _draw(p[-1], sample_u)
