@@ -451,3 +451,66 @@ def test_check_refuses_malformed_clause_lists(clauses: object, error: type[Excep
 
     with pytest.raises(error, match=message):
         check("loss.value", "title", clauses=clauses)  # type: ignore[arg-type]
+
+
+# ------------------------------------------------------------------------------------------- declared contracts
+
+CONTRACT = '''
+[functions.dims]
+N = {}
+
+[functions.args]
+x = { kind = "tensor", shape = ["N"] }
+
+[functions.result]
+kind = "tensor"
+shape = ["N"]
+'''
+
+
+def contract_problem(tmp_path: Path, *, args: str = 'x = { kind = "tensor", shape = ["N"] }',
+                     checks: str = "") -> Path:
+    folder = tmp_path / "doubled"
+    folder.mkdir()
+    (folder / "problem.toml").write_text(
+        'slug = "doubled"\ntitle = "Doubled"\nsummary = "2x"\ndifficulty = "easy"\nrequired_groups = ["x"]\n\n'
+        '[[functions]]\nname = "double"\nsignature = "double(x)"\n'
+        + CONTRACT.replace('x = { kind = "tensor", shape = ["N"] }', args))
+    (folder / "reference.py").write_text("def double(x):\n    return 2 * x\n")
+    (folder / "checks.py").write_text(checks)
+    for name in ("statement.md", "starter.py", "notes.md"):
+        (folder / name).write_text("x\n")
+    return folder
+
+
+def test_a_problem_whose_contract_says_everything_needs_no_hand_check(tmp_path: Path) -> None:
+    problem = load_problem(contract_problem(tmp_path))
+    assert problem.checks and all(check.id.startswith("contract.") for check in problem.checks)
+    assert {clause.id for clause in problem.generated_clauses} >= {"contract.double.shapes", "contract.search"}
+
+
+def test_a_contract_must_declare_the_references_parameters_in_order(tmp_path: Path) -> None:
+    folder = contract_problem(tmp_path, args='y = { kind = "tensor", shape = ["N"] }')
+    with pytest.raises(ProblemError, match=r"declares \(y\), but the reference's parameters are \(x\)"):
+        load_problem(folder)
+
+
+def test_legal_inputs_for_a_function_without_a_contract_are_refused(tmp_path: Path) -> None:
+    folder = contract_problem(tmp_path, checks="from grader.checks import legal_inputs\n\n\n"
+                              "@legal_inputs('halve')\ndef f(args, sizes):\n    return args\n")
+    with pytest.raises(ProblemError, match="@legal_inputs for halve, which problem.toml declares no contract for"):
+        load_problem(folder)
+
+
+def test_a_hand_check_may_not_take_a_generic_checks_id(tmp_path: Path) -> None:
+    folder = contract_problem(tmp_path, checks="from grader.checks import check\n\n\n"
+                              "@check('contract.double.values', 'Mine')\ndef mine(sub, ref):\n    pass\n")
+    with pytest.raises(ProblemError, match=r"check ids contract\.double\.values are the generic battery's"):
+        load_problem(folder)
+
+
+def test_an_impossible_contract_names_its_line(tmp_path: Path) -> None:
+    folder = contract_problem(tmp_path, args='x = { kind = "tensor", shape = ["M"] }')
+    with pytest.raises(ProblemError, match=r"problem\.toml:\d+: functions\.0.*uses M, which \[functions\.dims\] "
+                                           r"does not declare"):
+        load_problem(folder)

@@ -90,10 +90,13 @@ def test_new_problem_passes_selftest_in_the_sandbox(tmp_path):
 
 def test_new_problem_uses_the_authoring_forms(tmp_path):
     problem = load_problem(create_problem("fresh", tmp_path))
-    assert len(problem.clauses) >= 3 and 2 <= len(problem.hints) <= 3
-    declared = {clause.id for clause in problem.clauses}
+    assert all(function.contract is not None for function in problem.spec.functions)  # the contract comes first
+    assert len(problem.clauses) >= 2 and 2 <= len(problem.hints) <= 3
+    declared = {clause.id for clause in (*problem.clauses, *problem.generated_clauses)}
     assert all(check.clauses for check in problem.checks)  # every check names what it tests
     assert declared == {clause for check in problem.checks if check.required for clause in check.clauses}
+    hand = [check for check in problem.checks if not check.id.startswith("contract.")]
+    assert all(not clause.startswith("contract.") for check in hand for clause in check.clauses)
     mutants = problem.parsed_mutants()
     assert mutants and all(m.is_patch and m.description.startswith("This is what you get when") for m in mutants)
     assert "banned_calls" in (problem.folder / "problem.toml").read_text()  # shown, commented out
@@ -104,5 +107,6 @@ def test_new_problem_selftest_has_no_clause_or_hint_warnings(tmp_path):
     out = io.StringIO()
     assert run_selftest([folder], unsafe=True, stream=out), out.getvalue()
     output = out.getvalue()
-    assert "clauses      ok   6/6 clauses tested by a required check" in output, output
+    assert ("clauses      ok   10/10 clauses tested by a required check (8 from the declared contract, 2 by hand)"
+            in output), output
     assert "[[clauses]]" not in output and "[[hints]]" not in output  # neither warning

@@ -137,10 +137,10 @@ def test_reference_failing_a_check_is_reported(problem, selftest):
 
 def test_sound_and_broken_problems_together(problem, tmp_path, selftest):
     broken = create_problem("broken", tmp_path / "problems")
-    (broken / "checks.py").write_text("x = 1\n")
+    (broken / "checks.py").write_text("x = )\n")
     ok, output = selftest(problem, broken)
     assert not ok
-    assert "defines no @check functions" in output
+    assert "checks.py:1: failed to import: SyntaxError" in output
     assert "selftest FAILED: 1 of 2 problem(s) unsound: broken" in output
 
 
@@ -188,9 +188,17 @@ def test_a_copy_of_the_reference_is_called_probably_correct(problem, selftest):
     assert total == used + drawn and used >= 8 and drawn > 0  # the template's checks make at least 8 calls
 
 
+def without_contract(problem) -> None:
+    """The problem with its hand checks only: the explanations of an uncaught mutant are about what they call."""
+    toml = problem / "problem.toml"
+    text = toml.read_text()
+    toml.write_text(text[:text.index("# The function's contract")] + text[text.index("# What the declaration"):])
+
+
 def test_an_uncaught_mutant_shows_an_input_where_it_differs(problem, selftest):
-    # Wrong only where an element exceeds 4.5 in size: the template's checks stay below (the hand example's 4 is
-    # the largest), random inputs on their scale go beyond.
+    # Wrong only where an element exceeds 4.5 in size: the template's hand checks stay below (the hand example's 4
+    # is the largest), random inputs on their scale go beyond.
+    without_contract(problem)
     reference = (problem / "reference.py").read_text()
     (problem / "mutants" / "large_values.py").write_text(reference.replace(
         "    return x / norms.clamp_min(1e-12)",
@@ -205,7 +213,20 @@ def test_an_uncaught_mutant_shows_an_input_where_it_differs(problem, selftest):
 
 
 def test_an_uncaught_mutant_differing_only_in_gradients_is_shown(problem, selftest):
-    # Detaching the norm changes the gradient only; the template's differentiable check looks at requires_grad.
+    # Detaching the norm changes the gradient only; this differentiable check looks at requires_grad alone.
+    without_contract(problem)
+    checks = problem / "checks.py"
+    checks.write_text(checks.read_text() + '''
+
+@check("normalize_rows.differentiable", "The result is differentiable with respect to x",
+       clauses=["normalize_rows.unit_rows"])
+def differentiable(sub, ref):
+    x = torch.randn(5, 3, generator=torch.Generator().manual_seed(2), dtype=torch.float64).requires_grad_()
+    result = sub.normalize_rows.call(x)
+    expect_tensor(result.unwrap(), requires_grad=True, call=result)
+'''.replace("from grader.checks import check, expect_close", ""))
+    checks.write_text(checks.read_text().replace("from grader.checks import check, expect_close",
+                                                 "from grader.checks import check, expect_close, expect_tensor"))
     reference = (problem / "reference.py").read_text()
     (problem / "mutants" / "detached_norm.py").write_text(reference.replace(
         "norms = x.norm(dim=1, keepdim=True)", "norms = x.norm(dim=1, keepdim=True).detach()"))
@@ -233,39 +254,42 @@ def test_a_check_no_mutant_fails_is_warned_about(problem, selftest):
     checks = problem / "checks.py"
     checks.write_text(checks.read_text() + '''
 
-@check("contract.one_by_one", "A 1 x 1 matrix [[2]] becomes [[1]]")
+@check("normalize_rows.one_by_one", "A 1 x 1 matrix [[2]] becomes [[1]]")
 def one_by_one(sub, ref):
     expect_close(sub.normalize_rows(torch.tensor([[2.0]])), torch.tensor([[1.0]]))
 ''')
     ok, output = selftest(problem)
     assert ok, output
-    assert ("warning: required check contract.one_by_one fails on no mutant: the corpus may not test it"
+    assert ("warning: required check normalize_rows.one_by_one fails on no mutant: the corpus may not test it"
             in output)
 
 
 def test_the_clause_table_fails_for_a_clause_only_an_advisory_check_tests(problem, selftest):
     checks = problem / "checks.py"
-    old = '@check("contract.bad_inputs", "Wrong kinds of input raise TypeError or ValueError", '
+    old = '@check("normalize_rows.zero_row", "A zero row stays zero", '
     assert old in checks.read_text()
     checks.write_text(checks.read_text().replace(old, old + "required=False, "))
     ok, output = selftest(problem)
     assert not ok
-    assert re.search(r"normalize_rows\.zero_row\s+hand\s+normalize_rows\.zero_row\s+-", output), output
-    assert re.search(r"contract\.validation\s+hand\s+NONE\s+contract\.bad_inputs", output), output
-    assert "clauses no required check tests: contract.validation" in output
-    assert "clauses      FAIL 5/6 clauses tested by a required check (0 from the declared contract, 6 by hand)" \
+    assert re.search(r"normalize_rows\.unit_rows\s+hand\s+normalize_rows\.hand_example\s+-", output), output
+    assert re.search(r"normalize_rows\.zero_row\s+hand\s+NONE\s+normalize_rows\.zero_row", output), output
+    assert re.search(r"contract\.normalize_rows\.refusals\s+contract\s+contract\.normalize_rows\.refusals\s+-",
+                     output), output
+    assert "clauses no required check tests: normalize_rows.zero_row" in output
+    assert "clauses      FAIL 9/10 clauses tested by a required check (8 from the declared contract, 2 by hand)" \
         in output
 
 
 def test_a_problem_without_clauses_only_gets_a_warning(problem, selftest):
     toml = problem / "problem.toml"
     text = toml.read_text()
-    toml.write_text(text[:text.index("# The contract")] + text[text.index("# Two or three"):])
+    toml.write_text(text[:text.index("# The function's contract")] + text[text.index("# Two or three"):])
     checks = problem / "checks.py"
     checks.write_text(re.sub(r",\s*clauses=\[[^\]]*\]", "", checks.read_text()))
+    (problem / "mutants" / "in_place.py").unlink()  # only the contract's battery looks for writes to x
     ok, output = selftest(problem)
     assert ok, output
-    assert "warning: problem.toml lists no [[clauses]]" in output
+    assert "warning: problem.toml lists no [[clauses]] and declares no contract" in output
 
 
 def test_lint_findings_make_a_problem_unsound(problem, selftest):
