@@ -133,9 +133,10 @@ def test_reference_must_define_every_function(folder: Path) -> None:
     assert load_error(folder) == f"{folder.resolve() / 'reference.py'}: defines no function 'scaled_sum' (problem.toml)"
 
 
-def test_checks_must_define_checks(folder: Path) -> None:
+def test_checks_must_define_checks_unless_a_contract_makes_them(folder: Path) -> None:
     (folder / "checks.py").write_text("import torch\n")
-    assert load_error(folder) == f"{folder.resolve() / 'checks.py'}: defines no @check functions"
+    assert load_error(folder) == (f"{folder.resolve() / 'checks.py'}: defines no @check functions, and problem.toml "
+                                  "declares no contract to derive checks from")
 
 
 @pytest.mark.parametrize("name", ["reference.py", "checks.py"])
