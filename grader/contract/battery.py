@@ -104,6 +104,19 @@ class FunctionBattery:
         return distinct(self.contract)
 
     @functools.cached_property
+    def layout_sizes(self) -> Sizes:
+        """The first assignment with each variadic run at rank 2 where it allows it: leading dimensions that
+        cannot be merged without a copy need two of them (a .view over them fails only then)."""
+        sizes = self.base
+        for name, dims in self.base.runs.items():
+            ranks = self.contract.dims[name].drawn_ranks()
+            if len(dims) < 2 and 2 in ranks:
+                extended = sizes.with_run(sizes.label, name, (*dims, *(7, 5)[len(dims):]))
+                if satisfied(self.contract, extended):
+                    sizes = extended
+        return sizes
+
+    @functools.cached_property
     def values_cases(self) -> list[Case]:
         cases = []
         for index, sizes in enumerate(variations(self.contract)):
@@ -177,7 +190,7 @@ class FunctionBattery:
     def layout_cases(self) -> list[tuple[Case, Case]]:
         """(case, its contiguous twin): the same values, one argument in another layout."""
         pairs: list[tuple[Case, Case]] = []
-        sizes = self.base
+        sizes = self.layout_sizes
         for layout in LAYOUTS:
             changed_any = False
             everything = self.draw(sizes, f"layout-all-{layout}")
