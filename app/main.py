@@ -17,7 +17,7 @@ from starlette.staticfiles import StaticFiles
 from app.handlers import install_error_handlers
 from app.identity import LearnerCookieMiddleware
 from app.instructor import routes as instructor
-from app.routes import api, author, devices, docs, events, health, home, learning, metrics, pages
+from app.routes import api, author, devices, docs, events, health, home, learning, metrics, my_reports, pages
 from app.security import BodySizeLimitMiddleware, CrossSiteWriteMiddleware, SecurityHeadersMiddleware
 from app.settings import Settings
 from app.state import BackendFactory, build_state
@@ -71,6 +71,7 @@ def create_app(settings: Settings | None = None, *, backend_factory: BackendFact
     install_error_handlers(app)
     app.include_router(home.router)
     app.include_router(pages.router)
+    app.include_router(my_reports.router)
     app.include_router(docs.router)
     app.include_router(api.router)
     app.include_router(learning.router)

@@ -13,7 +13,7 @@ import csv
 import io
 import json
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import and_, select
@@ -68,7 +68,14 @@ def _after_reveal(solved_at: datetime | None, revealed_at: datetime | None) -> b
 
 
 def _iso(value: datetime | None) -> str:
-    return value.isoformat() if value is not None else ""
+    """ISO 8601 in UTC to the second, `Z`-suffixed (2027-01-10T09:30:00Z): spreadsheets read it as a time, and
+    nobody mistakes microseconds or a `+00:00` offset for part of the date."""
+    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ") if value is not None else ""
+
+
+def _csv_value(value: Any) -> Any:
+    """Booleans as the documented `true`/`false` (Python's `True`/`False` otherwise)."""
+    return ("true" if value else "false") if isinstance(value, bool) else value
 
 
 def as_csv(rows: Iterator[dict[str, Any]]) -> Iterator[str]:
@@ -77,7 +84,7 @@ def as_csv(rows: Iterator[dict[str, Any]]) -> Iterator[str]:
     buffer.write(BOM)
     writer.writeheader()
     for count, row in enumerate(rows, start=1):
-        writer.writerow(row)
+        writer.writerow({name: _csv_value(value) for name, value in row.items()})
         if count % BATCH == 0:
             yield buffer.getvalue()
             buffer.seek(0)
