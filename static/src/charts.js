@@ -123,6 +123,7 @@ function drawChart(slot, experiment, name) {
     [steps, values],
     plotBox,
   );
+  slot.paperlabChart = plot; // for tests (and curious people): the uPlot instance
   addEventListener("paperlab:theme", () => plot.setSize({ width: width(), height: HEIGHT }));
   new ResizeObserver(() => {
     const next = width();

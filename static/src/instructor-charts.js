@@ -92,6 +92,7 @@ function drawBars(slot, spec, bars) {
     const next = width();
     if (Math.abs(next - plot.width) > 2) plot.setSize({ width: next, height: HEIGHT });
   }).observe(plotBox);
+  slot.paperlabChart = plot; // for tests (and curious people): the uPlot instance
   addEventListener("paperlab:theme", () => plot.redraw(false, true));
   let current = 0;
   const point = (i) => {

@@ -5,7 +5,9 @@
 const NARROW = "(max-width: 1100px)";
 
 export class Panes {
-  constructor(layout) {
+  /** `returning`: the learner has attempts here, so the page opens on their results (wide) or the editor
+   * (narrow) rather than on the statement they have read. */
+  constructor(layout, { returning = false } = {}) {
     this.layout = layout;
     this.tablist = layout.querySelector("#pane-tabs");
     this.tabs = [...this.tablist.querySelectorAll("[role='tab']")];
@@ -15,8 +17,8 @@ export class Panes {
       results: document.getElementById("results-panel"),
     };
     this.narrow = matchMedia(NARROW);
-    this.current = "statement";
-    this.left = "statement"; // what the left column shows on a wide screen
+    this.current = returning ? "code" : "statement";
+    this.left = returning ? "results" : "statement"; // what the left column shows on a wide screen
     this.tablist.hidden = false;
     layout.dataset.tabs = "on";
     for (const tab of this.tabs) tab.addEventListener("click", () => this.show(tab.dataset.pane, { focusTab: true }));
@@ -92,9 +94,14 @@ export class Panes {
     this.show(tab.dataset.pane, { focusTab: true });
   }
 
-  /** The Results tab's label: "Results · 3 failing". */
+  /** The Results tab's label: "Results · 3 failing" (on a phone "Results · 3", the word for screen readers). */
   setResultsCount(text) {
     const count = document.getElementById("results-count");
-    if (count) count.textContent = text ? ` · ${text}` : "";
+    if (!count) return;
+    const [number, ...words] = (text || "").split(" ");
+    const word = document.createElement("span");
+    word.className = "pane-tabs__count-word";
+    word.textContent = words.length ? ` ${words.join(" ")}` : "";
+    count.replaceChildren(text ? ` · ${number}` : "", ...(words.length ? [word] : []));
   }
 }

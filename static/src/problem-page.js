@@ -26,7 +26,7 @@ export async function initProblemPage() {
   let serverCode = document.getElementById("initial-code")?.value ?? starterCode;
 
   const hints = initHints(document.getElementById("hints"));
-  const panes = new Panes(document.getElementById("problem-layout"));
+  const panes = new Panes(document.getElementById("problem-layout"), { returning: Boolean(lastSubmissionId) });
   const outcome = document.getElementById("run-outcome");
   const draft = new Draft(slug);
   const opening = draft.choose(serverCode);
