@@ -19,8 +19,9 @@ from app.routes.events import EventStream
 from app.streams import StreamSlot
 
 # A save shows in the author's page within a second: the folder is looked at this often (one stat per file,
-# about 2 ms for a problem's folder) while a page of it is open, on top of the catalog's own slower watch.
-SAVE_POLL_S = 0.25
+# about 2 ms for a problem's folder, ten times a second) while a page of it is open, on top of the catalog's own
+# slower watch.
+SAVE_POLL_S = 0.1
 # A stream ends after this and the browser opens another (EventSource reconnects by itself after `retry`).
 STREAM_LIFETIME_S = 30.0
 

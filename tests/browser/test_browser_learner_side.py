@@ -434,3 +434,90 @@ def test_a_chart_of_steps_has_whole_numbers_on_its_axis(tab: Learner, size: str)
     ticks = page.evaluate("() => document.querySelector('#charts .chart').paperlabChart.axes[0]._values")
     assert ticks and all(tick == "" or re.fullmatch(r"\d+", tick) for tick in ticks), ticks
     assert any(ticks), ticks
+
+
+# ------------------------------------------------------------------------------- 6. the instructor's charts
+
+
+def test_the_instructors_charts_follow_the_dark_theme_and_the_keyboard(tab: Learner, site: Site) -> None:
+    with httpx.Client(base_url=site.url, timeout=30) as learner:
+        submitted = learner.post("/api/problems/moco/submissions", json={"code": wrong_code()}).json()["id"]
+        while learner.get(f"/api/submissions/{submitted}").json()["status"] not in ("done", "error"):
+            pass
+    page = tab.page
+    page.emulate_media(color_scheme="dark")
+    tab.goto("/instructor/login")
+    page.fill("input[name=email]", EMAIL)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit]")
+    tab.goto("/instructor/problems/moco")
+    page.wait_for_selector(".bar-chart canvas")
+    colours = page.evaluate("""() => { const root = getComputedStyle(document.documentElement);
+        return [root.getPropertyValue('--chart-grid').trim(), root.getPropertyValue('--chart-axis').trim()]; }""")
+    for index in range(page.locator(".bar-chart").count()):
+        chart = f"document.querySelectorAll('.bar-chart')[{index}].paperlabChart"
+        grid, axis = page.evaluate(f"() => [{chart}.axes[1].grid.stroke({chart}), {chart}.axes[0].stroke({chart})]")
+        assert (grid, axis) == tuple(colours), "gridlines and axis titles in the dark theme's colours"
+        ticks = page.evaluate(f"() => {chart}.axes[0]._values")
+        assert ticks and any(ticks), f"chart {index + 1} has no tick labels"
+    slider = page.locator(".bar-chart [role='slider']").first
+    slider.focus()
+    readout = page.locator(".bar-chart .chart__readout").first
+    assert readout.inner_text().startswith("1. ")
+    page.keyboard.press("ArrowRight")
+    assert readout.inner_text().startswith("2. ") or slider.get_attribute("aria-valuemax") == "1"
+    assert slider.get_attribute("aria-valuetext")
+    shot(tab, "instructor-charts-dark", full_page=True)
+
+
+# ------------------------------------------------------ done means: axe stays clean, at every size and theme
+
+
+def learner_with_a_failed_attempt_and_a_report(tab: Learner) -> tuple[str, str]:
+    """A failed attempt after an earlier one (so its page has a diff) and a reported check; returns both ids."""
+    page = tab.page
+    open_problem(tab)
+    type_code(page, reference_code().replace("def moco_loss", "def unused_name", 1))
+    run_tests(page)
+    type_code(page, wrong_code())
+    run_tests(page)
+    attempts = page.evaluate("() => fetch('/api/problems/moco/submissions').then(r => r.json())")
+    failed = next(a for a in attempts if a["status"] == "done" and not a["solved"] and a["passed"])
+    check = page.evaluate(f"() => fetch('/api/submissions/{failed['id']}').then(r => r.json())")
+    first = next(c["id"] for c in check["report"]["checks"] if c["status"] == "failed")
+    page.evaluate("""([id, check]) => fetch(`/api/submissions/${id}/check-reports`, {method: 'POST',
+        headers: {'Content-Type': 'application/json'}, body: JSON.stringify({check_id: check, text: 'unclear'})})""",
+                  [failed["id"], first])  # fmt: skip
+    return attempts[0]["id"], attempts[1]["id"]
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_no_serious_accessibility_violation_at_any_size(tab: Learner, theme: str) -> None:
+    from tests.browser.test_browser_a11y import axe_violations
+
+    page = tab.page
+    page.emulate_media(color_scheme=theme)  # type: ignore[arg-type]
+    latest, _ = learner_with_a_failed_attempt_and_a_report(tab)
+    found: dict[str, list[str]] = {}
+    for size in SIZES:
+        resize(page, size)
+        states = {
+            "problem-results": lambda: (tab.goto("/problems/moco"), show_results(page)),
+            "problem-statement": lambda: (tab.goto("/problems/moco"), page.click("#tab-statement")),
+            "problem-code": lambda: open_problem(tab),
+            "attempt": lambda: tab.goto(f"/submissions/{latest}"),
+            "reports": lambda: tab.goto("/reports"),
+            "continue-link": lambda: (tab.goto("/continue"), page.click("#create-device-link"),
+                                      page.wait_for_selector("#device-link")),
+            "home": lambda: tab.goto("/"),
+            "instructors-only": lambda: tab.goto("/instructor"),
+        }
+        for name, reach in states.items():
+            reach()
+            page.wait_for_selector("html[data-ready]")
+            page.wait_for_timeout(150)
+            shot(tab, f"{theme}-{size}-{name}")
+            for violation in axe_violations(page, tab.base_url):
+                targets = [json.dumps(node["target"]) for node in violation["nodes"][:3]]
+                found.setdefault(f"{size} {name}", []).append(f"{violation['id']}: {', '.join(targets)}")
+    assert not found, "axe found:\n" + "\n".join(f"{where}: {v}" for where, vs in found.items() for v in vs)
