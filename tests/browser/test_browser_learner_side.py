@@ -22,7 +22,6 @@ from playwright.sync_api import Browser, Page
 from tests.browser.browser_support import ARTIFACTS, REPO, VERDICT_TIMEOUT_MS, Learner
 from tests.browser.conftest import open_tab, serve
 from tests.browser.test_browser_pages import (
-    MOCO,
     editor_code,
     fake_report,
     open_problem,
@@ -241,7 +240,8 @@ def test_long_lines_wrap_and_the_choice_is_remembered(tab: Learner, size: str) -
     resize(page, size)
     open_problem(tab)
     type_code(page, "x = 1  # " + "a long comment that runs far past the editor's right edge " * 3 + "\n")
-    scroller = "() => { const s = document.querySelector('#editor .cm-scroller'); return s.scrollWidth - s.clientWidth; }"
+    scroller = ("() => { const s = document.querySelector('#editor .cm-scroller');"
+                " return s.scrollWidth - s.clientWidth; }")
     assert page.get_attribute("#wrap-toggle", "aria-pressed") == "true"
     assert page.evaluate(scroller) <= 1, "a long line is cut off"
     shot(tab, f"{size}-wrapped")
@@ -258,7 +258,8 @@ def test_the_start_of_a_run_is_announced_with_the_focus_in_the_editor(tab: Learn
     open_problem(tab)
     page.evaluate("""() => { window.heard = [];
         new MutationObserver(() => heard.push(document.getElementById('run-announcer').textContent))
-          .observe(document.getElementById('run-announcer'), { childList: true, characterData: true, subtree: true }); }""")
+          .observe(document.getElementById('run-announcer'),
+                   { childList: true, characterData: true, subtree: true }); }""")
     type_code(page, wrong_code())
     run_tests(page)
     page.wait_for_function("() => heard.some(t => t.startsWith('Not solved yet'))")

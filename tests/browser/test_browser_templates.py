@@ -107,7 +107,8 @@ INDEX = {"tracks": [], "others": [], "filter": {"tag": "", "difficulty": "", "q"
 PROFILE = {"display_name": HOSTILE, "student_id": ""}
 REGRADE = {"old": "1/3", "new": "2/3", "submission_id": "a2", "solved_now": False, "still_solves": False,
            "no_longer_solves": False, "notes_unlocked": True}
-ATTEMPT_EXTRAS = {"code_html": '<div class="highlight"><pre>x</pre></div>', "regraded_from": {"id": "a0", "created_at": NOW},
+ATTEMPT_EXTRAS = {"code_html": '<div class="highlight"><pre>x</pre></div>',
+                  "regraded_from": {"id": "a0", "created_at": NOW},
                   "previous": {"id": "a0", "created_at": NOW.isoformat(), "changed_lines": 2,
                                "diff_html": '<div class="highlight"><pre>-x</pre></div>'}}  # fmt: skip
 MY_REPORTS = [{"id": "r1", "check_id": "add_one.values", "text": HOSTILE, "status": status, "reply": reply,
