@@ -134,9 +134,18 @@ export async function initProblemPage() {
   tabs?.addEventListener("message", ({ data }) => {
     if (data?.slug === slug && data.id && !running) {
       panel.start();
+      showRunStarted();
       watch(data.id);
     }
   });
+
+  // The verdicts are what to watch now: on a wide screen the left column turns to them (the editor stays beside
+  // it); on a narrow one the Code tab keeps the editor, and the outcome under Run leads to them.
+  function showRunStarted() {
+    if (panes.isNarrow()) return;
+    panes.show("results");
+    document.getElementById("summary").scrollIntoView({ block: "nearest" });
+  }
 
   async function run() {
     if (running || Date.now() < heldUntil) return;
@@ -155,6 +164,7 @@ export async function initProblemPage() {
       const inFlight = error instanceof RunError && error.status === 429 ? await findRunInFlight(slug) : null;
       if (inFlight) {
         panel.start();
+        showRunStarted();
         runMessage.textContent = "Your earlier run is still being graded; showing its verdict here.";
         watch(inFlight.id);
         return;
@@ -166,12 +176,7 @@ export async function initProblemPage() {
       return;
     }
     panel.start();
-    // The verdicts are what to watch now: on a wide screen the left column turns to them (the editor stays
-    // beside it); on a narrow one the Code tab keeps the editor, and the outcome under Run leads to them.
-    if (!panes.isNarrow()) {
-      panes.show("results");
-      document.getElementById("summary").scrollIntoView({ block: "nearest" });
-    }
+    showRunStarted();
     serverCode = code;
     draft.rebase(code);
     editor.setBase(code);

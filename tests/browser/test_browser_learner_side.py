@@ -113,7 +113,7 @@ def test_the_results_pane_leads_to_the_failure_at_every_size(tab: Learner, size:
         # The editor stays in view; the outcome beside Run leads to the Results tab.
         assert page.locator("#editor").is_visible()
         assert "failing" in page.inner_text("#run-outcome")
-        assert re.search(r"Results · \d+ failing", page.inner_text("#tab-results"))
+        assert re.fullmatch(r"Results · \d+ failing", " ".join(page.inner_text("#tab-results").split()))
         page.click("#run-outcome button")
     # The summary and the first failure are on the first screen, at 1366x768 too.
     assert in_viewport(page, "#summary"), "the run's summary is below the fold"
@@ -127,6 +127,20 @@ def test_the_results_pane_leads_to_the_failure_at_every_size(tab: Learner, size:
     assert folded.get_attribute("open") is None
     shot(tab, f"{size}-results")
     shot(tab, f"{size}-results-page", full_page=True)
+
+
+def test_a_load_error_is_on_the_first_screen_at_1366x768(tab: Learner) -> None:
+    page = tab.page
+    resize(page, "laptop")
+    open_problem(tab)
+    lines = reference_code().splitlines()
+    broken = next(i for i, line in enumerate(lines) if line.startswith("def moco_loss"))
+    lines[broken] = lines[broken].replace("(", "((", 1)
+    type_code(page, "\n".join(lines) + "\n")
+    run_tests(page)
+    assert in_viewport(page, ".notice[data-kind='load']"), "the load error is below the fold"
+    assert in_viewport(page, ".notice[data-kind='load'] .notice__message")
+    shot(tab, "laptop-load-error")
 
 
 def test_the_summarys_first_failure_is_a_link_that_focuses_it(tab: Learner) -> None:
