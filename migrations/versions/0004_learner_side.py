@@ -23,10 +23,10 @@ depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("submissions") as batch:
-        batch.add_column(sa.Column("stopped", sa.Boolean(), nullable=False, server_default=sa.false()))
-    with op.batch_alter_table("check_reports") as batch:
-        batch.add_column(sa.Column("reply_seen_at", sa.DateTime(timezone=True), nullable=True))
+    # Plain ADD COLUMN, not a batch: on SQLite a batch copies the table and drops the old one, and with foreign
+    # keys on, dropping `submissions` cascades to the `solved` rows (learners would lose their unlocked notes).
+    op.add_column("submissions", sa.Column("stopped", sa.Boolean(), nullable=False, server_default=sa.false()))
+    op.add_column("check_reports", sa.Column("reply_seen_at", sa.DateTime(timezone=True), nullable=True))
     _backfill_stopped()
 
 
@@ -47,7 +47,5 @@ def _backfill_stopped() -> None:
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("check_reports") as batch:
-        batch.drop_column("reply_seen_at")
-    with op.batch_alter_table("submissions") as batch:
-        batch.drop_column("stopped")
+    op.drop_column("check_reports", "reply_seen_at")  # DROP COLUMN (SQLite 3.35+): no table copy, no cascade
+    op.drop_column("submissions", "stopped")

@@ -173,3 +173,35 @@ def test_maths_in_a_summary_reaches_katex_and_the_rest_is_escaped(client: TestCl
     from app.markdown import inline_math
 
     assert inline_math("$a<b$ costs $5 & <i>") == '<span class="math inline">a&lt;b</span> costs $5 &amp; &lt;i&gt;'
+
+
+def test_the_migration_finds_the_stopped_runs_already_stored(tmp_path: Path) -> None:
+    import json
+
+    from alembic import command
+    from sqlalchemy import text
+
+    from app.db import make_engine
+    from app.migrate import alembic_config, upgrade
+
+    engine = make_engine(f"sqlite:///{tmp_path / 'old.db'}")
+    config = alembic_config()
+    try:
+        with engine.begin() as connection:
+            config.attributes["connection"] = connection
+            command.upgrade(config, "0003")
+        with engine.begin() as connection:
+            connection.execute(text("INSERT INTO learners (id, created_at) VALUES ('l1', '2026-01-01')"))
+            for name, report in [("stopped", {"stopped": True}), ("failed", {"stopped": False}), ("old", {}),
+                                 ("lying", {"checks": [{"message": '"stopped": true'}]})]:
+                connection.execute(text(
+                    "INSERT INTO submissions (id, learner_id, problem, code, status, report, solved, attempts, "
+                    "created_at) VALUES (:id, 'l1', 'moco', '', 'done', :report, 0, 0, '2026-01-01')"),
+                    {"id": name, "report": json.dumps(report)})  # fmt: skip
+        upgrade(engine)
+        with engine.connect() as connection:
+            rows = dict(connection.execute(text("SELECT id, stopped FROM submissions")).all())
+        assert {name: bool(stopped) for name, stopped in rows.items()} == {
+            "stopped": True, "failed": False, "old": False, "lying": False}
+    finally:
+        engine.dispose()

@@ -482,6 +482,8 @@ def test_the_instructors_charts_follow_the_dark_theme_and_the_keyboard(tab: Lear
     page.keyboard.press("ArrowRight")
     assert readout.inner_text().startswith("2. ") or slider.get_attribute("aria-valuemax") == "1"
     assert slider.get_attribute("aria-valuetext")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.locator(".bar-chart").first.screenshot(path=str(SHOTS / f"{tab.name}-first-chart-dark.png"))
     shot(tab, "instructor-charts-dark", full_page=True)
 
 
