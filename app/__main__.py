@@ -4,6 +4,7 @@ is one function registered with @command."""
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable, Sequence
 
 CommandSetup = Callable[[argparse.ArgumentParser], Callable[[argparse.Namespace], int]]
@@ -50,7 +51,15 @@ def serve(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace], int
 
         # uvicorn configures only its own loggers; the app's (skipped problem folders, grader failures) go here.
         logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s:     %(name)s: %(message)s")
-        settings = Settings(author_mode=True) if args.author else None  # the environment fills in the rest
+        settings = Settings(author_mode=True) if args.author else Settings()  # the environment fills in the rest
+        bundle = settings.static_dir / "dist" / "app.js"
+        if not bundle.is_file():  # pages would come without styles, editor, maths or charts, and say nothing
+            sys.stderr.write(
+                f"error: the front-end bundle {bundle} is missing, so every page would be unstyled, without the "
+                "editor, maths or charts. Build it with `npm ci && npm run build` (or `make setup`), then start "
+                "the server again.\n"
+            )
+            return 2
         server = make_server(
             create_app(settings), host=args.host, port=args.port, log_level=args.log_level,
             proxy_headers=args.proxy_headers,

@@ -105,7 +105,22 @@ class CatalogEntry:
 
 def _entry(problem: Problem) -> CatalogEntry:
     helpers_html = highlight_code(problem.helpers, "python") if problem.helpers else ""
-    return CatalogEntry(problem=problem, statement_html=render_markdown(problem.statement), helpers_html=helpers_html)
+    statement = statement_without_repeated_title(problem.statement, problem.spec.title)
+    return CatalogEntry(problem=problem, statement_html=render_markdown(statement), helpers_html=helpers_html)
+
+
+LEADING_HEADING = re.compile(r"\A\s*# (?P<text>[^\n]+)\n?")
+
+
+def statement_without_repeated_title(statement: str, title: str) -> str:
+    """The statement without its opening `# heading` when that heading only repeats the page's title (every
+    word of it is in problem.toml's title); a heading that says something else stays and shows as the
+    statement's subtitle, so an author who changes it sees the change."""
+    match = LEADING_HEADING.match(statement)
+    if match is None:
+        return statement
+    words = set(re.findall(r"\w+", match.group("text").lower()))
+    return statement[match.end() :] if words <= set(re.findall(r"\w+", title.lower())) else statement
 
 
 def _candidate_folders(problems_dir: Path) -> list[Path]:

@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from app.catalog import CatalogEntry, ProblemCatalog
+from app.markdown import plain_text_of_math
 from app.progress import PROGRESS_LABELS, ProblemProgress
 from grader import Tracks, TracksError, load_tracks
 
@@ -47,7 +48,7 @@ class CatalogueFilter(BaseModel):
             return False
         if self.difficulty and self.difficulty != spec.difficulty:
             return False
-        haystack = " ".join([spec.title, spec.summary, *spec.tags]).lower()
+        haystack = " ".join([spec.title, plain_text_of_math(spec.summary), *spec.tags]).lower()
         return all(word in haystack for word in self.q.lower().split())
 
 
@@ -68,7 +69,8 @@ def problem_card(entry: CatalogEntry, progress: Mapping[str, ProblemProgress], c
         "progress": state,
         "progress_label": PROGRESS_LABELS[state],
         "state": CARD_STATES[state],
-        "search_text": " ".join([entry.problem.spec.title, entry.problem.spec.summary, *entry.problem.spec.tags]),
+        "search_text": " ".join([entry.problem.spec.title, plain_text_of_math(entry.problem.spec.summary),
+                                 *entry.problem.spec.tags]),
         "needs": [
             {
                 "slug": need,

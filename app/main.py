@@ -19,7 +19,20 @@ from app.handlers import install_error_handlers
 from app.identity import LearnerCookieMiddleware
 from app.instructor import routes as instructor
 from app.lti import routes as lti
-from app.routes import api, author, devices, docs, events, health, home, learning, metrics, pages, tokens
+from app.routes import (
+    api,
+    author,
+    devices,
+    docs,
+    events,
+    health,
+    home,
+    learning,
+    metrics,
+    my_reports,
+    pages,
+    tokens,
+)
 from app.security import BodySizeLimitMiddleware, CrossSiteWriteMiddleware, SecurityHeadersMiddleware
 from app.settings import Settings
 from app.state import BackendFactory, build_state
@@ -76,6 +89,7 @@ def create_app(settings: Settings | None = None, *, backend_factory: BackendFact
     install_error_handlers(app)
     app.include_router(home.router)
     app.include_router(pages.router)
+    app.include_router(my_reports.router)
     app.include_router(docs.router)
     app.include_router(api.router)
     app.include_router(learning.router)

@@ -89,6 +89,27 @@ def _render_fence(
     return highlight_code(token.content, language)
 
 
+INLINE_MATH = re.compile(r"\$(?P<tex>[^$\n]+?)\$")
+
+
+def inline_math(text: str) -> str:
+    """One line of plain text (a problem's summary) as HTML, its `$...$` as `<span class="math inline">` for the
+    bundle's KaTeX, everything else escaped. A lone `$` stays a dollar sign."""
+    parts: list[str] = []
+    position = 0
+    for match in INLINE_MATH.finditer(text):
+        parts.append(html.escape(text[position : match.start()]))
+        parts.append(f'<span class="math inline">{html.escape(match.group("tex").strip())}</span>')
+        position = match.end()
+    parts.append(html.escape(text[position:]))
+    return "".join(parts)
+
+
+def plain_text_of_math(text: str) -> str:
+    """The same line for search and for places that cannot render TeX: the `$` signs dropped."""
+    return INLINE_MATH.sub(lambda match: match.group("tex"), text)
+
+
 def highlight_code(code: str, language: str) -> str:
     """`<div class="highlight"><pre>...</pre></div>` with Pygments token classes; unknown languages as
     plain text."""

@@ -18,6 +18,7 @@ from sqlalchemy import (
     String,
     Text,
     TypeDecorator,
+    false,
     text,
 )
 from sqlalchemy.engine import Dialect
@@ -112,6 +113,9 @@ class Submission(Base):
     checks_passed: Mapped[int | None] = mapped_column(Integer, default=None)
     checks_total: Mapped[int | None] = mapped_column(Integer, default=None)
     attempts: Mapped[int] = mapped_column(Integer, default=0, doc="Times a grader started on it.")
+    stopped: Mapped[bool] = mapped_column(
+        default=False, server_default=false(), doc="The learner stopped its grading: not a failed attempt."
+    )
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     started_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)

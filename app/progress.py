@@ -3,16 +3,18 @@ hints and the solution), when they solved it, whether they read the solution fir
 
 A failed attempt is a graded submission (status `done`) that did not solve the problem: code that failed a
 check, did not load or hit a limit. A run the grader itself could not grade (`error`) is not the learner's
-failure and unlocks nothing."""
+failure and unlocks nothing; nor is a run the learner stopped (the Stop button), nor a regrading an instructor
+started (app.instructor.regrade: the same code graded again, not a new try)."""
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
-from sqlalchemy import func, select
+from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session
 
+from app.instructor.models import Regrade
 from app.models import SolutionReveal, Solved, Submission
 
 ProblemProgress = Literal["not_started", "attempted", "solved", "solved_after_reveal"]
@@ -32,10 +34,17 @@ def failed_attempts(*, session: Session, learner_id: str, problem: str) -> int:
                 Submission.problem == problem,
                 Submission.status == "done",
                 Submission.solved.is_(False),
+                Submission.stopped.is_(False),
+                Submission.id.not_in(regrade_copies()),
             )
         )
         or 0
     )
+
+
+def regrade_copies() -> Select[Any]:
+    """The ids of submissions that are regradings (made by app.instructor.regrade), not the learner's runs."""
+    return select(Regrade.regrade_submission_id).where(Regrade.regrade_submission_id.is_not(None))
 
 
 def reveal_of(*, session: Session, learner_id: str, problem: str) -> SolutionReveal | None:

@@ -32,7 +32,9 @@ class SolutionLocked(Forbidden):
 class SolutionOut(BaseModel):
     problem: str
     access: Literal["solved", "revealed"] = Field(description="Why this learner may read it.")
-    code: str = Field(description="The reference solution's source.")
+    file: str = Field(description="solution.py when the author wrote one for learners, else reference.py.")
+    code: str = Field(description="The solution learners read: solution.py, else the reference without its "
+                      "`# private:` comments.")
     code_html: str = Field(description="The same, highlighted (Pygments classes).")
     common_mistakes_html: str = Field(description="The notes' section on common mistakes, rendered; may be empty.")
     revealed_at: datetime | None
@@ -79,9 +81,10 @@ def read_solution(*, session: Session, learner_id: str, problem: Problem) -> Sol
     if not access.readable:
         raise SolutionLocked(_locked_message(access))
     solved = solved_at(session=session, learner_id=learner_id, problem=problem.slug)
-    code = problem.reference_source()
+    code = problem.solution_source()
     return SolutionOut(
         problem=problem.slug,
+        file=problem.solution_file,
         access="solved" if access.solved and not solved_after_reveal(solved, access.revealed_at) else "revealed",
         code=code,
         code_html=highlight_code(code, "python"),

@@ -8,9 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+import markupsafe
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.templating import Jinja2Templates
+
+from app.markdown import inline_math, plain_text_of_math
 
 
 def make_templates(directory: Path) -> Jinja2Templates:
@@ -19,6 +22,9 @@ def make_templates(directory: Path) -> Jinja2Templates:
         autoescape=jinja2.select_autoescape(default=True),
         undefined=jinja2.StrictUndefined,
     )
+    # A summary's $...$ as KaTeX spans (app.markdown.inline_math escapes the rest).
+    environment.filters["inline_math"] = lambda text: markupsafe.Markup(inline_math(str(text)))
+    environment.filters["plain_math"] = lambda text: plain_text_of_math(str(text))
     return Jinja2Templates(env=environment, context_processors=[_common_context])
 
 

@@ -6,8 +6,10 @@ import ast
 import contextlib
 import importlib.util
 import inspect
+import io
 import re
 import sys
+import tokenize
 import tomllib
 import traceback
 from collections.abc import Callable, Iterator
@@ -310,6 +312,18 @@ class Problem:
         return (self.folder / "reference.py").read_text()
 
     @property
+    def solution_file(self) -> str:
+        """The file learners are shown as the solution: solution.py when the author wrote one, else reference.py
+        (with its `# private:` comments stripped)."""
+        return SOLUTION_FILE if (self.folder / SOLUTION_FILE).is_file() else "reference.py"
+
+    def solution_source(self) -> str:
+        """What the Solution page shows learners once they solve the problem or give up."""
+        if self.solution_file == SOLUTION_FILE:
+            return (self.folder / SOLUTION_FILE).read_text()
+        return strip_private_comments(self.reference_source())
+
+    @property
     def clauses(self) -> tuple[ClauseSpec, ...]:
         return tuple(self.spec.clauses)
 
@@ -336,6 +350,33 @@ class Problem:
 
     def variants(self) -> list[Path]:
         return sorted((self.folder / "variants").glob("*.py"))
+
+
+SOLUTION_FILE = "solution.py"  # optional: the solution learners read; default the reference, private comments out
+PRIVATE_COMMENT = "# private:"
+
+
+def strip_private_comments(source: str) -> str:
+    """`source` without its comments that start with `# private:` (an author's note learners must not read): a
+    line holding only such a comment goes, a trailing one is cut from its line. Found with the tokenizer, so
+    "# private:" inside a string stays. Source that does not tokenize is returned unchanged."""
+    lines = source.splitlines(keepends=True)
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return source
+    drop: set[int] = set()
+    for token in tokens:
+        if token.type != tokenize.COMMENT or not token.string.lower().startswith(PRIVATE_COMMENT):
+            continue
+        row, column = token.start
+        line = lines[row - 1]
+        if not line[:column].strip():
+            drop.add(row - 1)
+        else:
+            ending = "\n" if line.endswith("\n") else ""
+            lines[row - 1] = line[:column].rstrip() + ending
+    return "".join(line for index, line in enumerate(lines) if index not in drop)
 
 
 REQUIRED_FILES = ("problem.toml", "statement.md", "starter.py", "reference.py", "checks.py", "notes.md")

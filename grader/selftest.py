@@ -203,6 +203,7 @@ def _examine(problem: Problem, verdict: ProblemVerdict, grade: Grade, out: _Prin
     _examine_starter(problem, grade, verdict, out)
     _examine_mutants(problem, grade, verdict, out, recorder)
     _examine_variants(problem, grade, verdict, out)
+    _examine_solution(problem, grade, verdict, out)
 
 
 def _graded(problem: Problem, code: str, what: str, grade: Grade, verdict: ProblemVerdict) -> Report | None:
@@ -584,6 +585,38 @@ def _examine_variants(problem: Problem, grade: Grade, verdict: ProblemVerdict, o
         verdict.failures.append("every variant must pass every check:\n" + "\n".join(problems))
     failing = {line.split(":", 1)[0] for line in problems}
     out.stage("variants", not problems, f"{len(paths) - len(failing)}/{len(paths)} pass every check", problems)
+
+
+# Words in the solution learners read that suggest the author thought nobody would: the stage warns on each line.
+PRIVATE_LOOKING = re.compile(
+    r"hidden from (?:the )?learners?|never shown|not shown to|learners? (?:never|must not|cannot|can't) see"
+    r"|do(?:n't| not) (?:show|share|tell)|\bsecret\b|\bprivate\b(?!:)|answer key|\bTODO\b|\bFIXME\b|\bXXX\b|\bHACK\b",
+    re.IGNORECASE,
+)
+
+
+def _examine_solution(problem: Problem, grade: Grade, verdict: ProblemVerdict, out: _Printer) -> None:
+    """The Solution page shows learners problem.solution_source(): solution.py, else reference.py without its
+    `# private:` comments. Warn on each line of it that reads as meant for authors only; a solution.py must also
+    solve the problem (learners learn from it)."""
+    shown = problem.solution_file
+    private = [f"{shown} line {number}: {line.strip()[:100]}"
+               for number, line in enumerate(problem.solution_source().splitlines(), start=1)
+               if PRIVATE_LOOKING.search(line)]  # fmt: skip
+    if private:
+        verdict.warnings.append(f"learners read {shown} on the Solution page, and these lines look private (start "
+                                "an author's note with '# private:' to strip it, or write solution.py): "
+                                + "; ".join(private))
+    problems = []
+    if shown != "reference.py":
+        report = _graded(problem, problem.solution_source(), shown, grade, verdict)
+        if report is not None and not report.solved:
+            problems = [f"{c.id} {c.status}: {_first_line(c.message)}" for c in report.checks if c.status != "passed"]
+            problems = problems or [f"{report.error.kind} error" if report.error else "not solved"]
+            verdict.failures.append(f"{shown} is shown to learners as the solution but does not solve the problem:\n"
+                                    + "\n".join(problems))
+    summary = f"learners read {shown}" + (f"; {len(private)} line(s) look private" if private else "")
+    out.stage("solution", not problems, summary, problems + private)
 
 
 # ----------------------------------------------------------------------------------- `grader messages`

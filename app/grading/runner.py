@@ -219,6 +219,7 @@ def _store_verdict(
         submission.status = status
         submission.report = report.model_dump_json()
         submission.solved = report.solved
+        submission.stopped = report.stopped
         submission.checks_passed = report.passed_count
         submission.checks_total = len(report.checks)
         submission.finished_at = utcnow()

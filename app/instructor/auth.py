@@ -51,6 +51,13 @@ class SignInRequired(AppError):
     title = "Sign in required"
 
 
+class InstructorsOnly(Forbidden):
+    """A learner's browser (a learner cookie, no instructor session) asked for an instructor's page: 403, and
+    the page links to the sign-in form (an instructor who also tried the problems has a learner cookie too)."""
+
+    title = "For instructors"
+
+
 class CsrfRejected(Forbidden):
     """A form without this session's CSRF token."""
 
@@ -167,7 +174,7 @@ async def require_instructor(request: Request) -> SignedIn:
         if signed_in is not None:
             return signed_in
     if known_learner(request) is not None:
-        raise Forbidden("This part of PaperLab is for instructors; a learner's browser cannot open it.")
+        raise InstructorsOnly("This part of PaperLab is for instructors. If you are one, sign in first.")
     raise SignInRequired("Sign in as an instructor at /instructor/login first.")
 
 

@@ -4,11 +4,12 @@ reply shows on the learner's attempt."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from fastapi import APIRouter, status
 from pydantic import BaseModel, Field
-from sqlalchemy import select
+from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -68,6 +69,58 @@ def learner_reports(*, session: Session, submission_id: str) -> list[dict[str, A
     return [CheckReportOut.model_validate(row, from_attributes=True).model_dump() for row in rows]
 
 
+class LearnerReportOut(CheckReportOut):
+    """One of the learner's own reports, as their list of reports shows it."""
+
+    submission_id: str
+    problem: str
+    created_at: datetime
+    resolved_at: datetime | None
+    unseen_reply: bool = Field(description="Answered, and the learner has not seen the reply yet.")
+
+
+def reports_of_learner(*, session: Session, learner_id: str) -> list[LearnerReportOut]:
+    """Every report this learner sent, newest first."""
+    rows = session.scalars(
+        select(CheckReport).where(CheckReport.learner_id == learner_id).order_by(CheckReport.created_at.desc()))
+    return [
+        LearnerReportOut(id=row.id, check_id=row.check_id, text=row.text, status=row.status, reply=row.reply,
+                         submission_id=row.submission_id, problem=row.problem, created_at=row.created_at,
+                         resolved_at=row.resolved_at, unseen_reply=_unseen(row))  # fmt: skip
+        for row in rows
+    ]
+
+
+def _unseen(row: CheckReport) -> bool:
+    return row.status == "resolved" and row.reply_seen_at is None
+
+
+def unseen_replies(*, session: Session, learner_id: str) -> dict[str, int]:
+    """problem -> how many answered reports of this learner's have a reply they have not seen."""
+    rows = session.execute(
+        select(CheckReport.problem, func.count())
+        .where(CheckReport.learner_id == learner_id, CheckReport.status == "resolved",
+               CheckReport.reply_seen_at.is_(None))
+        .group_by(CheckReport.problem)
+    ).all()
+    return {problem: int(count) for problem, count in rows}
+
+
+def mark_replies_seen(*, session: Session, learner_id: str, submission_id: str | None = None) -> int:
+    """The learner has now seen the replies (of one attempt, or all): the badge stops counting them."""
+    query = (
+        update(CheckReport)
+        .where(CheckReport.learner_id == learner_id, CheckReport.status == "resolved",
+               CheckReport.reply_seen_at.is_(None))
+        .values(reply_seen_at=utcnow())
+    )
+    if submission_id is not None:
+        query = query.where(CheckReport.submission_id == submission_id)
+    result = session.execute(query)
+    session.commit()
+    return int(getattr(result, "rowcount", 0) or 0)  # a CursorResult for an UPDATE
+
+
 def inbox(*, session: Session, status_filter: str = "open") -> list[dict[str, Any]]:
     """Reports (oldest first), each with the share of attempts failing its check and the learner's name."""
     rows = session.execute(
@@ -109,6 +162,13 @@ async def create_check_report(submission_id: str, body: CheckReportIn, state: St
     row = await in_session(state, lambda session: report_check(session=session, learner_id=learner,
                                                                submission_id=submission_id, body=body))
     return CheckReportOut.model_validate(row, from_attributes=True)
+
+
+@router.get("/check-reports", response_model=list[LearnerReportOut])
+async def my_check_reports(state: StateDep, learner: LearnerDep) -> list[LearnerReportOut]:
+    """Every report this learner sent, newest first, with its state and the instructor's reply (reading them
+    here does not mark the replies seen; the page /reports does)."""
+    return await in_session(state, lambda session: reports_of_learner(session=session, learner_id=learner))
 
 
 @router.get("/submissions/{submission_id}/check-reports", response_model=list[CheckReportOut])

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import and_, select
@@ -68,13 +68,21 @@ def _after_reveal(solved_at: datetime | None, revealed_at: datetime | None) -> b
 
 
 def _iso(value: datetime | None) -> str:
-    return value.isoformat() if value is not None else ""
+    """ISO 8601 in UTC to the second, `Z`-suffixed (2027-01-10T09:30:00Z): spreadsheets read it as a time, and
+    nobody mistakes microseconds or a `+00:00` offset for part of the date."""
+    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ") if value is not None else ""
+
+
+def _csv_value(value: Any) -> Any:
+    """Booleans as the documented `true`/`false` (Python's `True`/`False` otherwise)."""
+    return ("true" if value else "false") if isinstance(value, bool) else value
 
 
 def as_csv(rows: Iterator[dict[str, Any]]) -> Iterator[str]:
     """Through app.spreadsheet: a name or student id a spreadsheet would run as a formula is written as text;
-    attempts and check counts stay numbers."""
-    return csv_stream(COLUMNS, rows, batch_rows=BATCH)
+    attempts and check counts stay numbers, booleans are the documented `true`/`false`."""
+    return csv_stream(COLUMNS, ({name: _csv_value(value) for name, value in row.items()} for row in rows),
+                      batch_rows=BATCH)
 
 
 def as_json(rows: Iterator[dict[str, Any]]) -> Iterator[str]:

@@ -198,3 +198,6 @@ class CheckReport(Base):
     reply: Mapped[str | None] = mapped_column(Text, default=None)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     resolved_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+    reply_seen_at: Mapped[datetime | None] = mapped_column(
+        UTCDateTime(), default=None, doc="When the learner first saw the reply (the badge counts unseen ones)."
+    )

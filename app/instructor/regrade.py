@@ -134,7 +134,8 @@ def progress(*, session: Session) -> RegradeProgress:
 
 
 def regrade_note(*, session: Session, submission_id: str) -> dict[str, Any] | None:
-    """What the learner's page of `submission_id` says about its regrading, if it had one that finished."""
+    """What the learner's page of `submission_id` says about its regrading, if it had one that finished.
+    `solved_now` only when the regrading solves it and the attempt did not; `still_solves` when both did."""
     row = session.execute(
         select(Regrade, Submission)
         .join(Submission, Submission.id == Regrade.regrade_submission_id)
@@ -145,13 +146,30 @@ def regrade_note(*, session: Session, submission_id: str) -> dict[str, Any] | No
     if row is None:
         return None
     regrade, copy = row
+    original = session.get(Submission, submission_id)
+    solved_before = bool(original is not None and original.solved)
     return {
         "old": f"{regrade.old_passed}/{regrade.old_total}",
         "new": f"{copy.checks_passed or 0}/{copy.checks_total or 0}",
         "submission_id": copy.id,
-        "solved_now": copy.solved,
+        "solved_now": copy.solved and not solved_before,
+        "still_solves": copy.solved and solved_before,
+        "no_longer_solves": solved_before and not copy.solved,
         "notes_unlocked": session.get(Solved, (copy.learner_id, copy.problem)) is not None,
     }
+
+
+def regrade_origins(*, session: Session, submission_ids: Iterable[str]) -> dict[str, Submission]:
+    """For each of `submission_ids` that is a regrading: the learner's attempt it graded again."""
+    ids = list(submission_ids)
+    if not ids:
+        return {}
+    rows = session.execute(
+        select(Regrade.regrade_submission_id, Submission)
+        .join(Submission, Submission.id == Regrade.submission_id)
+        .where(Regrade.regrade_submission_id.in_(ids))
+    ).all()
+    return {copy_id: original for copy_id, original in rows if copy_id is not None}
 
 
 @dataclass

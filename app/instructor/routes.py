@@ -25,6 +25,7 @@ from app.instructor.auth import (
     SESSION_COOKIE,
     SESSION_TTL,
     InstructorDep,
+    InstructorsOnly,
     InstructorState,
     SignInRequired,
 )
@@ -54,6 +55,15 @@ def install(app: FastAPI) -> None:
     app.include_router(profile.router)
     app.include_router(check_reports.router)
     app.add_exception_handler(SignInRequired, _sign_in_required)
+    app.add_exception_handler(InstructorsOnly, _instructors_only)
+
+
+async def _instructors_only(request: Request, exc: Exception) -> Response:
+    if request.url.path.startswith("/api/"):
+        return JSONResponse({"detail": str(exc)}, status_code=403)
+    return render(request, "error.html", {"status_code": 403, "title": InstructorsOnly.title, "message": str(exc),
+                                          "sign_in_url": f"{LOGIN_PATH}?next={quote(request.url.path)}"},
+                  status_code=403)  # fmt: skip
 
 
 async def _sign_in_required(request: Request, exc: Exception) -> Response:
@@ -134,7 +144,9 @@ def _page(request: Request, name: str, instructor: auth.SignedIn, context: dict[
 
 
 @pages.get("")
-async def dashboard(request: Request, state: StateDep, catalog: CatalogDep, instructor: InstructorDep) -> Response:
+async def dashboard(request: Request, state: StateDep, catalog: CatalogDep, instructor: InstructorDep,
+                    regrade: str = "") -> Response:
+    """`?regrade=nothing` / `?regrade=planned-N`: what the last press of the Regrade button did."""
     overviews, regrades = await in_session(
         state, lambda session: (stats.problem_overviews(session=session, problems=list(catalog.entries)),
                                 progress(session=session))
@@ -142,19 +154,34 @@ async def dashboard(request: Request, state: StateDep, catalog: CatalogDep, inst
     rows = [{**o.model_dump(mode="json"), "title": catalog.entries[o.problem].public()["title"],
              "battery": battery_hash(catalog[o.problem])} for o in overviews]
     return _page(request, "instructor/dashboard.html", instructor,
-                 {"problems": rows, "regrades": {**regrades.model_dump(), "running": regrades.running}})
+                 {"problems": rows, "regrades": {**regrades.model_dump(), "running": regrades.running},
+                  "regrade_outcome": _regrade_outcome(regrade)})
+
+
+def _regrade_outcome(value: str) -> str | None:
+    """The sentence the dashboard shows after the Regrade button (only for the two forms the button sends)."""
+    if value == "nothing":
+        return "Nothing to regrade: every learner's latest attempt was graded by each problem as it is now."
+    count = value.removeprefix("planned-")
+    if value.startswith("planned-") and count.isdigit():
+        return f"{count} stale {'attempt' if count == '1' else 'attempts'} queued for regrading."
+    return None
 
 
 @pages.post("/regrade")
 async def start_regrade(request: Request, state: StateDep, instructor: InstructorDep) -> Response:
     """Plan the regrading of every stale latest attempt, and start feeding it to the grading queue."""
     auth.check_csrf(await auth.read_form(request), instructor)
-    await in_session(state, lambda session: plan_regrades(session=session, problems=state.catalog))
+    planned, under_way = await in_session(
+        state, lambda session: (plan_regrades(session=session, problems=state.catalog), progress(session=session))
+    )
+    if planned == 0 and not under_way.running:  # say so, rather than reload the page unchanged
+        return RedirectResponse("/instructor?regrade=nothing#regrade", status_code=303)
     memory = auth.instructor_state(request)
     if memory.feeder is None:
         memory.feeder = RegradeFeeder(session_factory=state.session_factory, backend=state.backend)
     memory.feeder.ensure_running()
-    return RedirectResponse("/instructor#regrade", status_code=303)
+    return RedirectResponse(f"/instructor?regrade=planned-{planned}#regrade", status_code=303)
 
 
 @pages.get("/problems/{slug}")

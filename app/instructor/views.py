@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app.attempts import attempt_extras
 from app.catalog import ProblemCatalog
 from app.errors import NotFound
 from app.instructor.check_reports import learner_reports
@@ -70,4 +71,5 @@ def submission_context(*, session: Session, submission_id: str, catalog: Problem
         },
         "regrade": regrade_note(session=session, submission_id=submission_id),
         "check_reports": learner_reports(session=session, submission_id=submission_id),
+        **attempt_extras(session=session, submission_id=submission_id),
     }

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import io
 from typing import cast
 
+import segno
 from fastapi import APIRouter, Request, Response, status
 from fastapi.responses import HTMLResponse, RedirectResponse
 from sqlalchemy.orm import Session
@@ -61,9 +63,18 @@ async def revoke_device_link(link_id: str, state: StateDep, learner: LearnerDep)
 # ------------------------------------------------------------------------------------------------- pages
 
 
+# The link just made, for the page the form's POST redirects to (Post/Redirect/Get: the address bar then says
+# /continue, and a reload does not make another link). Only the link's id, on this path, for a minute.
+NEW_LINK_COOKIE = "paperlab_new_link"
+NEW_LINK_MAX_AGE_S = 60
+
+
 @pages_router.get("/continue")
 async def links_page(request: Request, state: StateDep) -> Response:
-    return await continue_page(request, state)
+    response = await continue_page(request, state, new_link_id=request.cookies.get(NEW_LINK_COOKIE))
+    if NEW_LINK_COOKIE in request.cookies:
+        response.delete_cookie(NEW_LINK_COOKIE, path="/continue")
+    return response
 
 
 @pages_router.post("/continue/links")
@@ -73,7 +84,10 @@ async def create_from_page(request: Request, state: StateDep) -> Response:
         state, request, lambda session, learner: create_link(session=session, links=links, learner_id=learner,
                                                              base_url=url)  # fmt: skip
     )
-    return await continue_page(request, state, created=created)
+    response = RedirectResponse("/continue", status_code=303)
+    response.set_cookie(NEW_LINK_COOKIE, created.id, max_age=NEW_LINK_MAX_AGE_S, path="/continue", httponly=True,
+                        samesite="strict", secure=state.settings.cookie_secure)  # fmt: skip
+    return response
 
 
 @pages_router.post("/continue/links/{link_id}/revoke")
@@ -101,9 +115,10 @@ async def use_from_page(token: str, request: Request, state: StateDep) -> Respon
     return RedirectResponse("/?continued=1", status_code=303)
 
 
-async def continue_page(request: Request, state: AppState, *, created: DeviceLinkOut | None = None,
+async def continue_page(request: Request, state: AppState, *, new_link_id: str | None = None,
                         created_token: ApiTokenCreated | None = None) -> Response:  # fmt: skip
-    """The learner's page for reaching PaperLab from elsewhere: device links, and API tokens (app.routes.tokens)."""
+    """The learner's page for reaching PaperLab from elsewhere: device links (the one just made, with its QR
+    code), and API tokens (app.routes.tokens shows a new one here, once)."""
     links, url = device_links(state), base_url(request)
 
     def load(session: Session, learner: str) -> tuple[list[DeviceLinkOut], list[ApiTokenOut]]:
@@ -111,6 +126,17 @@ async def continue_page(request: Request, state: AppState, *, created: DeviceLin
                 active_tokens(session=session, learner_id=learner))  # fmt: skip
 
     active, tokens = await with_learner(state, request, load)
-    context = {"created": created, "links": active, "created_token": created_token, "tokens": tokens,
-               "site_url": url.rstrip("/")}  # fmt: skip
+    created = next((link for link in active if link.id == new_link_id), None)  # only one of this learner's
+    qr_svg = link_qr_svg(created.url) if created is not None else ""
+    context = {"created": created, "links": active, "qr_svg": qr_svg, "created_token": created_token,
+               "tokens": tokens, "site_url": url.rstrip("/")}  # fmt: skip
     return render(request, "continue.html", context)
+
+
+def link_qr_svg(url: str) -> str:
+    """The link as a QR code (SVG markup, no script, no text from outside but the path data), for a phone's
+    camera. Error correction M survives a smudged screen; the border is the four modules the standard asks."""
+    buffer = io.BytesIO()
+    segno.make(url, error="m").save(buffer, kind="svg", scale=4, border=4, xmldecl=False, svgns=True,
+                                     svgclass="device-links__qr-code", dark="#000000", light="#ffffff")  # fmt: skip
+    return buffer.getvalue().decode("ascii")

@@ -16,11 +16,12 @@ from sqlalchemy.orm import Session
 from starlette.responses import Response
 
 from app import crud
+from app.attempts import attempt_extras
 from app.deps import CatalogDep, StateDep, in_session, learner_for
 from app.hints import hints_for
-from app.instructor.check_reports import learner_reports
+from app.instructor.check_reports import learner_reports, mark_replies_seen, unseen_replies
 from app.instructor.profile import profile_of
-from app.instructor.regrade import regrade_note
+from app.instructor.regrade import regrade_note, regrade_origins
 from app.progress import reveal_of
 from app.schemas import as_json, attempt, submission_out
 from app.state import AppState
@@ -57,6 +58,7 @@ async def problem_page(slug: str, request: Request, catalog: CatalogDep, state: 
             "last_submission_id": last.id if last is not None else None,
             "hints": hints_for(session=session, learner_id=learner, problem=entry.problem),
             "scratch_example": scratch_example(entry.problem),
+            "unseen_replies": unseen_replies(session=session, learner_id=learner).get(entry.slug, 0),
         }
 
     return render(request, "problem.html", await with_learner(state, request, load))
@@ -88,9 +90,12 @@ async def history_page(slug: str, request: Request, catalog: CatalogDep, state: 
         submissions = crud.list_submissions(session=session, learner_id=learner, problem=entry.slug)
         reveal = reveal_of(session=session, learner_id=learner, problem=entry.slug)
         revealed = reveal.revealed_at if reveal is not None else None
+        origins = regrade_origins(session=session, submission_ids=[s.id for s in submissions])
         return {
             "attempts": [
-                {**as_json(attempt(s)), "after_reveal": revealed is not None and s.created_at >= revealed}
+                {**as_json(attempt(s)), "after_reveal": revealed is not None and s.created_at >= revealed,
+                 "regrade_of": {"id": origins[s.id].id, "created_at": origins[s.id].created_at.isoformat()}
+                 if s.id in origins else None}  # fmt: skip
                 for s in submissions
             ],
             "reveal": reveal,
@@ -103,15 +108,15 @@ async def history_page(slug: str, request: Request, catalog: CatalogDep, state: 
 
 @router.get("/submissions/{submission_id}")
 async def submission_page(submission_id: str, request: Request, catalog: CatalogDep, state: StateDep) -> Response:
-    submission, regrade, check_reports = await with_learner(
-        state,
-        request,
-        lambda session, learner: (
-            submission_out(crud.get_submission(session=session, submission_id=submission_id, learner_id=learner)),
-            regrade_note(session=session, submission_id=submission_id),  # after the ownership check above
-            learner_reports(session=session, submission_id=submission_id),
-        ),
-    )
+    def load(session: Session, learner: str) -> tuple[Any, ...]:
+        submission = submission_out(crud.get_submission(session=session, submission_id=submission_id,
+                                                        learner_id=learner))  # yours, or 404: before the rest
+        reports = learner_reports(session=session, submission_id=submission_id)
+        mark_replies_seen(session=session, learner_id=learner, submission_id=submission_id)  # read here
+        return (submission, regrade_note(session=session, submission_id=submission_id), reports,
+                attempt_extras(session=session, submission_id=submission_id))
+
+    submission, regrade, check_reports, extras = await with_learner(state, request, load)
     problem = (
         catalog.entries[submission.problem].public()
         if submission.problem in catalog.entries
@@ -136,5 +141,6 @@ async def submission_page(submission_id: str, request: Request, catalog: Catalog
         },
         "regrade": regrade,
         "check_reports": check_reports,
+        **extras,
     }
     return render(request, "submission.html", context)

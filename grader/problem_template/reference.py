@@ -1,4 +1,7 @@
-"""Reference solution for {{title}} (hidden from learners). Its validation is helpers.py's, as the starter's."""
+"""Reference solution for {{title}}. Its validation is helpers.py's, as the starter's.
+
+Learners read this file on the Solution page once they solve the problem or give up; a comment that starts with
+"# private:" is left out of what they see (or write solution.py for them instead)."""
 
 from helpers import check_matrix
 

@@ -1,4 +1,4 @@
-"""Reference AdamW step (Adam with decoupled weight decay). Hidden from learners."""
+"""Reference AdamW step (Adam with decoupled weight decay)."""
 
 import torch
 

@@ -1,4 +1,4 @@
-"""Reference scaled dot-product attention (Vaswani et al., 2017, Eq. 1). Hidden from learners; the checks compare
+"""Reference scaled dot-product attention (Vaswani et al., 2017, Eq. 1). The checks compare
 submissions with it."""
 
 import math

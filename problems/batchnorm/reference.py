@@ -1,4 +1,4 @@
-"""Reference batch normalisation, training and evaluation (Ioffe & Szegedy, 2015). Hidden from learners."""
+"""Reference batch normalisation, training and evaluation (Ioffe & Szegedy, 2015)."""
 
 import math
 

@@ -1,4 +1,4 @@
-"""Reference BYOL loss and target update (Grill et al., 2020). Hidden from learners; the checks compare
+"""Reference BYOL loss and target update (Grill et al., 2020). The checks compare
 submissions with it."""
 
 import torch

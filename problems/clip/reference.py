@@ -1,4 +1,4 @@
-"""Reference CLIP loss (Radford et al., 2021). Hidden from learners; the checks compare submissions with it."""
+"""Reference CLIP loss (Radford et al., 2021). The checks compare submissions with it."""
 
 import math
 

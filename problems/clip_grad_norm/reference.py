@@ -1,4 +1,4 @@
-"""Reference global gradient-norm clipping (Pascanu et al., 2013). Hidden from learners."""
+"""Reference global gradient-norm clipping (Pascanu et al., 2013)."""
 
 import torch
 

@@ -1,5 +1,5 @@
 """Reference DDPM pieces (Ho et al., 2020): the linear noise schedule, the closed-form forward sample q(x_t | x_0)
-(Eq. 4) and the forward-process posterior q(x_{t-1} | x_t, x_0) (Eqs. 6-7). Hidden from learners.
+(Eq. 4) and the forward-process posterior q(x_{t-1} | x_t, x_0) (Eqs. 6-7).
 
 Time steps are zero-based: index t in [0, T) is the paper's step t + 1, so betas[t] is the paper's beta_{t+1}."""
 

@@ -1,4 +1,4 @@
-"""Reference DINO loss and centre update (Caron et al., 2021). Hidden from learners; the checks compare submissions
+"""Reference DINO loss and centre update (Caron et al., 2021). The checks compare submissions
 with it."""
 
 import torch

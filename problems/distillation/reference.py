@@ -1,4 +1,4 @@
-"""Reference knowledge-distillation loss (Hinton, Vinyals & Dean, 2015). Hidden from learners."""
+"""Reference knowledge-distillation loss (Hinton, Vinyals & Dean, 2015)."""
 
 import torch.nn.functional as F
 

@@ -1,4 +1,4 @@
-"""Reference inverted dropout with its randomness passed in (Srivastava et al., 2014). Hidden from learners."""
+"""Reference inverted dropout with its randomness passed in (Srivastava et al., 2014)."""
 
 import torch
 

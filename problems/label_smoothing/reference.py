@@ -1,4 +1,4 @@
-"""Reference cross-entropy with label smoothing (Szegedy et al., 2016, section 7). Hidden from learners; the
+"""Reference cross-entropy with label smoothing (Szegedy et al., 2016, section 7). The
 checks compare submissions with it."""
 
 import torch

@@ -1,5 +1,5 @@
 """Reference LayerNorm (Ba, Kiros and Hinton, 2016) and RMSNorm (Zhang and Sennrich, 2019) over the last
-dimension. Hidden from learners; the checks compare submissions with it."""
+dimension. The checks compare submissions with it."""
 
 import torch
 

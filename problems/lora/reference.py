@@ -1,4 +1,4 @@
-"""Reference LoRA forward pass and merge (Hu et al., 2021). Hidden from learners; the checks compare submissions
+"""Reference LoRA forward pass and merge (Hu et al., 2021). The checks compare submissions
 with it."""
 
 import torch

@@ -1,4 +1,4 @@
-"""Reference learning-rate schedule: linear warmup, then cosine decay to a floor. Hidden from learners."""
+"""Reference learning-rate schedule: linear warmup, then cosine decay to a floor."""
 
 import math
 

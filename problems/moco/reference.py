@@ -1,4 +1,5 @@
-"""Reference solution for the MoCo problem. Trusted: imported only in the judge's process, never shown.
+"""Reference solution for the MoCo problem. Trusted: it runs in the judge's process. Learners read it on the
+Solution page once they solve the problem or give up.
 
 The validation is helpers.py's, the same the starter calls (the learner reads it in the page)."""
 

@@ -1,4 +1,4 @@
-"""Reference multi-head self-attention (Vaswani et al., 2017, section 3.2.2). Hidden from learners; the checks
+"""Reference multi-head self-attention (Vaswani et al., 2017, section 3.2.2). The checks
 compare submissions with it."""
 
 import math

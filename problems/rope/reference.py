@@ -1,4 +1,4 @@
-"""Reference rotary position embedding (Su et al., 2021, RoFormer), interleaved pairs. Hidden from learners; the
+"""Reference rotary position embedding (Su et al., 2021, RoFormer), interleaved pairs. The
 checks compare submissions with it."""
 
 import torch

@@ -1,4 +1,4 @@
-"""Reference NT-Xent loss (SimCLR). Hidden from learners; the checks compare submissions with it."""
+"""Reference NT-Xent loss (SimCLR). The checks compare submissions with it."""
 
 import torch
 

@@ -1,4 +1,4 @@
-"""Reference SimSiam loss (Chen and He, 2021). Hidden from learners; the checks compare submissions with it."""
+"""Reference SimSiam loss (Chen and He, 2021). The checks compare submissions with it."""
 
 from helpers import check_views
 

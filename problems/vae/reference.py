@@ -1,5 +1,5 @@
 """Reference VAE pieces (Kingma & Welling, 2014): the reparameterised sample, the Gaussian KL term and the
-negative ELBO with a Bernoulli decoder. Hidden from learners; the checks compare submissions with it."""
+negative ELBO with a Bernoulli decoder. The checks compare submissions with it."""
 
 import torch
 

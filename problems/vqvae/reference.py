@@ -1,4 +1,5 @@
-"""Reference solution for the VQ-VAE problem. Trusted: imported only in the judge's process, never shown."""
+"""Reference solution for the VQ-VAE problem. Trusted: it runs in the judge's process. Learners read it on the
+Solution page once they solve the problem or give up."""
 
 import torch
 

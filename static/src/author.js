@@ -6,7 +6,25 @@ import { formatTime } from "./times.js";
 const POLL_BUSY_MS = 1500; // while a run is under way or due
 const POLL_IDLE_MS = 4000; // otherwise: a save starts a run the banner should show soon
 
+/**
+ * Reloads the page within a second of a save in the problem's folder (GET /api/author/events/SLUG sends
+ * `changed` once the server has reloaded the problem), so an edit to the statement shows without a reload key.
+ */
+export function initLiveReload(banner) {
+  const url = banner.dataset.eventsUrl;
+  if (!url || typeof EventSource !== "function") return null;
+  const source = new EventSource(url);
+  source.addEventListener("changed", () => {
+    source.close();
+    banner.dataset.reloading = "true";
+    location.reload();
+  });
+  addEventListener("pagehide", () => source.close());
+  return source;
+}
+
 export function initAuthorBanner(banner) {
+  initLiveReload(banner);
   const url = banner.dataset.selftestUrl;
   const box = banner.querySelector(".author-banner__selftest");
   if (!url || !box) return;

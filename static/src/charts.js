@@ -52,19 +52,28 @@ export function drawExperiment(container, experiment, { placeholders = false } =
   return drawn;
 }
 
+// Ticks on a horizontal axis that counts steps: whole numbers only (a phone's narrow chart chose 0.5 steps).
+const WHOLE_INCREMENTS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 2500, 5000, 10000, 20000, 50000, 100000];
+
 function drawChart(slot, experiment, name) {
   const values = experiment.series[name];
-  if (!Array.isArray(values) || !values.length) {
-    slot.replaceChildren(el("p", { class: "charts__empty", text: `No data for “${name}”.` }));
-    return false;
-  }
   const known = SERIES[name] ?? {
     title: name.replaceAll("_", " "),
     label: name,
     colour: FALLBACK_COLOURS[name.length % FALLBACK_COLOURS.length],
   };
-  const steps = experiment.steps.length === values.length ? experiment.steps : values.map((_, i) => i);
+  const finite = Array.isArray(values) ? values.filter(Number.isFinite) : [];
   const xLabel = experiment.x_label || "step"; // what the horizontal axis counts: a step, a rank, a distance
+  if (finite.length < 2) {
+    // One point is no curve: a run that failed before its experiment recorded a second step drew a lone dot at
+    // step 0 on an axis running to 100. Say what there is instead.
+    const only = finite.length === 1 ? ` (only ${formatValue(finite[0])} at ${xLabel} ${experiment.steps[0] ?? 0})` : "";
+    slot.replaceChildren(el("p", { class: "charts__empty", dataset: { emptySeries: name },
+      text: `${known.title}: not enough data for a curve${only}. The run stopped before the experiment got going.` }));
+    return false;
+  }
+  const steps = experiment.steps.length === values.length ? experiment.steps : values.map((_, i) => i);
+  const wholeSteps = steps.every(Number.isInteger);
   const plotBox = el("div", { class: "chart__plot" });
   // A readout instead of uPlot's legend: the final value at rest, the value under the pointer on hover.
   const last = values.length - 1;
@@ -97,11 +106,12 @@ function drawChart(slot, experiment, name) {
         ],
       },
       cursor: { drag: { x: true, y: false } },
-      scales: { x: { time: false } },
+      scales: { x: { time: false, range: (u, min, max) => [min, max] } },
       // Colours come from the theme's custom properties, read again whenever the chart is redrawn.
       axes: [
         { label: xLabel, stroke: () => cssColour("--chart-axis"), grid: { stroke: () => cssColour("--chart-grid") },
-          ticks: { stroke: () => cssColour("--chart-tick") } },
+          ticks: { stroke: () => cssColour("--chart-tick") },
+          ...(wholeSteps ? { incrs: WHOLE_INCREMENTS, values: (u, splits) => splits.map((v) => (Number.isInteger(v) ? String(v) : "")) } : {}) },
         { stroke: () => cssColour("--chart-axis"), grid: { stroke: () => cssColour("--chart-grid") },
           ticks: { stroke: () => cssColour("--chart-tick") }, size: 56 },
       ],
@@ -113,6 +123,7 @@ function drawChart(slot, experiment, name) {
     [steps, values],
     plotBox,
   );
+  slot.paperlabChart = plot; // for tests (and curious people): the uPlot instance
   addEventListener("paperlab:theme", () => plot.setSize({ width: width(), height: HEIGHT }));
   new ResizeObserver(() => {
     const next = width();

@@ -19,6 +19,7 @@ const pages = {
   },
   history: async () => (await import("./history.js")).initHistoryPage(),
   index: async () => (await import("./catalogue.js")).initCataloguePage(),
+  continue: async () => (await import("./device-links.js")).initDeviceLinks(),
   "instructor-problem": async () => (await import("./instructor-charts.js")).initInstructorCharts(),
   courses: async () => (await import("./courses.js")).initCoursePages(document),
 };

@@ -2,6 +2,24 @@
 // <div class="math display">TeX</div> (TeX HTML-escaped, so textContent is the source).
 import katex from "katex";
 
+// A displayed equation wider than its column scrolls sideways; a keyboard user can scroll it only if it takes the
+// focus, so it does while (and only while) it is wider: on a phone most are, on a desktop few.
+const scrollables = typeof ResizeObserver === "function"
+  ? new ResizeObserver((entries) => entries.forEach((entry) => markScrollable(entry.target)))
+  : null;
+
+function markScrollable(element) {
+  if (element.scrollWidth > element.clientWidth + 1) {
+    element.tabIndex = 0;
+    element.setAttribute("role", "region");
+    element.setAttribute("aria-label", "Equation (scrolls sideways)");
+  } else {
+    element.removeAttribute("tabindex");
+    element.removeAttribute("role");
+    element.removeAttribute("aria-label");
+  }
+}
+
 export function renderMath(root) {
   for (const element of root.querySelectorAll(".math.inline, .math.display")) {
     if (element.dataset.rendered) continue;
@@ -19,6 +37,7 @@ export function renderMath(root) {
     }
     element.dataset.rendered = "true";
     element.dataset.tex = tex;
+    if (element.classList.contains("display")) scrollables?.observe(element);
   }
 }
 

@@ -5,6 +5,9 @@ import { VerdictPanel } from "./verdicts.js";
 import { formatTime } from "./times.js";
 import { initHints } from "./hints.js";
 import { initScratch } from "./scratch.js";
+import { Panes } from "./panes.js";
+import { initResultsTools } from "./results-tools.js";
+import { restoreAttemptIfAsked } from "./restore.js";
 
 export async function initProblemPage() {
   const mount = document.getElementById("editor");
@@ -23,6 +26,8 @@ export async function initProblemPage() {
   let serverCode = document.getElementById("initial-code")?.value ?? starterCode;
 
   const hints = initHints(document.getElementById("hints"));
+  const panes = new Panes(document.getElementById("problem-layout"), { returning: Boolean(lastSubmissionId) });
+  const outcome = document.getElementById("run-outcome");
   const draft = new Draft(slug);
   const opening = draft.choose(serverCode);
   let running = false;
@@ -40,6 +45,11 @@ export async function initProblemPage() {
       draft.saveSoon(code, serverCode);
       saveStatus.textContent = code === serverCode ? "" : "Draft saved in this browser";
     },
+    modeStatus: document.getElementById("editor-mode"),
+    editStatus: document.getElementById("edit-status"),
+    wrapToggle: document.getElementById("wrap-toggle"),
+    // What "edited since the last run" compares with: the code of the last run (else what the page opened with).
+    base: lastSubmissionId ? serverCode : opening.code,
   });
   addEventListener("pagehide", () => draft.flush());
   initScratch({
@@ -63,9 +73,15 @@ export async function initProblemPage() {
     announcer: document.getElementById("run-announcer"),
     notesLink: document.getElementById("notes-link"),
     checkCount: Number(mount.dataset.checkCount) || 0,
-    onGoToLine: (line) => editor.goToLine(line),
+    onGoToLine: (line) => {
+      panes.show("code");
+      editor.goToLine(line);
+    },
     onErrorLine: (line) => editor.markErrorLine(line),
+    onReveal: () => panes.show("results"),
+    onCounts: (counts) => showCounts(counts),
   });
+  initResultsTools({ panel, panes, root: document.getElementById("results-panel") });
 
   // Ctrl/Cmd+Enter anywhere on the page runs the tests (inside the editor CodeMirror's keymap handles it).
   document.addEventListener("keydown", (event) => {
@@ -113,12 +129,23 @@ export async function initProblemPage() {
     }
   }
 
+  await restoreAttemptIfAsked({ editor, slug, serverCode, saveStatus, showCode: () => panes.show("code") });
+
   tabs?.addEventListener("message", ({ data }) => {
     if (data?.slug === slug && data.id && !running) {
       panel.start();
+      showRunStarted();
       watch(data.id);
     }
   });
+
+  // The verdicts are what to watch now: on a wide screen the left column turns to them (the editor stays beside
+  // it); on a narrow one the Code tab keeps the editor, and the outcome under Run leads to them.
+  function showRunStarted() {
+    if (panes.isNarrow()) return;
+    panes.show("results");
+    document.getElementById("summary").scrollIntoView({ block: "nearest" });
+  }
 
   async function run() {
     if (running || Date.now() < heldUntil) return;
@@ -137,6 +164,7 @@ export async function initProblemPage() {
       const inFlight = error instanceof RunError && error.status === 429 ? await findRunInFlight(slug) : null;
       if (inFlight) {
         panel.start();
+        showRunStarted();
         runMessage.textContent = "Your earlier run is still being graded; showing its verdict here.";
         watch(inFlight.id);
         return;
@@ -148,9 +176,10 @@ export async function initProblemPage() {
       return;
     }
     panel.start();
-    document.getElementById("summary").scrollIntoView({ block: "nearest" }); // the verdicts are what to watch now
+    showRunStarted();
     serverCode = code;
     draft.rebase(code);
+    editor.setBase(code);
     saveStatus.textContent = "";
     tabs?.postMessage({ slug, id });
     watch(id);
@@ -179,6 +208,29 @@ export async function initProblemPage() {
         hints.refresh(); // a failed attempt may have unlocked the next hint
       },
     });
+  }
+
+  // The Results tab's label and, on a narrow screen, the line under the Run button.
+  function showCounts({ done, total, failing, state, solved }) {
+    let short = "";
+    if (state === "queued" || state === "running") short = `${done} / ${total}`;
+    else if (state === "done" && solved) short = "solved";
+    else if (state === "done" && failing) short = `${failing} failing`;
+    else if (state === "done") short = `${done - failing} / ${total}`;
+    panes.setResultsCount(short);
+    if (!outcome) return;
+    outcome.hidden = state === "idle";
+    if (state === "idle") return;
+    const text = state === "done" ? document.getElementById("summary").textContent : `Running checks: ${done} / ${total}`;
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "btn btn--small";
+    button.textContent = "Show the results";
+    button.addEventListener("click", () => {
+      panes.show("results", { focusTab: false });
+      panel.goToFailure(1) || document.getElementById("summary").focus();
+    });
+    outcome.replaceChildren(`${text} `, button);
   }
 
   function resetStopButton() {

@@ -23,9 +23,20 @@ export function initThemeToggle() {
   if (choice) document.documentElement.dataset.theme = choice;
   const button = document.getElementById("theme-toggle");
   if (!button) return;
+  // The button names what a press does ("Light theme" while the page is dark), whether the page is dark by the
+  // learner's choice or by the system's: a fixed "Dark theme" with a pressed state read, on a dark system with no
+  // choice stored, as an offer to turn dark, and its first press turned the page light.
   const label = () => {
-    // One fixed name, its state in aria-pressed: "Dark theme, pressed" reads right; a name that flips does not.
-    button.setAttribute("aria-pressed", String(currentTheme() === "dark"));
+    const dark = currentTheme() === "dark";
+    const next = dark ? "light" : "dark";
+    button.dataset.current = dark ? "dark" : "light";
+    const icon = document.createElement("span");
+    icon.className = "theme-toggle__icon";
+    icon.textContent = dark ? "☀" : "☾";
+    icon.setAttribute("aria-hidden", "true");
+    button.replaceChildren(icon, ` ${dark ? "Light" : "Dark"} theme`);
+    button.setAttribute("aria-label", `Switch to the ${next} theme`);
+    button.title = stored() ? `You chose the ${dark ? "dark" : "light"} theme` : `The ${dark ? "dark" : "light"} theme follows your system`;
   };
   button.hidden = false;
   label();

@@ -1,5 +1,7 @@
-// The verdict panel on the problem page: live per-check rows grouped by function, progress, summary line,
-// load/limit/sandbox notices, "changed since the previous attempt" markers, and the notes link once solved.
+// The results pane on the problem page: live per-check rows grouped by function, the groups with failures first
+// and the failures first in each group, passed checks folded into a count; progress, the summary (whose first
+// failure is a link to it), load/limit/sandbox notices, "changed since the previous attempt" markers, a
+// "failures only" filter, next/previous failure, and the notes link once solved.
 // Everything that comes from a submission is inserted as text (textContent), never as HTML.
 import { attachCheckReports } from "./report-check.js";
 import { el } from "./dom.js";
@@ -29,11 +31,45 @@ export function hitResourceLimit(check) {
 }
 
 export class VerdictPanel {
-  constructor({ root, progress, bar, summary, announcer, notesLink, checkCount, onGoToLine, onErrorLine }) {
+  constructor({ root, progress, bar, summary, announcer, notesLink, checkCount, onGoToLine, onErrorLine, onReveal,
+    onCounts }) {
     Object.assign(this, { root, progress, bar, summary, announcer, notesLink, onGoToLine, onErrorLine });
+    this.onReveal = onReveal ?? (() => {}); // makes the pane visible (the Results tab) before a check is focused
+    this.onCounts = onCounts ?? (() => {}); // ({done, total, failing, state, solved}) after every change
     this.total = checkCount || 0;
     this.previous = null; // Map check id -> status of the previous attempt
     this.clear();
+  }
+
+  /** The checks with something to fix, in the order the pane shows them. */
+  failingRows() {
+    return [...this.groupsBox.querySelectorAll("li.check--failed, li.check--error")];
+  }
+
+  /** Opens the check `id` (its group too), scrolls it into view and puts the focus on it. */
+  focusCheck(id) {
+    const row = this.rows.get(id);
+    if (!row) return false;
+    this.onReveal();
+    row.closest(".verdict-group").open = true;
+    const passed = row.closest(".verdict-passed");
+    if (passed) passed.open = true;
+    row.querySelector("details").open = true;
+    const summary = row.querySelector("summary");
+    summary.focus({ preventScroll: true });
+    summary.scrollIntoView({ block: "nearest" });
+    this.lastFocused = id;
+    return true;
+  }
+
+  /** Next (+1) or previous (-1) failing check after the one last focused, wrapping around. */
+  goToFailure(direction) {
+    const rows = this.failingRows();
+    if (!rows.length) return false;
+    const focused = document.activeElement?.closest?.("li.check")?.dataset.checkId ?? this.lastFocused;
+    const at = rows.findIndex((row) => row.dataset.checkId === focused);
+    const next = at < 0 ? (direction > 0 ? 0 : rows.length - 1) : (at + direction + rows.length) % rows.length;
+    return this.focusCheck(rows[next].dataset.checkId);
   }
 
   /** The report to compare the next run with ("flipped since the previous attempt"). */
@@ -43,8 +79,9 @@ export class VerdictPanel {
 
   clear() {
     this.rows = new Map(); // check id -> <li>
-    this.groups = new Map(); // group -> {section, list, count}
+    this.groups = new Map(); // group -> {section, list, passedBox, passedList, count, flips}
     this.results = new Map(); // check id -> CheckResult
+    this.lastFocused = null;
     this.notices = el("div", { class: "verdict-notices" });
     this.groupsBox = el("div", { class: "verdict-groups" });
     this.root.replaceChildren(this.notices, this.groupsBox);
@@ -55,6 +92,15 @@ export class VerdictPanel {
     this.state = state;
     this.root.closest(".verdict-panel")?.setAttribute("data-state", state);
     this.root.setAttribute("aria-busy", state === "queued" || state === "running" ? "true" : "false");
+    this.reportCounts();
+  }
+
+  reportCounts(solved = false) {
+    if (!this.results) return;
+    const checks = [...this.results.values()];
+    const failing = checks.filter((c) => c.status === "failed" || c.status === "error").length;
+    this.onCounts({ done: checks.length, total: Math.max(this.total, checks.length), failing, state: this.state,
+      solved });
   }
 
   /** The one thing a screen reader hears per run: the final summary (the rows stream in silently). */
@@ -72,6 +118,7 @@ export class VerdictPanel {
     this.setState("queued");
     this.setSummary("Submitting…", "running");
     this.updateProgress();
+    this.announce("Running checks…"); // heard wherever the focus is, the editor included
   }
 
   status({ status, total }) {
@@ -120,12 +167,14 @@ export class VerdictPanel {
     this.setState("done");
     this.updateProgress(true);
     this.showNotices(report);
-    this.setSummary(...this.describe(report), label);
+    const [text, tone] = this.describe(report);
+    this.setSummary(text, tone, label);
     if (!label) this.announce(this.summary.textContent); // a run just finished, not a page showing the last one
     if (report.solved) this.notesLink.hidden = false;
     this.foldCleanGroups();
     this.openFirstProblem();
     attachCheckReports(this.root, submission.id);
+    this.reportCounts(report.solved);
   }
 
   describe(report) {
@@ -157,9 +206,13 @@ export class VerdictPanel {
     if (error?.kind === "grader" || checks.some((c) => c.status === "error")) {
       return ["The grader itself failed on some checks. That is not your fault; try again later.", "error"];
     }
-    const first = failing[0];
-    const start = first ? ` Start with “${first.title}”.` : "";
-    return [`Not solved yet: ${failing.length} of ${checks.length} checks failing.${start}${flipText}`, "failed"];
+    // The first failure in the pane's order (failures first, by group), as a link that focuses it.
+    const firstRow = this.failingRows()[0];
+    const first = firstRow ? this.results.get(firstRow.dataset.checkId) : failing[0];
+    const text = [`Not solved yet: ${failing.length} of ${checks.length} checks failing.`];
+    if (first) text.push(" Start with “", { check: first }, "”.");
+    if (flipText) text.push(flipText);
+    return [text, "failed"];
   }
 
   showNotices(report) {
@@ -207,12 +260,23 @@ export class VerdictPanel {
     const old = this.rows.get(check.id);
     if (old) {
       row.querySelector("details").open = old.querySelector("details").open;
-      old.replaceWith(row);
-    } else {
-      this.groupFor(check.group).list.append(row);
+      old.remove();
     }
     this.rows.set(check.id, row);
+    this.placeRow(row, check);
     this.updateGroupCount(check.group);
+  }
+
+  /** Failures first in their group (in arrival order), then the skipped, then the passed, folded into a count. */
+  placeRow(row, check) {
+    const group = this.groupFor(check.group);
+    if (check.status === "passed") {
+      group.passedList.append(row);
+      return;
+    }
+    const problem = check.status === "failed" || check.status === "error";
+    const firstSkipped = problem ? group.list.querySelector(":scope > li.check--skipped") : null;
+    group.list.insertBefore(row, firstSkipped);
   }
 
   groupFor(name) {
@@ -221,15 +285,20 @@ export class VerdictPanel {
       // A <details> per group: the final report folds away the groups with nothing to fix.
       const count = el("span", { class: "verdict-group__count" });
       const flips = el("span", { class: "verdict-group__flips" });
-      const list = el("ul", { class: "verdict-list" });
+      const list = el("ul", { class: "verdict-list verdict-list--to-fix" });
+      const passedList = el("ul", { class: "verdict-list" });
+      const passedCount = el("span", { class: "verdict-passed__count" });
+      const passedBox = el("details", { class: "verdict-passed", hidden: true },
+        el("summary", { class: "verdict-passed__title" }, passedCount), passedList);
       const section = el(
         "details",
         { class: "verdict-group", open: true, dataset: { group: name } },
         el("summary", { class: "verdict-group__title" }, el("code", { text: name }), flips, count),
         list,
+        passedBox,
       );
       this.groupsBox.append(section);
-      group = { section, list, count, flips };
+      group = { section, list, passedBox, passedList, passedCount, count, flips };
       this.groups.set(name, group);
     }
     return group;
@@ -239,25 +308,45 @@ export class VerdictPanel {
     const group = this.groups.get(name);
     const checks = [...this.results.values()].filter((c) => c.group === name);
     const passed = checks.filter((c) => c.status === "passed").length;
+    const failing = checks.filter((c) => c.status === "failed" || c.status === "error").length;
     group.count.textContent = `${passed} / ${checks.length}`;
     group.section.classList.toggle("verdict-group--clean", passed === checks.length);
-    const rows = [...group.list.children];
+    group.section.classList.toggle("verdict-group--failing", failing > 0);
+    group.passedBox.hidden = passed === 0;
+    group.passedCount.textContent = `${passed} passed`;
+    // A group with nothing but passed checks shows them directly when opened: no second fold inside the first.
+    group.passedBox.classList.toggle("verdict-passed--alone", passed === checks.length);
+    if (passed === checks.length) group.passedBox.open = true;
+    const rows = [...group.section.querySelectorAll("li.check")];
     const fixed = rows.filter((row) => row.dataset.flip === "fixed").length;
     const broke = rows.filter((row) => row.dataset.flip === "broke").length;
     group.flips.textContent = [fixed && `▲ ${fixed} newly passing`, broke && `▼ ${broke} newly failing`]
       .filter(Boolean)
       .join(" · ");
+    this.orderGroups();
+  }
+
+  /** Groups with something to fix first (in the battery's order), then the others. */
+  orderGroups() {
+    const sections = [...this.groups.values()].map((group) => group.section);
+    const ordered = [...sections.filter((s) => s.matches(".verdict-group--failing")),
+      ...sections.filter((s) => !s.matches(".verdict-group--failing"))];
+    const current = [...this.groupsBox.children];
+    if (ordered.every((section, i) => current[i] === section)) return;
+    const focused = document.activeElement;
+    this.groupsBox.append(...ordered); // moving a node that holds the focus drops it in some browsers
+    if (focused && focused !== document.activeElement && this.groupsBox.contains(focused)) focused.focus();
   }
 
   /** After the report: open the groups that have something to fix, fold the rest. */
   foldCleanGroups() {
     for (const group of this.groups.values()) {
-      group.section.open = [...group.list.children].some((row) => row.matches(".check--failed, .check--error"));
+      group.section.open = group.section.matches(".verdict-group--failing");
     }
   }
 
   openFirstProblem() {
-    const first = [...this.rows.values()].find((row) => row.matches(".check--failed, .check--error"));
+    const first = this.failingRows()[0];
     if (first) first.querySelector("details").open = true;
   }
 
@@ -282,9 +371,21 @@ export class VerdictPanel {
     }
   }
 
+  /** `text`: a string, or a list of strings and `{check}` parts (a link that focuses that check). */
   setSummary(text, tone, label = null) {
-    this.summary.textContent = label ? `${label}: ${text}` : text;
+    const parts = Array.isArray(text) ? text : [text];
+    const nodes = parts.map((part) => (typeof part === "string" ? part : this.checkLink(part.check)));
+    this.summary.replaceChildren(...(label ? [`${label}: `] : []), ...nodes);
     this.summary.dataset.tone = tone;
+  }
+
+  checkLink(check) {
+    const link = el("a", { href: `#check-${check.id}`, class: "summary__check", text: check.title || check.id });
+    link.addEventListener("click", (event) => {
+      event.preventDefault();
+      this.focusCheck(check.id);
+    });
+    return link;
   }
 }
 
@@ -319,7 +420,8 @@ function checkRow(check, previousStatus) {
   );
   return el(
     "li",
-    { class: `check check--${check.status}`, dataset: { checkId: check.id, ...(flip ? { flip } : {}) } },
+    { class: `check check--${check.status}`, id: `check-${check.id}`,
+      dataset: { checkId: check.id, ...(flip ? { flip } : {}) } },
     el("details", {}, summary, body),
   );
 }

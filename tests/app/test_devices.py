@@ -102,7 +102,11 @@ def test_the_link_holds_no_learner_id_and_links_are_capped(server: Server) -> No
 def test_the_page_makes_a_link_without_javascript(client: TestClient) -> None:
     page = client.get("/continue")
     assert page.status_code == 200 and "Make a link" in page.text
-    made = client.post("/continue/links")
-    assert made.status_code == 200
+    redirect = client.post("/continue/links", follow_redirects=False)
+    assert (redirect.status_code, redirect.headers["location"]) == (303, "/continue")  # a clean address bar
+    made = client.get("/continue")
     assert re.search(r'id="device-link"[^>]*value="http://testserver/continue/[^"]+"', made.text)
+    assert "<svg" in made.text and "device-links__qr-code" in made.text  # the QR code, drawn on the server
     assert "Revoke" in made.text
+    again = client.get("/continue")  # shown once: a reload lists the link among the unused ones, no QR code
+    assert 'id="device-link"' not in again.text and "Revoke" in again.text

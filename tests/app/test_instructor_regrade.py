@@ -3,6 +3,7 @@ attempt again through the grading path, keep the old report, show the change, an
 
 from __future__ import annotations
 
+import html
 import os
 import shutil
 import subprocess
@@ -151,3 +152,42 @@ def test_regrades_wait_while_a_learners_submission_waits(graded: dict[str, Any])
     assert not fed and not submitted
     with state.session_factory() as session:
         assert progress(session=session).pending == 2
+
+
+def test_the_learners_history_labels_a_regrading_as_the_instructors(graded: dict[str, Any]) -> None:
+    press_regrade(graded["server"])
+    ada, attempt = graded["ada"]
+    page = ada.get("/problems/add_one/history").text
+    assert page.count("Re-graded by your instructor") == 1  # the copy only; her own attempt is hers
+    assert 'your attempt from <time datetime=' in page and f'href="/submissions/{attempt}"' in page
+    copy = ada.get("/api/problems/add_one/submissions").json()[0]["id"]
+    assert "A re-grading by your instructor" in ada.get(f"/submissions/{copy}").text
+
+
+def test_a_regrading_that_still_solves_does_not_say_it_now_solves(make_server: Callable[..., Server],
+                                                                   problems: Path) -> None:
+    before = make_server(problems_dir=problems)
+    make_instructor(before.app)
+    bob = before.learner()
+    attempt = run(bob, CORRECT)["id"]
+    checks = problems / "add_one" / "checks.py"
+    checks.write_text(checks.read_text() + "\n# A comment: a new battery that grades the same.\n")
+    after = make_server(problems_dir=problems)
+    bob = TestClient(after.app, cookies=bob.cookies)
+    press_regrade(after)
+    page = bob.get(f"/submissions/{attempt}").text
+    assert "Re-graded after the problem changed: 3/3 -> 3/3." in page
+    assert "It still solves the problem." in page and "It now solves" not in page
+
+
+def test_pressing_regrade_with_nothing_stale_says_so(make_server: Callable[..., Server], problems: Path) -> None:
+    server = make_server(problems_dir=problems)
+    make_instructor(server.app)
+    run(server.learner(), WRONG)  # graded by the battery the server has: nothing is stale
+    instructor = server.learner()
+    sign_in(instructor)
+    name, token = csrf_from(instructor.get("/instructor").text)
+    response = instructor.post("/instructor/regrade", data={name: token})
+    assert response.status_code == 200 and response.url.path == "/instructor"
+    said = html.unescape(response.text)
+    assert "Nothing to regrade: every learner's latest attempt was graded by each problem as it is now." in said

@@ -89,13 +89,13 @@ def test_the_toggle_overrides_the_system_and_persists(learner: Learner) -> None:
     page.emulate_media(color_scheme="light")
     learner.goto("/")
     toggle = page.locator("#theme-toggle")
-    assert toggle.get_attribute("aria-pressed") == "false"
+    assert toggle.get_attribute("aria-label") == "Switch to the dark theme"
     toggle.click()
     assert page.evaluate("() => document.documentElement.dataset.theme") == "dark"
     background = page.evaluate("() => getComputedStyle(document.body).backgroundColor")
     assert background == "rgb(16, 18, 26)", background
     learner.goto("/problems/moco")
-    assert page.locator("#theme-toggle").get_attribute("aria-pressed") == "true", "the choice persists"
+    assert page.locator("#theme-toggle").get_attribute("aria-label") == "Switch to the light theme", "it persists"
     editor_bg = page.evaluate("() => getComputedStyle(document.querySelector('#editor .cm-editor')).backgroundColor")
     assert editor_bg == "rgb(24, 27, 38)", "the editor follows"
     string_colour = page.evaluate(

@@ -48,6 +48,7 @@ def test_a_failed_run_unlocks_the_first_hint_without_a_reload(learner: Learner) 
     open_problem(learner)
     type_code(page, wrong_code())
     run_tests(page)
+    page.click("#tab-statement")  # the run turned the left column to its results; the hints are under the statement
     page.wait_for_selector("#hints .hint--open")
     assert MOCO_HINTS[0]["after_attempts"] == 1
     assert MOCO_HINTS[0]["text"] in page.locator("#hints .hint").first.inner_text()

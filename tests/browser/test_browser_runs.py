@@ -136,7 +136,7 @@ def test_pressing_run_keeps_the_focus_on_the_button(learner: Learner, refused: b
     assert page.evaluate("() => document.activeElement.id") == "run-tests"
 
 
-def test_a_run_is_announced_once_with_its_summary(learner: Learner) -> None:
+def test_a_run_is_announced_at_its_start_and_once_with_its_summary(learner: Learner) -> None:
     page = learner.page
     open_problem(learner)
     type_code(page, wrong_code())
@@ -146,7 +146,9 @@ def test_a_run_is_announced_once_with_its_summary(learner: Learner) -> None:
     page.wait_for_timeout(300)
     announced = page.evaluate("() => window.announced")
     summary = page.inner_text("#summary")
-    assert announced == [f"run-announcer: {summary}"], announced
+    # Two announcements: the start (heard with the focus in the editor, where the button's "Running…" is not) and
+    # the summary; never the rows.
+    assert announced == ["run-announcer: Running checks…", f"run-announcer: {summary}"], announced
     assert page.locator(".check").count() > 10
     # No check row sits inside a live region.
     assert page.locator("[aria-live] .check, [role='status'] .check, [role='alert'] .check").count() == 0

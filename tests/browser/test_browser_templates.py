@@ -82,7 +82,8 @@ HINTS = [
     {"index": 1, "unlocked": False, "text": None, "unlocks_after": 2, "unlocked_by": None},
 ]
 PROBLEM_PAGE = {"problem": PROBLEM, "statement_html": "<p>S</p>", "starter_code": "pass\n", "hints": HINTS,
-                "scratch_example": HOSTILE, "helpers_html": "<pre>def check(x): ...</pre>"}  # fmt: skip
+                "scratch_example": HOSTILE, "helpers_html": "<pre>def check(x): ...</pre>",
+                "unseen_replies": 1}  # fmt: skip
 ATTEMPTS = [
     {"id": "a1", "created_at": NOW, "status": "done", "passed": 1, "total": 3, "solved": False},
     {
@@ -104,7 +105,16 @@ CARDS = [
 INDEX = {"tracks": [], "others": [], "filter": {"tag": "", "difficulty": "", "q": HOSTILE, "active": True},
          "matched": 0, "all_tags": ["a<b>"], "difficulties": ["easy", "medium", "hard"]}  # fmt: skip
 PROFILE = {"display_name": HOSTILE, "student_id": ""}
-REGRADE = {"old": "1/3", "new": "2/3", "submission_id": "a2", "solved_now": False, "notes_unlocked": True}
+REGRADE = {"old": "1/3", "new": "2/3", "submission_id": "a2", "solved_now": False, "still_solves": False,
+           "no_longer_solves": False, "notes_unlocked": True}
+ATTEMPT_EXTRAS = {"code_html": '<div class="highlight"><pre>x</pre></div>',
+                  "regraded_from": {"id": "a0", "created_at": NOW},
+                  "previous": {"id": "a0", "created_at": NOW.isoformat(), "changed_lines": 2,
+                               "diff_html": '<div class="highlight"><pre>-x</pre></div>'}}  # fmt: skip
+MY_REPORTS = [{"id": "r1", "check_id": "add_one.values", "text": HOSTILE, "status": status, "reply": reply,
+               "submission_id": "a1", "problem": "moco", "problem_title": "MoCo <b>", "created_at": NOW,
+               "resolved_at": NOW if status == "resolved" else None, "unseen_reply": status == "resolved"}
+              for status, reply in (("resolved", HOSTILE), ("resolved", None), ("open", None))]  # fmt: skip
 CHECK_REPORTS = [{"id": "r1", "check_id": "add_one.values", "text": HOSTILE, "status": "resolved", "reply": HOSTILE}]
 CASES = [
     pytest.param(
@@ -140,7 +150,12 @@ CASES = [
     pytest.param("history.html", {"problem": PROBLEM, "attempts": [], "reveal": None, "profile": PROFILE},
                  id="history-empty"),
     pytest.param("submission.html", {"problem": PROBLEM, "submission": DONE, "regrade": REGRADE,
-                                     "check_reports": CHECK_REPORTS}, id="submission"),
+                                     "check_reports": CHECK_REPORTS, **ATTEMPT_EXTRAS}, id="submission"),
+    pytest.param("my_reports.html", {"reports": MY_REPORTS}, id="my-reports"),
+    pytest.param("my_reports.html", {"reports": []}, id="my-reports-empty"),
+    pytest.param("history.html", {"problem": PROBLEM, "profile": PROFILE, "reveal": None, "attempts": [
+        {**ATTEMPTS[0], "after_reveal": False, "regrade_of": {"id": "a0", "created_at": NOW.isoformat()}}]},
+        id="history-regraded"),
     pytest.param("submission.html", {"problem": PROBLEM, "submission": PENDING, "regrade": None,
                                      "check_reports": []}, id="submission-pending"),
     pytest.param("error.html", {"status_code": 404, "title": "Not found", "message": HOSTILE}, id="error"),
@@ -165,8 +180,10 @@ def test_template_renders_the_contract_context_and_escapes(
 def test_problem_page_has_every_element_the_bundle_needs(environment: Environment) -> None:
     html = render(environment, "problem.html", problem=PROBLEM, statement_html="", initial_code="\nx = 1\n",
                   hints=HINTS, scratch_example="print(1)\n", helpers_html="",
-                  starter_code="pass\n", solved=False, last_submission_id="sub-1")  # fmt: skip
-    for element_id in ("run-tests", "reset-code", "verdicts", "progress", "summary", "charts", "notes-link"):
+                  starter_code="pass\n", solved=False, last_submission_id="sub-1", unseen_replies=0)  # fmt: skip
+    for element_id in ("run-tests", "reset-code", "verdicts", "progress", "summary", "charts", "notes-link",
+                       "problem-layout", "pane-tabs", "statement-panel", "results-panel", "workbench", "editor-mode",
+                       "edit-status", "wrap-toggle", "failures-only", "run-outcome"):
         assert f'id="{element_id}"' in html
     assert re.search(r'<div id="editor"[^>]*data-slug="moco"[^>]*data-last-submission="sub-1"', html)
     # One announcement per run (a status region outside the list), never the list of checks itself.

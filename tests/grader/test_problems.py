@@ -16,7 +16,9 @@ from grader.problems import (
     discover,
     importable_as_helpers,
     load_problem,
+    strip_private_comments,
 )
+from grader.scaffold import create_problem
 
 ADDER = Path(__file__).resolve().parents[1] / "fixtures" / "problems" / "adder"
 
@@ -515,3 +517,30 @@ def test_an_impossible_contract_names_its_line(tmp_path: Path) -> None:
     with pytest.raises(ProblemError, match=r"problem\.toml:\d+: functions\.0.*uses M, which \[functions\.dims\] "
                                            r"does not declare"):
         load_problem(folder)
+
+
+# ------------------------------------------------------------------ the solution learners read (Solution page)
+
+
+@pytest.mark.parametrize(
+    ("source", "shown"),
+    [
+        pytest.param("x = 1\n# private: why x is 1\ny = 2\n", "x = 1\ny = 2\n", id="a-whole-line"),
+        pytest.param("x = 1  # private: tuned by hand\n", "x = 1\n", id="trailing"),
+        pytest.param("x = 1  # the public reason\n", "x = 1  # the public reason\n", id="an-ordinary-comment"),
+        pytest.param('s = "# private: in a string"\n', 's = "# private: in a string"\n', id="inside-a-string"),
+        pytest.param("def f():\n    # PRIVATE: upper case too\n    return 1\n", "def f():\n    return 1\n",
+                     id="indented-any-case"),
+    ],
+)
+def test_private_comments_are_stripped_from_the_solution_learners_read(source: str, shown: str) -> None:
+    assert strip_private_comments(source) == shown
+
+
+def test_the_solution_is_solution_py_when_the_author_wrote_one(tmp_path: Path) -> None:
+    folder = create_problem("with_solution", tmp_path)
+    problem = load_problem(folder)
+    assert problem.solution_file == "reference.py"
+    (folder / "solution.py").write_text("# what learners read\n")
+    assert problem.solution_file == "solution.py"
+    assert problem.solution_source() == "# what learners read\n"

@@ -356,3 +356,34 @@ def test_the_json_summary_of_an_unsound_problem_names_what_is_wrong(problem, poo
     (uncaught,) = [m for m in summary["mutants"] if not m["caught"]]
     assert uncaught["name"] == "not_really_wrong.py" and uncaught["failed"] == []
     assert any(failure.startswith("mutant not_really_wrong.py") for failure in summary["failures"])
+
+
+# ------------------------------------------------------------------ the solution learners read (Solution page)
+
+
+def test_a_private_looking_line_in_the_reference_learners_read_is_warned_about(problem, selftest):
+    reference = problem / "reference.py"
+    source = reference.read_text()
+    reference.write_text(source + "# Hidden from learners: the trick is the floor.\n")
+    ok, output = selftest(problem)
+    assert ok, output  # a warning, not a failure
+    assert "learners read reference.py on the Solution page, and these lines look private" in output
+    line = len(source.splitlines()) + 1
+    assert f"reference.py line {line}: # Hidden from learners: the trick is the floor." in output
+    assert "1 line(s) look private" in output
+
+
+def test_a_private_comment_is_stripped_from_what_learners_read_and_not_warned_about(problem, selftest):
+    reference = problem / "reference.py"
+    reference.write_text("# private: the secret is the floor\n" + reference.read_text())
+    ok, output = selftest(problem)
+    assert ok, output
+    assert "look private" not in output
+    assert "learners read reference.py" in output
+
+
+def test_a_solution_file_that_does_not_solve_the_problem_is_unsound(problem, selftest):
+    shutil.copy(problem / "mutants" / "no_floor.py", problem / "solution.py")
+    ok, output = selftest(problem)
+    assert not ok
+    assert "solution.py is shown to learners as the solution but does not solve the problem" in output
