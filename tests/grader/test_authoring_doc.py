@@ -53,7 +53,7 @@ def test_the_worked_example_is_sound_and_its_check_catches_the_mutant(tmp_path: 
     with WorkerPool(size=1, unsafe=True) as pool:
         assert run_selftest([folder], unsafe=True, stream=out, pool=pool), out.getvalue()
     output = out.getvalue()
-    assert re.search(r"normalize_rows\.unit_length\s+normalize_rows\.unit_length\s+-", output), output
+    assert re.search(r"normalize_rows\.unit_length\s+hand\s+normalize_rows\.unit_length\s+-", output), output
     mutants = sorted(p.name for p in (folder / "mutants").glob("*.py"))
     row = next(line for line in output.splitlines() if line.strip().startswith("normalize_rows.unit_length req"))
     assert row.split()[2][mutants.index("squared_length.py")] in "Xx", row
