@@ -11,7 +11,7 @@ from html import escape
 
 from markupsafe import Markup
 
-from grader.report import Experiment
+from grader import Experiment
 
 WIDTH, HEIGHT = 560, 200
 LEFT, RIGHT, TOP, BOTTOM = 64, 12, 10, 34  # room for the value ticks on the left and the axis label below

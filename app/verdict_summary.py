@@ -9,8 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from grader import Report
-from grader.report import CheckResult
+from grader import CheckResult, Report
 
 Tone = Literal["passed", "stopped", "error", "limit", "failed"]
 # What ended a learner's call that is a resource running out (the others, a crash or tampering, are not).

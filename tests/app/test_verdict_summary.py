@@ -16,15 +16,22 @@ from app.verdict_summary import NO_REPORT, format_duration, summarise
 from grader import Report
 
 ROOT = Path(__file__).resolve().parents[2]
-# describe() reads only `this.flipCount()` (the page's "changed since the previous attempt", which the API has no
-# previous attempt for) besides the report.
+# describe() reads, besides the report, `this.flipCount()` (the page's "changed since the previous attempt", which
+# the API has no previous attempt for) and the pane's failing rows (none here: it then names the report's first
+# failure, as the server does). Its text may be parts, a failing check as `{check}` (a link on the page): joined
+# here with the check's title.
 PAGE_DESCRIBE = """
 import { VerdictPanel } from "./static/src/verdicts.js";
 let input = "";
 for await (const chunk of process.stdin) input += chunk;
 const reports = JSON.parse(input);
-const page = { flipCount: () => 0 };
-console.log(JSON.stringify(reports.map((report) => VerdictPanel.prototype.describe.call(page, report))));
+const page = { flipCount: () => 0, failingRows: () => [], results: new Map() };
+const flat = (text) => Array.isArray(text) ? text.map((part) => typeof part === "string" ? part : part.check.title)
+  .join("") : text;
+console.log(JSON.stringify(reports.map((report) => {
+  const [text, tone] = VerdictPanel.prototype.describe.call(page, report);
+  return [flat(text), tone];
+})));
 """
 
 
