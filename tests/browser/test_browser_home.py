@@ -47,11 +47,12 @@ def test_the_filter_works_without_javascript(browser: Browser, live_server: str)
     try:
         page = context.new_page()
         page.goto(live_server + "/")
+        everything = page.locator(".problem-card").count()
         page.select_option("#filter-difficulty", "medium")
         page.click(".catalogue-filter button[type='submit']")
         page.wait_for_url("**/?*difficulty=medium*")
         difficulties = page.locator(".problem-card").evaluate_all("cards => cards.map(c => c.dataset.difficulty)")
         assert difficulties and set(difficulties) == {"medium"}
-        assert page.locator(".problem-card").count() < 14, "the easy problems are filtered out"
+        assert page.locator(".problem-card").count() < everything, "the easy problems are filtered out"
     finally:
         context.close()

@@ -111,7 +111,7 @@ def test_each_pair_of_symbols_is_made_equal_once() -> None:
     tried = variations(declared)
     for a, b in [("Lq", "Lk"), ("D", "Dv"), ("Lq", "Dv")]:
         assert any(s.dims[a] == s.dims[b] for s in tried[1:]), (a, b)
-    assert len({tuple(s.dims.items()) for s in tried}) == len(tried)
+    assert len({(tuple(s.dims.items()), tuple(s.runs.items())) for s in tried}) == len(tried)
 
 
 def test_edges_try_one_and_zero_where_allowed_and_every_rank() -> None:

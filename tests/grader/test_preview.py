@@ -76,7 +76,7 @@ def test_preview_shows_the_statement_both_grades_and_every_mutants_first_message
     assert "reference  SOLVED:" in out and "starter    NOT SOLVED:" in out
     for mutant in sorted((scaffolded / "mutants").glob("*.py")):
         block = out.split(f"\n{mutant.name}  (")[1].splitlines()
-        assert re.match(r"  [a-z_]+\.[a-z_]+: ", block[1]) and block[2].startswith("    | "), block[:3]
+        assert re.match(r"  [a-z_]+(\.[a-z_]+)+: ", block[1]) and block[2].startswith("    | "), block[:3]
     assert out.rstrip().endswith("sample: reads as a learner should see it (run selftest for the proof)")
 
 
