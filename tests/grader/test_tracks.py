@@ -13,6 +13,7 @@ from grader.tracks import TracksError, load_tracks
 CATALOGUE = {
     "self-supervised": ("Self-supervised learning", ["moco", "simclr", "byol", "simsiam", "clip", "dino"]),
     "transformers": ("Transformers", ["attention", "multihead", "layernorm", "rope", "label_smoothing", "lora"]),
+    "llm-inference": ("LLM inference", ["sampling", "beam_search", "speculative", "moe_router", "bpe"]),
     "training": ("Training and optimisation",
                  ["adamw", "lr_schedule", "clip_grad_norm", "batchnorm", "dropout", "distillation"]),
     "generative": ("Generative models", ["vae", "vqvae", "ddpm"]),
