@@ -1,26 +1,16 @@
 """Check battery for distillation_loss (Hinton et al., 2015).
 
-Groups: `loss` (values), `gradients` (into the student only), `result` and `contract` are required;
-`experiment` is advisory (the soft term against the temperature, for the notes). Every random input comes from
-a seeded generator, so two runs give identical verdicts.
+Groups: `loss` (hand examples, the ends of alpha, logits far beyond exp's range) and `contract` are required;
+`experiment` is advisory (the soft term against the temperature, for the notes). The contract declared in
+problem.toml makes the rest: values against the reference, float32, layouts, gradients into the student and none
+into the teacher, refusals. Every random input comes from a seeded generator, so two runs give identical verdicts.
 """
 
 import math
 
 import torch
 
-from grader.checks import (
-    central_differences,
-    check,
-    expect,
-    expect_close,
-    expect_grad_close,
-    expect_grad_none,
-    expect_rejected,
-    expect_tensor,
-    expect_unchanged,
-    fail,
-)
+from grader.checks import check, expect, expect_close, expect_tensor
 
 FLOAT32_EPS = torch.finfo(torch.float32).eps
 
@@ -106,47 +96,8 @@ def same_logits(sub, ref):
                  "(1 - alpha) * cross-entropy)")
 
 
-@check("loss.per_example_mean", "The KL is summed over classes and averaged over examples only",
-       clauses=["loss.kl"])
-def per_example_mean(sub, ref):
-    student, teacher, target = _batch(12, 3, 10)
-    result = sub.distillation_loss.call(student, teacher, target, 2.0, 1.0)
-    _expect_loss(result, ref, student, teacher, target, 2.0, 1.0)
-
-
-@check("loss.temperatures", "Temperatures from 0.5 to 20 (int temperatures accepted)",
-       clauses=["loss.temperature", "loss.t_squared"])
-def temperatures(sub, ref):
-    student, teacher, target = _batch(13, 5, 6)
-    ts = [0.5, 1, 2, 4.0, 20]
-    results = sub.distillation_loss.map([((student, teacher, target, t, 0.7), {}) for t in ts])
-    for result, t in zip(results, ts, strict=True):
-        _expect_loss(result, ref, student, teacher, target, t, 0.7)
-
-
-@check("loss.random_float64", "Random batches in float64 match the reference", clauses=["loss.kl", "loss.mix"])
-def random_float64(sub, ref):
-    cases = [(1, 2, 1.0, 0.5), (8, 10, 4.0, 0.9), (16, 3, 2.0, 0.1), (5, 1, 3.0, 0.5), (32, 100, 5.0, 0.7)]
-    batches = [_batch(20 + i, n, c) for i, (n, c, _, _) in enumerate(cases)]
-    results = sub.distillation_loss.map([((s, t, y, temp, a), {}) for (s, t, y), (_, _, temp, a) in
-                                         zip(batches, cases, strict=True)])
-    for result, (s, t, y), (_, _, temp, a) in zip(results, batches, cases, strict=True):
-        _expect_loss(result, ref, s, t, y, temp, a)
-
-
-@check("loss.random_float32", "Random batches in float32 match the exact loss to float32 precision",
-       clauses=["loss.kl", "result.precision"])
-def random_float32(sub, ref):
-    cases = [(4, 5, 2.0, 0.5), (16, 10, 4.0, 0.9), (8, 3, 1.0, 0.3)]
-    batches = [_batch(30 + i, n, c, torch.float32) for i, (n, c, _, _) in enumerate(cases)]
-    results = sub.distillation_loss.map([((s, t, y, temp, a), {}) for (s, t, y), (_, _, temp, a) in
-                                         zip(batches, cases, strict=True)])
-    for result, (s, t, y), (_, _, temp, a) in zip(results, batches, cases, strict=True):
-        _expect_loss(result, ref, s, t, y, temp, a)
-
-
 @check("loss.extreme_logits", "Logits of +-10,000 and a near one-hot teacher give a finite, exact loss",
-       clauses=["result.precision"])
+       clauses=["result.stability"])
 def extreme_logits(sub, ref):
     # exp(10000 / T) overflows and the teacher's small probabilities underflow to exactly 0: log(softmax(.)) then
     # gives log(0) = -inf and 0 * -inf = nan; log_softmax stays finite.
@@ -161,113 +112,6 @@ def extreme_logits(sub, ref):
                f"{result.call} returned {got}; use log_softmax for both distributions (log(softmax(.)) gives "
                "log(0) = -inf) and let a zero teacher probability contribute 0")
         _expect_loss(result, ref, s, t, y, temp, a)
-
-
-# --------------------------------------------------------------------------------------------- gradients
-
-
-def _reference_grad(ref, student, teacher, target, temperature, alpha):
-    s = student.detach().double().requires_grad_()
-    ref.distillation_loss(s, teacher.detach().double(), target, temperature, alpha).backward()
-    return s.grad.to(student.dtype)
-
-
-@check("gradients.student", "Gradients into student_logits match the reference (float64)",
-       clauses=["gradients.student"])
-def gradients_student(sub, ref):
-    student, teacher, target = _batch(40, 4, 5)
-    result = sub.distillation_loss.call(student.clone().requires_grad_(), teacher, target, 3.0, 0.6,
-                                        grads=("student_logits",))
-    expect_grad_close(result, "student_logits", _reference_grad(ref, student, teacher, target, 3.0, 0.6),
-                      hint="(the soft gradient is alpha * T * (p_student - p_teacher) / N per logit)")
-
-
-@check("gradients.finite_differences", "Autograd agrees with central differences of your own function",
-       clauses=["gradients.student"])
-def finite_differences(sub, ref):
-    student, teacher, target = _batch(41, 2, 3)
-    numeric = central_differences(sub.distillation_loss, (student, teacher, target, 2.0, 0.5), 0)
-    result = sub.distillation_loss.call(student.clone().requires_grad_(), teacher, target, 2.0, 0.5,
-                                        grads=("student_logits",))
-    expect_grad_close(result, "student_logits", numeric, rtol=1e-5, atol=1e-8, source="central finite differences")
-
-
-@check("gradients.teacher_detached", "No gradient flows into teacher_logits, even when it requires grad",
-       clauses=["gradients.teacher_detached"])
-def teacher_detached(sub, ref):
-    student, teacher, target = _batch(42, 3, 4)
-    result = sub.distillation_loss.call(student.clone().requires_grad_(), teacher.clone().requires_grad_(), target,
-                                        2.0, 0.5, grads=("student_logits", "teacher_logits"))
-    result.unwrap()
-    if result.grads.get("student_logits") is None:
-        fail(f"after backward() on {result.call}, student_logits.grad is None: the student is what is trained")
-    expect_grad_none(result, "teacher_logits", hint="(the teacher is a fixed target: detach teacher_logits before "
-                     "the softmax)")
-
-
-# ------------------------------------------------------------------------------------------------ result
-
-
-@check("result.scalar", "A 0-d tensor of the logits' dtype, attached to the student's graph",
-       clauses=["result.scalar"])
-def scalar(sub, ref):
-    for dtype in (torch.float32, torch.float64):
-        student, teacher, target = _batch(50, 3, 4, dtype)
-        result = sub.distillation_loss.call(student.requires_grad_(), teacher, target, 2.0, 0.5)
-        expect_tensor(result.unwrap(), shape=(), dtype=dtype, requires_grad=True, call=result)
-
-
-@check("result.inputs_unchanged", "Logits and target are left unchanged", clauses=["result.inputs_unchanged"])
-def inputs_unchanged(sub, ref):
-    student, teacher, target = _batch(51, 3, 4)
-    result = sub.distillation_loss.call(student, teacher, target, 2.0, 0.5)
-    expect_unchanged(result, hint="(divide by the temperature out of place: logits / T, not logits.div_(T))")
-
-
-# ---------------------------------------------------------------------------------------------- contract
-
-
-@check("contract.types", "Wrong kinds of logits, target, temperature or alpha raise TypeError",
-       clauses=["contract.types"])
-def contract_types(sub, ref):
-    s, t, y = _batch(60, 3, 4)
-    calls = [
-        ((s.tolist(), t, y, 2.0, 0.5), {}, "student_logits is a list"),
-        ((s, None, y, 2.0, 0.5), {}, "teacher_logits is None"),
-        ((s.long(), t.long(), y, 2.0, 0.5), {}, "the logits are int64"),
-        ((s.half(), t.half(), y, 2.0, 0.5), {}, "float16 is not supported"),
-        ((s, t.float(), y, 2.0, 0.5), {}, "the teacher is float32 and the student float64"),
-        ((s, t, y.float(), 2.0, 0.5), {}, "target holds floats, not int64 class indices"),
-        ((s, t, y.int(), 2.0, 0.5), {}, "target is int32, not int64"),
-        ((s, t, y.tolist(), 2.0, 0.5), {}, "target is a list"),
-    ]
-    for bad in (True, torch.tensor(2.0), "2", None):
-        calls.append(((s, t, y, bad, 0.5), {}, f"temperature={bad!r} is not a Python int or float"))
-        calls.append(((s, t, y, 2.0, bad), {}, f"alpha={bad!r} is not a Python int or float"))
-    expect_rejected("TypeError", sub.distillation_loss, calls)
-
-
-@check("contract.values", "Wrong shapes, targets out of range and out-of-range settings raise ValueError",
-       clauses=["contract.values"])
-def contract_values(sub, ref):
-    s, t, y = _batch(61, 3, 4)
-    nan, inf = float("nan"), float("inf")
-    calls = [
-        ((s[0], t[0], y[:1], 2.0, 0.5), {}, "the logits are 1-D"),
-        ((s, t[:2], y, 2.0, 0.5), {}, "the teacher has another batch size"),
-        ((s, t[:, :3], y, 2.0, 0.5), {}, "the teacher has another number of classes"),
-        ((s[:0], t[:0], y[:0], 2.0, 0.5), {}, "the batch is empty"),
-        ((s, t, y[:2], 2.0, 0.5), {}, "target has another length"),
-        ((s, t, torch.tensor([0, 4, 1]), 2.0, 0.5), {}, "a target is 4 with only 4 classes"),
-        ((s, t, torch.tensor([0, -1, 1]), 2.0, 0.5), {}, "a target is negative"),
-        ((s.masked_fill(s > 1, nan), t, y, 2.0, 0.5), {}, "the student logits hold nan"),
-        ((s, t.masked_fill(t > 1, inf), y, 2.0, 0.5), {}, "the teacher logits hold inf"),
-    ]
-    for bad in (0, -1.0, nan, inf):
-        calls.append(((s, t, y, bad, 0.5), {}, f"temperature={bad} is not finite and > 0"))
-    for bad in (-0.1, 1.5, nan):
-        calls.append(((s, t, y, 2.0, bad), {}, f"alpha={bad} is not in [0, 1]"))
-    expect_rejected("ValueError", sub.distillation_loss, calls)
 
 
 # -------------------------------------------------------------------------------------------- experiment
