@@ -1,27 +1,17 @@
 """Check battery for the SimCLR NT-Xent loss.
 
-Groups: `loss` (values), `gradients` (both views are differentiated), `contract` (dtype, shape, errors) are
-required; `experiment` is advisory (it records the batch-size chart for the notes). Every random input comes
-from a seeded generator, so two runs give identical verdicts.
+The declared contract (problem.toml) makes the generic battery: values against the reference at every size,
+dtypes, layouts, inputs left unchanged, gradients into both views, refusals. The hand checks here are what it
+cannot state: hand examples, the partner rule and the N = 1 case, invariances, stability at small temperatures.
+Groups: `loss` and `contract` are required; `experiment` is advisory (it records the batch-size chart for the
+notes). Every random input comes from a seeded generator, so two runs give identical verdicts.
 """
 
 import math
 
 import torch
 
-from grader.checks import (
-    central_differences,
-    check,
-    expect,
-    expect_close,
-    expect_grad_close,
-    expect_no_alias,
-    expect_raises,
-    expect_tensor,
-    expect_unchanged,
-    fail,
-    tolerance,
-)
+from grader.checks import check, expect, expect_close, expect_tensor, tolerance
 
 FLOAT32_EPS = torch.finfo(torch.float32).eps
 
@@ -130,26 +120,6 @@ def symmetric_mean(sub, ref):
                  hint=f"(differs from {forward.call}: both directions must be in the mean)")
 
 
-@check("loss.random_float64", "Random batches in float64 match the reference",
-       clauses=["loss.precision"])
-def random_float64(sub, ref):
-    cases = [(_views(10 + i, n, d), t) for i, (n, d, t) in enumerate([(2, 3, 0.1), (4, 8, 0.5), (7, 5, 1.0),
-                                                                         (16, 32, 0.07), (3, 1, 0.5)])]
-    results = sub.nt_xent_loss.map([((z1, z2, t), {}) for (z1, z2), t in cases])
-    for result, ((z1, z2), t) in zip(results, cases, strict=True):
-        _expect_loss(result, ref, z1, z2, t)
-
-
-@check("loss.random_float32", "Random batches in float32 match the exact loss to float32 precision",
-       clauses=["loss.precision"])
-def random_float32(sub, ref):
-    cases = [(_views(20 + i, n, d, torch.float32), t) for i, (n, d, t) in enumerate([(2, 3, 0.1), (5, 8, 0.5),
-                                                                                       (12, 16, 0.07)])]
-    results = sub.nt_xent_loss.map([((z1, z2, t), {}) for (z1, z2), t in cases])
-    for result, ((z1, z2), t) in zip(results, cases, strict=True):
-        _expect_loss(result, ref, z1, z2, t)
-
-
 @check("loss.normalisation_invariance", "Rescaling any row by a positive factor leaves the loss unchanged",
        clauses=["loss.normalise"])
 def normalisation_invariance(sub, ref):
@@ -176,16 +146,6 @@ def zero_and_tiny_rows(sub, ref):
                  "add 1e-12 to it)")
 
 
-@check("loss.temperature", "The cosines are divided by the temperature (int temperatures accepted)",
-       clauses=["loss.temperature", "validation.temperature_type"])
-def temperature(sub, ref):
-    z1, z2 = _views(8, 4, 5)
-    temperatures = [0.07, 0.2, 1.0, 5.0, 2]
-    results = sub.nt_xent_loss.map([((z1, z2, t), {}) for t in temperatures])
-    for result, t in zip(results, temperatures, strict=True):
-        _expect_loss(result, ref, z1, z2, t)
-
-
 @check("loss.small_temperature_float32", "Stable at T = 0.01 in float32 (logits near 100 overflow exp)",
        clauses=["loss.stable"])
 def small_temperature_float32(sub, ref):
@@ -204,141 +164,6 @@ def small_temperature_float32(sub, ref):
         expect(bool(torch.isfinite(got)), f"{result.call} returned {float(got)}; use a stable logsumexp "
                "(torch.logsumexp subtracts each row's maximum before exponentiating)")
         _expect_loss(result, ref, z1, z2, t)
-
-
-@check("loss.strided_views", "Non-contiguous views, a stride-0 expand and views sharing storage",
-       clauses=["inputs.strided"])
-def strided_views(sub, ref):
-    generator = torch.Generator().manual_seed(11)
-    base = torch.randn(6, 8, generator=generator, dtype=torch.float64)
-    cases = [
-        (base[:3, ::2], base[3:, 1::2]),  # every other column of one storage
-        (base[:4, :3].T, base[:4, 3:6].T),  # transposed slices: column-major [3, 4]
-        (base[0].expand(3, 8), base[1:4]),  # three identical rows with stride 0
-    ]
-    results = sub.nt_xent_loss.map([((z1, z2, 0.4), {}) for z1, z2 in cases])
-    for result, (z1, z2) in zip(results, cases, strict=True):
-        _expect_loss(result, ref, z1, z2, 0.4, hint="(use operations that accept any strides, e.g. torch.cat "
-                     "and reshape rather than view)")
-
-
-@check("loss.inputs_unchanged", "z1 and z2 are left unchanged and the result has its own storage",
-       clauses=["inputs.unchanged"])
-def inputs_unchanged(sub, ref):
-    z1, z2 = _views(12, 4, 3, torch.float32, noise=1.0)
-    result = sub.nt_xent_loss.call(z1 * 3, z2 * 3, 0.5)
-    expect_unchanged(result)
-    expect_no_alias(result)
-
-
-# ---------------------------------------------------------------------------------------------- gradients
-
-
-def _reference_grads(ref, z1, z2, temperature):
-    a = z1.detach().double().requires_grad_()
-    b = z2.detach().double().requires_grad_()
-    ref.nt_xent_loss(a, b, temperature).backward()
-    return a.grad.to(z1.dtype), b.grad.to(z2.dtype)
-
-
-def _expect_both_grads(result, ref, z1, z2, temperature, *, rtol=None, atol=None):
-    result.unwrap()
-    for name in ("z1", "z2"):
-        if result.grads.get(name) is None:
-            fail(f"after backward() on {result.call}, {name}.grad is None: in SimCLR both views come from the "
-                 f"same encoder and both are trained, so gradients must flow into z1 and z2 (unlike MoCo, do "
-                 f"not detach either view)")
-    expected1, expected2 = _reference_grads(ref, z1, z2, temperature)
-    expect_grad_close(result, "z1", expected1, rtol=rtol, atol=atol)
-    expect_grad_close(result, "z2", expected2, rtol=rtol, atol=atol)
-
-
-@check("gradients.both_views", "Gradients flow into both z1 and z2 and match the reference (float64)",
-       clauses=["gradients.both_views"])
-def both_views(sub, ref):
-    z1, z2 = _views(13, 5, 4)
-    z1.requires_grad_()
-    z2.requires_grad_()
-    result = sub.nt_xent_loss.call(z1, z2, 0.3, grads=("z1", "z2"))
-    _expect_both_grads(result, ref, z1, z2, 0.3)
-
-
-@check("gradients.finite_differences", "Autograd gradients agree with central finite differences",
-       clauses=["gradients.both_views"])
-def finite_differences(sub, ref):
-    # Central differences with step 1e-6 in float64: truncation error ~ 1e-12 * f''', rounding ~ 1e-16 / 1e-6.
-    z1, z2 = _views(14, 3, 4)
-    args = (z1, z2, 0.5)
-    numeric = [central_differences(sub.nt_xent_loss, args, position) for position in (0, 1)]
-    a, b = z1.clone().requires_grad_(), z2.clone().requires_grad_()
-    result = sub.nt_xent_loss.call(a, b, 0.5, grads=("z1", "z2"))
-    result.unwrap()
-    for name, expected in zip(("z1", "z2"), numeric, strict=True):
-        if result.grads.get(name) is None:
-            fail(f"after backward() on {result.call}, {name}.grad is None, but the loss changes when {name} "
-                 f"changes (finite differences give {expected.abs().max():.3g} at most): keep {name} in the graph")
-        expect_grad_close(result, name, expected, rtol=1e-5, atol=1e-8, source="central finite differences")
-
-
-@check("gradients.float32", "Gradients in float32 match the exact ones to float32 precision",
-       clauses=["gradients.both_views", "loss.precision"])
-def gradients_float32(sub, ref):
-    z1, z2 = _views(15, 6, 5, torch.float32)
-    z1.requires_grad_()
-    z2.requires_grad_()
-    result = sub.nt_xent_loss.call(z1, z2, 0.2, grads=("z1", "z2"))
-    rtol, atol = _tolerances(torch.float32, 0.2)
-    _expect_both_grads(result, ref, z1, z2, 0.2, rtol=rtol, atol=atol)
-
-
-# ----------------------------------------------------------------------------------------------- contract
-
-
-@check("contract.scalar_result", "The result is a 0-d tensor of the inputs' dtype, attached to the graph",
-       clauses=["result.kind"])
-def scalar_result(sub, ref):
-    for dtype in (torch.float32, torch.float64):
-        z1, z2 = _views(16, 3, 4, dtype)
-        result = sub.nt_xent_loss.call(z1.requires_grad_(), z2.requires_grad_(), 0.5)
-        expect_tensor(result.unwrap(), shape=(), dtype=dtype, requires_grad=True, call=result)
-
-
-@check("contract.temperature_type", "A temperature that is not a Python int or float raises TypeError",
-       clauses=["validation.temperature_type"])
-def temperature_type(sub, ref):
-    z1, z2 = _views(17, 2, 3)
-    for bad in (True, False, torch.tensor(0.5), "0.5", None):
-        expect_raises("TypeError", sub.nt_xent_loss, z1, z2, bad)
-
-
-@check("contract.temperature_range", "A temperature <= 0, nan or infinite raises ValueError",
-       clauses=["validation.temperature_range"])
-def temperature_range(sub, ref):
-    z1, z2 = _views(18, 2, 3)
-    for bad in (0, 0.0, -0.5, float("nan"), float("inf"), float("-inf")):
-        expect_raises("ValueError", sub.nt_xent_loss, z1, z2, bad)
-
-
-@check("contract.invalid_views", "Malformed z1 / z2 raise TypeError or ValueError",
-       clauses=["validation.views"])
-def invalid_views(sub, ref):
-    z1, z2 = _views(19, 3, 4)
-    bad_pairs = [
-        ([[1.0, 0.0]], [[0.0, 1.0]]),  # not tensors
-        (z1[0], z2[0]),  # 1-D
-        (z1[None], z2[None]),  # 3-D
-        (z1, z2[:2]),  # different N
-        (z1, z2[:, :3]),  # different D
-        (z1[:0], z2[:0]),  # N = 0
-        (z1[:, :0], z2[:, :0]),  # D = 0
-        (z1.long(), z2.long()),  # integer dtype
-        (z1.half(), z2.half()),  # float16 is outside the contract
-        (z1.float(), z2),  # float32 with float64
-        (z1.masked_fill(z1 > 1, float("nan")), z2),  # nan
-        (z1, z2.masked_fill(z2 > 1, float("inf"))),  # inf
-    ]
-    for a, b in bad_pairs:
-        expect_raises(("TypeError", "ValueError"), sub.nt_xent_loss, a, b, 0.5)
 
 
 # --------------------------------------------------------------------------------------------- experiment
