@@ -16,8 +16,10 @@ def _tensors(names, tensors, dtypes):
     for name, t in zip(names, tensors):
         if type(t) not in (torch.Tensor, torch.nn.Parameter):
             raise TypeError(f"{name} is not a tensor")
-        if t.dtype not in dtypes or t.dtype != tensors[0].dtype or t.device != tensors[0].device:
-            raise TypeError(f"{name}: wrong dtype or device")
+        if t.dtype not in dtypes or t.dtype != tensors[0].dtype:
+            raise TypeError(f"{name}: wrong dtype")
+        if t.device != tensors[0].device:
+            raise ValueError(f"{name} is on another device")
         if not torch.isfinite(t).all():
             raise ValueError(f"{name} is not finite")
 
