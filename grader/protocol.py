@@ -446,7 +446,10 @@ class Encoder:
             meta["storage"] = len(self.blobs)
             meta["offset"] = 0
             meta["layout_stride"] = _contiguous_strides(shape)
-            flat = _t_view(_t_reshape(compact, (-1,)), _uint8)
+            # contiguous by torch's rule, a tensor may still have any stride on a dimension of size 1 (a gradient
+            # expanded from a scalar is [1, 1] with strides (0, 0)) and reshape keeps it, which view(uint8)
+            # refuses: read the elements as the flat run they are
+            flat = _t_view(_as_strided(compact, (_t_numel(compact),), (1,)), _uint8)
             self.blobs.append(_tobytes(_t_numpy(flat)) if _t_numel(compact) else b"")
         return meta
 

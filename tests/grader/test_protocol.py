@@ -229,6 +229,16 @@ def test_compact_encoding_sends_results_contiguous_and_only_their_elements() -> 
     assert got.is_contiguous() and got.tolist() == [10.0, 11.0]
 
 
+@pytest.mark.parametrize("shape", [(1, 1), (1,), (1, 1, 1), (0, 2)])
+def test_compact_encoding_takes_a_scalar_expanded_to_size_one_dimensions(shape: tuple[int, ...]) -> None:
+    # the gradient of x.sum() * 0.0 for x of shape [1, 1] is a scalar expanded: strides (0, 0), contiguous
+    expanded = torch.tensor(2.5, dtype=torch.float64).expand(shape)
+    assert expanded.is_contiguous() and all(stride == 0 for stride in expanded.stride())
+    tree, blobs = encode(expanded, preserve_views=False)
+    got = decode(*wire(tree, blobs))
+    assert got.shape == expanded.shape and torch.equal(got, expanded)
+
+
 def test_requires_grad_is_mirrored() -> None:
     leaf = torch.ones(2, requires_grad=True)
     got = round_trip((leaf, leaf.detach(), leaf * 2))
