@@ -623,9 +623,9 @@ def reference_grads(
             value = value.detach().clone()
             if value.dtype.is_floating_point:
                 value = value.to(torch.float64)
-            if name in wrt:
-                value.requires_grad_(True)
-                leaves[name] = value
+                if name in wrt:
+                    value.requires_grad_(True)
+                    leaves[name] = value
         copies[name] = value
     missing = [name for name in wrt if name not in leaves]
     if missing:

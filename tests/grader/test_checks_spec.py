@@ -858,3 +858,92 @@ def test_legal_inputs_register_one_function_per_contract() -> None:
     module.twin = legal_inputs("f")(lambda args, sizes: args)  # type: ignore[attr-defined]
     with pytest.raises(ValueError, match="two @legal_inputs functions for 'f'"):
         collect_legal_inputs(module)
+
+
+@pytest.mark.parametrize(("file", "where"), [("/problems/p/checks.py", "/problems/p/checks.py"), (None, "checks")])
+def test_two_legal_inputs_for_one_function_name_the_file_or_else_the_module(file: str | None, where: str) -> None:
+    module = types.ModuleType("checks")
+    if file is not None:
+        module.__file__ = file
+    module.one = legal_inputs("f")(lambda args, sizes: args)  # type: ignore[attr-defined]
+    module.two = legal_inputs("f")(lambda args, sizes: args)  # type: ignore[attr-defined]
+    with pytest.raises(ValueError) as caught:
+        collect_legal_inputs(module)
+    assert str(caught.value) == f"{where}: two @legal_inputs functions for 'f'"
+
+
+def test_the_precision_note_says_what_to_change() -> None:
+    expected = torch.tensor([1.0, 2.0], dtype=F64)
+    assert precision_note(expected + 1e-7, expected) == (
+        "The error, at most 1e-07, is the size of float32 rounding: on float64 inputs some step of your computation "
+        "runs in float32 (a tensor made without dtype=, a .float(), torch.tensor of Python numbers); make every "
+        "intermediate in the inputs' dtype.")
+
+
+@pytest.mark.parametrize("error", [1e-10, 1e-5], ids=["floor", "ceiling"])
+def test_the_precision_notes_band_includes_both_ends(error: float) -> None:
+    expected = torch.tensor([1.0, 0.0], dtype=F64)  # the scale is exactly 1, so the error is exactly the bound
+    assert precision_note(torch.tensor([1.0, error], dtype=F64), expected) != ""
+
+
+@pytest.mark.parametrize(
+    ("got", "expected"),
+    [
+        pytest.param(torch.tensor([1.0, 1e308], dtype=F64), torch.tensor([1.0, math.inf], dtype=F64),
+                     id="expected-not-finite"),
+        pytest.param(torch.tensor([1.0 + 1e-7]), torch.tensor([1.0], dtype=F64), id="got-float32"),
+    ],
+)
+def test_no_precision_note_when_either_side_cannot_be_judged(got: torch.Tensor, expected: torch.Tensor) -> None:
+    assert precision_note(got, expected) == ""
+
+
+def test_central_differences_of_three_arguments_each_get_their_own_gradient() -> None:
+    a, b, c = (torch.tensor([1.0, 2.0], dtype=F64), torch.tensor([3.0], dtype=F64), torch.tensor([0.5, 4.0, 1.0], dtype=F64))
+    ga, gb, gc = central_differences(Recording("f", lambda a, b, c: (a * 2).sum() + (b * 3).sum() + (c * c).sum()),
+                                     (a, b, c), (0, 1, 2))
+    assert torch.allclose(ga, torch.full((2,), 2.0, dtype=F64))
+    assert torch.allclose(gb, torch.full((1,), 3.0, dtype=F64))
+    assert torch.allclose(gc, 2 * c)
+
+
+def test_reference_gradients_are_computed_in_float64_and_returned_in_the_arguments_dtype() -> None:
+    seen: list[torch.dtype] = []
+
+    def f(x: torch.Tensor) -> torch.Tensor:
+        seen.append(x.dtype)
+        return (x * 2).sum()
+
+    grads = reference_grads(f, (torch.ones(3),), ["x"])
+    assert seen == [F64]
+    x_grad = grads["x"]
+    assert x_grad is not None and x_grad.dtype == torch.float32 and torch.equal(x_grad, torch.full((3,), 2.0))
+
+
+def test_reference_gradients_name_every_argument_that_is_not_a_float_tensor() -> None:
+    with pytest.raises(TypeError) as caught:
+        reference_grads(lambda x, n, k: x.sum(), (torch.ones(2), 3, torch.ones(2, dtype=torch.int64)), ["n", "k"])
+    assert str(caught.value) == "reference_grads: n, k is not a float tensor argument of this call"
+
+
+def test_a_single_tensor_cotangent_is_the_one_results_whole_cotangent() -> None:
+    grads = reference_grads(lambda x: x * 3, (torch.ones(2, dtype=F64),), ["x"],
+                            grad_output=torch.tensor([1.0, 2.0], dtype=F64))
+    assert torch.equal(grads["x"], torch.tensor([3.0, 6.0], dtype=F64))  # type: ignore[arg-type]
+
+
+def test_a_cotangent_tuple_must_have_one_part_per_tensor_result() -> None:
+    with pytest.raises(ValueError):
+        reference_grads(lambda x: (x * 2, x * 3), (torch.ones(2, dtype=F64),), ["x"],
+                        grad_output=(torch.ones(2, dtype=F64),))
+
+
+@pytest.mark.parametrize("draw", [seeded_randn, seeded_uniform])
+def test_seeded_draws_are_made_in_float64(draw: Callable[..., torch.Tensor]) -> None:
+    values = draw(3, 64, dtype=F64)
+    assert not torch.equal(values, values.float().double()), "a float32 draw widened has float32's precision"
+
+
+def test_seeded_uniform_draws_from_zero_to_one_by_default() -> None:
+    values = seeded_uniform(5, 1000, dtype=F64)
+    assert 0.0 <= float(values.min()) < 0.05 and 0.95 < float(values.max()) < 1.0
