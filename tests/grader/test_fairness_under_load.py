@@ -4,6 +4,7 @@ time limit and the budgets count the learner's time, not the time it waited for 
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
@@ -14,7 +15,7 @@ import pytest
 
 from grader.judge import grade
 from grader.pool import WorkerPool
-from grader.problems import load_problem
+from grader.problems import Problem, load_problem
 from grader.report import Report
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
@@ -50,3 +51,39 @@ def test_a_busy_machine_changes_no_check_status(sandbox_pool: WorkerPool) -> Non
     for name in codes:
         assert busy[name].error is None and quiet[name].error is None
         assert (busy[name].solved, statuses(busy[name])) == (quiet[name].solved, statuses(quiet[name])), name
+
+
+# Correct, and each call computes for 0.4 s of CPU time: within a 1 s call limit on any machine, though on one
+# running four busy loops per core each call takes about 2 s by the wall clock.
+COMPUTES_FOR_A_WHILE = '''
+import time
+
+
+def _compute(seconds):
+    started = time.thread_time()
+    while time.thread_time() - started < seconds:
+        pass
+
+
+def add_one(x):
+    _compute(0.4)
+    return x + 1
+
+
+def scaled_sum(x, factor):
+    if isinstance(factor, bool) or not isinstance(factor, int | float):
+        raise TypeError("factor must be a Python number")
+    return x.sum() * factor
+'''
+
+
+def test_a_call_that_computes_within_its_limit_passes_however_busy_the_machine(
+    adder: Problem, sandbox_pool: WorkerPool
+) -> None:
+    limits = adder.limits.model_copy(update={"call_timeout_s": 1.0})
+    problem = dataclasses.replace(adder, spec=adder.spec.model_copy(update={"limits": limits}))
+    quiet = grade(problem, COMPUTES_FOR_A_WHILE, pool=sandbox_pool)
+    with cpu_hog(HOGS_PER_CORE * (os.cpu_count() or 1)):
+        busy = grade(problem, COMPUTES_FOR_A_WHILE, pool=sandbox_pool)
+    assert quiet.solved, statuses(quiet)
+    assert busy.solved, [(check.id, check.message) for check in busy.checks if check.status != "passed"]
