@@ -1091,3 +1091,13 @@ def test_a_sandbox_lost_among_the_required_checks_leaves_every_other_check_not_r
     assert [(c.id, c.status, c.message) for c in report.checks] == [
         ("extra.a", "skipped", message), ("core.b", "skipped", message), ("extra.c", "skipped", message),
         ("core.d", "skipped", message)]
+
+
+def test_an_advisory_check_gets_the_gradings_context_and_may_record_the_experiment() -> None:
+    def records(sub: Any, ref: Any, ctx: CheckContext) -> None:
+        ctx.record_experiment(steps=[0, 1], series={"loss": [float(sub.add(1, 1)), 1.0]})
+
+    checks = (make_check(passes), make_check(records, id="extra.b", required=False, wants_context=True))
+    report = grade(make_problem(*checks), "code", pool=FakePool(InProcessWorker()))  # type: ignore[arg-type]
+    assert [c.status for c in report.checks] == ["passed", "passed"]
+    assert report.experiment is not None and report.experiment.series == {"loss": [2.0, 1.0]}
