@@ -35,8 +35,14 @@ class InProcessSession:
     namespace: dict[str, Any] | None = None
     _started: float = field(default_factory=time.monotonic)
 
+    _budget_s: float | None = None  # None: the total time limit (the required checks'), else the advisory budget
+
     def remaining(self) -> float:
-        return self.limits.total_timeout_s - (time.monotonic() - self._started)
+        budget = self.limits.total_timeout_s if self._budget_s is None else self._budget_s
+        return budget - (time.monotonic() - self._started)
+
+    def start_advisory_budget(self) -> None:
+        self._budget_s, self._started = self.limits.advisory_budget_s, time.monotonic()
 
     def limit_notes(self) -> str:
         return ""  # no cgroup: nothing to report

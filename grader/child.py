@@ -34,6 +34,9 @@ class _CallLimitExceeded(Exception):
     """The child said one call of a request did not return within the call limit (messages.CallTimedOut)."""
 
 
+# A request of calls waits this long past its limit before the judge's clock ends it: the child's own clock
+# (grader.worker.LearnerThread) ends the call first, and its answer names the call and the line it was on.
+CHILD_CLOCK_FIRST_S = 0.25
 STACK_SAMPLE_S = 0.5  # how long a call that ran out of time gets to say which line it was on
 SUBMISSION_FRAME = re.compile(r'File "submission\.py", line (\d+)')
 
@@ -83,22 +86,27 @@ class Child:
     stacks: int = -1  # read end of the pipe the child's faulthandler writes its stacks to
     source_lines: list[str] = field(default_factory=list)
     cancel: CancelToken | None = None  # the grading's Stop button: a wait for a reply ends when it is set
+    # The request in flight (one at a time): when its wait may end at the latest, and how long the child's
+    # threads had waited for a CPU when it was sent. A deadline is pushed back by the waiting since, up to there.
+    _ceiling: float = 0.0
+    _queued_at: float = 0.0
 
     def exchange(self, request: CallsRequest, blobs: list[bytes], *, timeout: float,
-                 what: str | Callable[[], str], total_s: float | None = None) -> Answer:
+                 what: str | Callable[[], str], budget: str | None = None) -> Answer:
         """Send one request and wait for its reply; any way the child fails becomes WorkerLost naming why
-        (`what` describes the request, built only for such a message). `total_s`: the timeout is what was left of
-        the submission's total time limit of that many seconds, and a time-out says so."""
-        deadline = time.monotonic() + timeout
-        arena = self.send(request, blobs, deadline=deadline, timeout=timeout, what=what, total_s=total_s)
-        return self.receive(arena, deadline=deadline, timeout=timeout, what=what, total_s=total_s)
+        (`what` describes the request, built only for such a message). `budget`: the timeout is what was left of
+        the budget so named (grader.session.Budget), and a time-out says so."""
+        deadline = time.monotonic() + timeout + (CHILD_CLOCK_FIRST_S if budget is None else 0.0)
+        arena = self.send(request, blobs, deadline=deadline, timeout=timeout, what=what, budget=budget)
+        return self.receive(arena, deadline=deadline, timeout=timeout, what=what, budget=budget)
 
     def send(self, request: CallsRequest, blobs: list[bytes], *, deadline: float, timeout: float,
-             what: str | Callable[[], str], total_s: float | None = None) -> protocol.Arena:
+             what: str | Callable[[], str], budget: str | None = None) -> protocol.Arena:
         """Send a request; its tensors go in an arena the judge keeps mapped (returned, for `receive`)."""
         arena = protocol.Arena.create(blobs)
+        self._start_clock(deadline)
         try:
-            with self._failures(timeout, what, total_s):
+            with self._failures(timeout, what, budget):
                 self.sock.settimeout(max(0.001, deadline - time.monotonic()))
                 protocol.send_frame(self.sock, request.to_wire(arena), fds=(arena.fd,) if arena.fd >= 0 else ())
         except BaseException:
@@ -107,7 +115,7 @@ class Child:
         arena.release_fd()
         return arena
 
-    def send_load(self, request: LoadRequest, *, timeout: float, what: str, total_s: float | None = None) -> Answer:
+    def send_load(self, request: LoadRequest, *, timeout: float, what: str, budget: str | None = None) -> Answer:
         """The submission, with the key the child signs its replies with (`request.key` is this child's) and the
         pipe it dumps its stacks to."""
         self.source_lines = request.code.splitlines()
@@ -115,13 +123,14 @@ class Child:
         os.set_blocking(stacks, False)
         self.stacks = stacks
         deadline = time.monotonic() + timeout
+        self._start_clock(deadline)
         try:
-            with self._failures(timeout, what, total_s):
+            with self._failures(timeout, what, budget):
                 self.sock.settimeout(timeout)
                 protocol.send_frame(self.sock, request.to_wire(), fds=(theirs,))
         finally:
             os.close(theirs)
-        return self.receive(None, deadline=deadline, timeout=timeout, what=what, total_s=total_s)
+        return self.receive(None, deadline=deadline, timeout=timeout, what=what, budget=budget)
 
     def running_line(self) -> str:
         """Ask the child which line of the submission it is running (its stacks, dumped by faulthandler on
@@ -152,12 +161,12 @@ class Child:
         return f" (it was running line {number} of your code" + (f": `{text}`)" if text else ")")
 
     def receive(self, arena: protocol.Arena | None, *, deadline: float, timeout: float,
-                what: str | Callable[[], str], total_s: float | None = None) -> Answer:
+                what: str | Callable[[], str], budget: str | None = None) -> Answer:
         """The reply to the request whose arena this is, read whole before `deadline`; then the arena is
         compared with what the judge wrote into it and unmapped."""
         try:
-            with self._failures(timeout, what, total_s):
-                self._wait_for_reply(deadline)
+            with self._failures(timeout, what, budget):
+                deadline = self._wait_for_reply(deadline)
                 header, blobs = protocol.recv_frame(  # type: ignore[misc]
                     self.sock, max_blob_bytes=self.limits.message_mb * 1024 * 1024, key=self.key, deadline=deadline)
                 message = reply_from_wire(header)  # a malformed reply is the learner's interference
@@ -169,7 +178,7 @@ class Child:
                 arena.close()
 
     @contextlib.contextmanager
-    def _failures(self, timeout: float, what: str | Callable[[], str], total_s: float | None) -> Iterator[None]:
+    def _failures(self, timeout: float, what: str | Callable[[], str], budget: str | None) -> Iterator[None]:
         """Any way the child fails, as a WorkerLost that names the limit or the cause and `what` was asked."""
         try:
             yield
@@ -184,11 +193,10 @@ class Child:
             raise self._lost(f"time limit {self.limits.call_timeout_s:g} s exceeded in {{what}}{extra}", "time",
                              what) from None
         except TimeoutError:
-            extra = self._pids_note() + (self.running_line() if total_s is None else "")
+            extra = self._pids_note() + (self.running_line() if budget is None else "")
             self.end()
-            which = (f"time limit {timeout:g} s exceeded" if total_s is None
-                     else f"total time limit {total_s:g} s for the whole submission used up")
-            raise self._lost(f"{which} in {{what}}{extra}", "time" if total_s is None else "total_time", what) from None
+            which = f"time limit {timeout:g} s exceeded" if budget is None else f"{_braces(budget)} used up"
+            raise self._lost(f"{which} in {{what}}{extra}", "time" if budget is None else "total_time", what) from None
         except protocol.Unsigned:
             self.end()
             raise self._lost("your code wrote on the grader's channel: a malformed message the worker did not "
@@ -209,10 +217,35 @@ class Child:
         description = what() if callable(what) else what
         return WorkerLost(reason.format(what=description), limit=limit)
 
-    def _wait_for_reply(self, deadline: float) -> None:
-        """Until the reply starts to arrive. Completion is decided by watching the child, not only the socket:
-        a helper process of the learner's may hold the socket open after the child itself has died, and the
-        template reports the child's exit on its control socket the moment it happens."""
+    def _start_clock(self, deadline: float) -> None:
+        now = time.monotonic()
+        self._ceiling = now + (deadline - now) * self.limits.wall_ceiling_factor
+        self._queued_at = self.queued_s()
+
+    def queued_s(self) -> float:
+        """Seconds the child's threads have spent runnable but waiting for a CPU that other processes held (the
+        kernel's schedstat, read from outside the sandbox; 0 where it cannot be read)."""
+        total = 0.0
+        try:
+            tasks = os.listdir(f"/proc/{self.host_pid}/task")
+        except OSError:
+            return 0.0
+        for task in tasks:
+            try:
+                with open(f"/proc/{self.host_pid}/task/{task}/schedstat", "rb") as stats:
+                    fields = stats.read(128).split()
+                total += int(fields[1]) / 1e9
+            except (OSError, IndexError, ValueError):
+                continue  # the thread ended meanwhile
+        return total
+
+    def _wait_for_reply(self, deadline: float) -> float:
+        """Until the reply starts to arrive; returns the deadline for the rest of the frame. Completion is decided
+        by watching the child, not only the socket: a helper process of the learner's may hold the socket open
+        after the child itself has died, and the template reports the child's exit on its control socket the
+        moment it happens. A busy machine pushes the deadline back by the time the child waited for a CPU, up
+        to the wall-clock ceiling (Limits.wall_ceiling_factor), so a call's time counts as the child counts it."""
+        base = deadline
         control = self.template.control
         watched: list[socket.socket | int] = [self.sock] if control is None else [self.sock, control]
         cancel = self.cancel
@@ -223,10 +256,13 @@ class Child:
                 raise GradingStopped
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise TimeoutError
+                deadline = min(self._ceiling, base + self.queued_s() - self._queued_at)
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise TimeoutError
             readable, _, _ = select.select(watched, [], [], remaining)
             if self.sock in readable:
-                return
+                return deadline
             if cancel is not None and cancel.fileno() in readable:
                 raise GradingStopped
             if readable:

@@ -58,6 +58,9 @@ class GroupedCallSession(CallSession, Protocol):
 
     def grouped_calls(self, requests: Sequence[Request]) -> Iterator[Answer]: ...
 
+    def start_advisory_budget(self) -> None:
+        """The required checks are done: later requests spend the advisory budget (Limits.advisory_budget_s)."""
+
 
 @dataclass
 class Request:

@@ -300,17 +300,45 @@ def _run_checks(
     problem: Problem, session: GroupedCallSession, loaded: LoadResult, context: CheckContext,
     emit: Callable[[CheckResult], None],
 ) -> bool:
-    """Every check, side by side (grader.interleave), each reported in order as soon as it and those before it
-    are done. True when the grading was stopped (its CancelToken): the checks not done by then are `skipped`."""
+    """Every required check, then every advisory one (each group in declared order): nothing an advisory check
+    does can stop, slow or fail a required one. Within a group the checks run side by side (grader.interleave),
+    each reported as soon as it and those before it are done. The required checks spend the total time limit,
+    the advisory ones the advisory budget, which starts when the last required check is done. True when the
+    grading was stopped (its CancelToken): the checks not done by then are `skipped`."""
     limits = problem.limits
+    interleaver = Interleaver(session=session, limits=limits)  # one: a function that broke a limit stays broken
+    first_output = [loaded.output] if loaded.output else []  # what loading printed goes with the first check run
+    required = [check for check in problem.checks if check.required]
+    advisory = [check for check in problem.checks if not check.required]
+    total = f"the total time limit of {limits.total_timeout_s:g} s for the whole submission was used up"
+    stopped = _run_group(problem, interleaver, required, loaded, context, emit, first_output, spent=total)
+    if stopped:
+        for check in advisory:
+            emit(_not_run(check, STOPPED))
+    elif advisory:
+        session.start_advisory_budget()
+        spent = f"the advisory budget of {limits.advisory_budget_s:g} s was spent"
+        stopped = _run_group(problem, interleaver, advisory, loaded, context, emit,
+                             first_output if not required else [], spent=spent, advisory=True)
+    return stopped
+
+
+def _run_group(
+    problem: Problem, interleaver: Interleaver, checks: Sequence[Check], loaded: LoadResult, context: CheckContext,
+    emit: Callable[[CheckResult], None], first_output: list[str], *, spent: str, advisory: bool = False,
+) -> bool:
+    """Run `checks` side by side. `spent`: why a check finds its budget used up before it starts; in the
+    advisory group a check the budget cuts short is `skipped` as well (it decides nothing)."""
 
     def task(check: Check, output: list[str]) -> Callable[[TaskSession], CheckResult]:
         def run(task_session: TaskSession) -> CheckResult:
             if task_session.remaining() <= 0:
-                return _not_run(check, f"the total time limit of {limits.total_timeout_s:g} s for the whole "
-                                       "submission was used up")
+                return _not_run(check, spent)
             runner = CheckRunner(problem=problem, session=task_session, functions=loaded.functions, output=output)
-            return run_check(check, runner, context)
+            result = run_check(check, runner, context)
+            if advisory and result.limit == "total_time":
+                result = result.model_copy(update={"status": "skipped", "message": f"cut short: {result.message}"})
+            return result
 
         return run
 
@@ -324,12 +352,10 @@ def _run_checks(
     def on_stopped(index: int, stop: GradingStopped | None) -> CheckResult:
         nonlocal stopped
         stopped = True
-        return _stopped(problem.checks[index], stop)
+        return _stopped(checks[index], stop)
 
-    first_output = [loaded.output] if loaded.output else []  # what loading printed goes with the first check
-    tasks = [task(check, first_output if index == 0 else []) for index, check in enumerate(problem.checks)]
-    Interleaver(session=session, limits=limits).run(tasks, done, titles=[check.title for check in problem.checks],
-                                                    on_stopped=on_stopped)
+    tasks = [task(check, first_output if index == 0 else []) for index, check in enumerate(checks)]
+    interleaver.run(tasks, done, titles=[check.title for check in checks], on_stopped=on_stopped)
     return stopped
 
 
@@ -348,6 +374,12 @@ def _stopped(check: Check, stop: GradingStopped | None) -> CheckResult:
         return _not_run(check, STOPPED)
     return CheckResult(id=check.id, title=check.title, group=check.group, required=check.required,
                        status="skipped", message=cap_text(f"{STOPPED} during {stop.what}{stop.where}"))
+
+
+def _not_reported(problem: Problem, results: list[CheckResult]) -> list[Check]:
+    """The problem's checks that have no verdict yet, in declared order."""
+    reported = {result.id for result in results}
+    return [check for check in problem.checks if check.id not in reported]
 
 
 def _load_error(session: WorkerSession) -> tuple[LoadResult | None, ReportError | None]:
@@ -401,14 +433,15 @@ def grade(
     except GradingStopped as stop:  # before any check ran: waiting for a template, or loading the code
         stopped, error = True, None
         reason = f"{STOPPED} while your code was loading{stop.where}" if stop.what else STOPPED
-        for check in problem.checks[len(results):]:
+        for check in _not_reported(problem, results):
             emit(_not_run(check, reason))
     if error is not None:
-        for check in problem.checks[len(results):]:
+        for check in _not_reported(problem, results):
             emit(_not_run(check, error.message))
+    declared = {check.id: index for index, check in enumerate(problem.checks)}
     return summarise(
         problem=problem.slug,
-        checks=results,
+        checks=sorted(results, key=lambda result: declared[result.id]),  # shown as checks.py declares them
         experiment=context.experiment,
         limits=problem.limits.as_report(),
         sandbox=pool.sandbox,

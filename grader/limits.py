@@ -8,9 +8,19 @@ from pydantic import BaseModel, ConfigDict, Field
 class Limits(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    call_timeout_s: float = Field(10.0, gt=0, le=600, description="Wall time for one call of a learner function.")
+    call_timeout_s: float = Field(
+        10.0, gt=0, le=600, description="Time for one call of a learner function, not counting time spent waiting "
+        "for a CPU another process held (so a busy machine changes no verdict).")
     load_timeout_s: float = Field(10.0, gt=0, le=600, description="Wall time to import the submission.")
-    total_timeout_s: float = Field(60.0, gt=0, le=3600, description="Wall time for the whole battery.")
+    total_timeout_s: float = Field(
+        60.0, gt=0, le=3600, description="Time the learner's calls may take over the required checks, counted as "
+        "call_timeout_s counts it; advisory checks never use it.")
+    advisory_budget_s: float = Field(
+        10.0, ge=0, le=3600, description="Time the learner's calls may take over the advisory checks, which run "
+        "after every required one; an advisory check it cuts short is reported as not run.")
+    wall_ceiling_factor: float = Field(
+        8.0, ge=1, le=100, description="How many times its limit a call, or a budget, may last in wall time "
+        "before it is cut whatever the reason (code holding the interpreter lock, a machine loaded past it).")
     cpu_time_s: int = Field(60, gt=0, le=3600, description="CPU seconds for one worker process (RLIMIT_CPU).")
     memory_mb: int = Field(1024, ge=64, le=65536, description="Memory one worker may allocate beyond torch.")
     max_processes: int = Field(16, ge=2, le=4096, description="Processes and threads in one worker's tree.")

@@ -256,7 +256,8 @@ class CallReply:
     failed, when gradients were asked for; `grad_output`: the cotangent the worker chose, when the check did
     not give one. `mutated`: arguments whose shape, strides, storage or version changed (bytes written to an
     argument the judge sees in its own arena); `aliased`: arguments a returned tensor shares memory with.
-    `duration_ms`: the learner's time in the call, as the worker measured it."""
+    `duration_ms`: the learner's time in the call, as the worker measured it: its wall time less the time the
+    learner's thread waited for a CPU other processes held (what the call limit and the budgets count)."""
 
     value: Tree = None
     raised: ExceptionInfo | None = None

@@ -1,8 +1,13 @@
 """A submission's session: its conversation with one warm template's children, from load to the last call.
 
-It holds the submission's total time limit over every request, pipelines grouped requests to one child
-(grader.interleave), and starts over on a fresh child of the same template (or of a replacement, when the
-template died) when a call killed the current one.
+It holds the submission's time budgets over every request (the total time limit while required checks run,
+then the advisory budget), pipelines grouped requests to one child (grader.interleave), and starts over on a
+fresh child of the same template (or of a replacement, when the template died) when a call killed the current one.
+
+A budget is spent by the learner's calls as the child measures them (`CallReply.duration_ms`: the calls' time
+less the time the learner's thread waited for a CPU another process held), so a busy machine spends no more of
+it than a quiet one. A submission could only lie to spend less, which buys it no more than the wall-clock
+ceiling (`Limits.wall_ceiling_factor` times the budget) that bounds every wait for it anyway.
 """
 
 from __future__ import annotations
@@ -15,10 +20,10 @@ from typing import Protocol
 from grader import protocol
 from grader.calls import ExceptionInfo, WorkerLost
 from grader.cancel import CallStarted, CancelToken, GradingStopped, OnCall
-from grader.child import Child
+from grader.child import CHILD_CLOCK_FIRST_S, Child
 from grader.interleave import Answer, Request
 from grader.limits import Limits
-from grader.messages import CallsRequest, Loaded, LoadRequest
+from grader.messages import CallResults, CallsRequest, Loaded, LoadRequest
 from grader.template import Template
 
 
@@ -26,6 +31,21 @@ class TemplateSource(Protocol):
     """Where a session gets a new template when its own died (grader.pool.WorkerPool)."""
 
     def replace(self, dead: Template) -> Template: ...
+
+
+TOTAL_BUDGET = "total time limit {seconds:g} s for the whole submission"
+ADVISORY_BUDGET = "advisory budget of {seconds:g} s"
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Seconds the learner's calls may spend, and how a message names them (`{seconds}` filled in)."""
+
+    seconds: float
+    wording: str
+
+    def describe(self) -> str:
+        return self.wording.format(seconds=self.seconds)
 
 
 @dataclass
@@ -53,9 +73,36 @@ class WorkerSession:
     child: Child | None = None
     restarts: int = 0
     _started: float = field(default_factory=time.monotonic)
+    _budget: Budget | None = None
+    _spent: float = 0.0  # seconds of the learner's calls charged to the budget, as the child measured them
+
+    @property
+    def budget(self) -> Budget:
+        if self._budget is None:
+            self._budget = Budget(self.limits.total_timeout_s, TOTAL_BUDGET)
+        return self._budget
+
+    def start_advisory_budget(self) -> None:
+        """From now on requests spend the advisory budget, afresh: the total time limit is the required checks'."""
+        self._budget = Budget(self.limits.advisory_budget_s, ADVISORY_BUDGET)
+        self._spent, self._started = 0.0, time.monotonic()
 
     def remaining(self) -> float:
-        return self.limits.total_timeout_s - (time.monotonic() - self._started)
+        """Seconds of the budget left: of the calls' measured time, or of its wall-clock ceiling if that is less."""
+        return min(self.budget.seconds - self._spent, self._wall_left() / self.limits.wall_ceiling_factor)
+
+    def _wall_left(self) -> float:
+        return self.budget.seconds * self.limits.wall_ceiling_factor - (time.monotonic() - self._started)
+
+    def _charge(self, answer: Answer) -> Answer:
+        if isinstance(answer.message, CallResults):
+            self._spent += sum(result.duration_ms for result in answer.message.results) / 1000
+        return answer
+
+    def _charge_lost(self, lost: WorkerLost, sent: float) -> None:
+        """A request that ended the child has no durations: a call cut at its limit spent the limit (the child's
+        clock measured that much), any other end the wall time it took (a crash, a memory limit: short)."""
+        self._spent += self.limits.call_timeout_s if lost.limit == "time" else time.monotonic() - sent
 
     def load(self) -> LoadResult:
         if self.cancel is not None:
@@ -72,11 +119,13 @@ class WorkerSession:
                               banned_calls=self.banned_calls, key=self.child.key.hex(),
                               processes_capped=self.child.cgroup is not None)
         # A restart late in the submission gets what is left of its total time, and a time-out then says so.
-        timeout, total_s = self._within_total(self.limits.load_timeout_s)
+        timeout, budget = self._within_total(self.limits.load_timeout_s)
         self._started_call("")
+        sent = time.monotonic()
         try:
-            reply = self.child.send_load(request, timeout=timeout, what="loading your code", total_s=total_s).message
+            reply = self.child.send_load(request, timeout=timeout, what="loading your code", budget=budget).message
         finally:
+            self._spent += time.monotonic() - sent  # a load reports no duration of its own: its wall time
             self._started_call(None)
         if not isinstance(reply, Loaded):
             self.child.end()
@@ -86,11 +135,15 @@ class WorkerSession:
     def calls(self, request: CallsRequest, blobs: list[bytes], *, timeout: float,
               what: str | Callable[[], str], function: str = "") -> Answer:
         """One request, under `timeout` and what is left of the submission's total time."""
-        timeout, total_s = self._within_total(timeout)
+        timeout, budget = self._within_total(timeout)
         child = self._live_child()
         self._started_call(function)
+        sent = time.monotonic()
         try:
-            return child.exchange(request, blobs, timeout=timeout, what=what, total_s=total_s)
+            return self._charge(child.exchange(request, blobs, timeout=timeout, what=what, budget=budget))
+        except WorkerLost as lost:
+            self._charge_lost(lost, sent)
+            raise
         finally:
             self._started_call(None)
 
@@ -100,23 +153,28 @@ class WorkerSession:
         it is sent, within what is left of the submission's total time. A failure raises WorkerLost for the
         request it happened in (the child is gone then; the caller re-sends the rest)."""
         child = self._live_child()
-        pending: tuple[Request, protocol.Arena, float, float, float | None] | None = None
+        pending: tuple[Request, protocol.Arena, float, float, str | None] | None = None
 
-        def send(request: Request) -> tuple[Request, protocol.Arena, float, float, float | None]:
-            timeout, total_s = self._within_total(request.timeout)
-            deadline = time.monotonic() + timeout
+        def send(request: Request) -> tuple[Request, protocol.Arena, float, float, str | None]:
+            timeout, budget = self._within_total(request.timeout)
+            deadline = time.monotonic() + timeout + (CHILD_CLOCK_FIRST_S if budget is None else 0.0)
             self._started_call(request.function)  # the worker takes it the moment the reply before it is out
             arena = child.send(request.message, request.blobs, deadline=deadline, timeout=timeout,
-                               what=request.what, total_s=total_s)
-            return request, arena, deadline, timeout, total_s
+                               what=request.what, budget=budget)
+            return request, arena, deadline, timeout, budget
 
         queue = list(requests)
         try:
             pending = send(queue.pop(0))
             while pending is not None:
-                request, arena, deadline, timeout, total_s = pending
+                request, arena, deadline, timeout, budget = pending
                 pending = None
-                answer = child.receive(arena, deadline=deadline, timeout=timeout, what=request.what, total_s=total_s)
+                try:
+                    answer = self._charge(child.receive(arena, deadline=deadline, timeout=timeout,
+                                                        what=request.what, budget=budget))
+                except WorkerLost as lost:
+                    self._charge_lost(lost, deadline - timeout)
+                    raise
                 if queue:
                     pending = send(queue.pop(0))
                 else:
@@ -131,18 +189,20 @@ class WorkerSession:
         if self.on_call is not None:
             self.on_call(None if function is None else CallStarted(function))
 
-    def _within_total(self, timeout: float) -> tuple[float, float | None]:
-        """(the timeout to wait, the total limit when it is what is left of it that decides)."""
+    def _within_total(self, timeout: float) -> tuple[float, str | None]:
+        """(the timeout to wait, the budget's name when it is what is left of it that decides)."""
         if self.cancel is not None and self.cancel.cancelled:
             self.close()  # the child may be in the middle of a request nobody waits for any more
             raise GradingStopped
-        remaining = self.remaining()
-        total = self.limits.total_timeout_s
-        if remaining <= 0:
+        budget = self.budget
+        if self.remaining() <= 0:
             if self.child is not None:
                 self.child.end()  # it may be in the middle of a request we no longer wait for
-            raise WorkerLost(f"total time limit {total:g} s for the whole submission used up", limit="total_time")
-        return (timeout, None) if timeout <= remaining else (remaining, total)
+            raise WorkerLost(f"{budget.describe()} used up", limit="total_time")
+        # The child (grader.child.Child) pushes a wait back by the time it spent waiting for a CPU, so the budget
+        # left is the wait; the budget's own wall-clock ceiling still bounds it.
+        left = min(budget.seconds - self._spent, self._wall_left())
+        return (timeout, None) if timeout <= left else (left, budget.describe())
 
     def _live_child(self) -> Child:
         if self.child is None or self.child.exit_info is not None:

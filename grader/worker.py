@@ -93,6 +93,9 @@ _send_frame = protocol.send_frame
 _recv_frame = protocol.recv_frame
 _recv_into = protocol._recv_into
 _perf_counter = time.perf_counter
+_monotonic = time.monotonic
+_pread = posix.pread
+_get_native_id = _thread.get_native_id
 _get_ident = _thread.get_ident
 _allocate_lock = _thread.allocate_lock
 _start_thread = _thread.start_new_thread
@@ -107,7 +110,6 @@ _S_IFLNK = 0o120000
 _S_IFMT = 0o170000
 
 SUBMISSION_FILENAME = "submission.py"
-CALL_CLOCK_MARGIN_S = 0.25  # see _child: the judge's deadline for a single call comes first
 # The deepest recursion a submission may ask for. Python frames live on the heap, so sys.setrecursionlimit(10**7)
 # lets a runaway recursion grow until the memory limit, and unwinding millions of frames then holds the
 # interpreter for seconds: the call outlived its limit by 10-15 s (bench row "deep recursion"). At 20,000 frames
@@ -354,9 +356,11 @@ class CallTimedOut(Exception):
 class LearnerThread:
     """Runs the learner's code, one call at a time, on a thread whose stack holds nothing of the worker's.
 
-    `call_timeout_s`: how long `run` waits for one call (-1: for ever, while the submission loads, where the
-    judge's deadline decides). A request of several calls then ends at the first call that breaks the limit,
-    not when the judge's deadline for all of them runs out."""
+    `call_timeout_s`: how long `run` lets one call take (-1: for ever, while the submission loads, where the
+    judge's deadline decides), counted as the call's wall time less the time the learner's thread waited for a
+    CPU that other processes held (the kernel's schedstat), so a busy machine changes no verdict; a call whose
+    wall time reaches `wall_ceiling_factor` times the limit ends anyway. A request of several calls then ends at
+    the first call that breaks the limit, not when the judge's deadline for all of them runs out."""
 
     STACK_BYTES = 64 * 1024 * 1024  # recursion to MAX_RECURSION_LIMIT, through C calls too, ends in RecursionError
 
@@ -369,19 +373,49 @@ class LearnerThread:
         self._wake.acquire()
         self._done.acquire()
         self.call_timeout_s = -1.0
+        self.wall_ceiling_factor = 1.0
         previous = _thread.stack_size(self.STACK_BYTES)
         try:
             _start_thread(namespace["serve"], (self._jobs, self._results, self.graveyard, self._wake, self._done))
         finally:
             _thread.stack_size(previous)
+        self._schedstat = -1
+        ok, tid = self.run(_get_native_id, (), {})
+        if ok:
+            try:  # opened now, before the submission loads: the guard would refuse nothing here, but no path lookup
+                self._schedstat = os.open(f"/proc/self/task/{tid}/schedstat", os.O_RDONLY)
+            except OSError:
+                pass  # no schedstat in this kernel: calls are timed by the wall clock alone
+
+    def queued_s(self) -> float:
+        """Seconds the learner's thread has spent runnable but waiting for a CPU (0 where the kernel does not
+        say). A submission that forges it (its own file on this descriptor) still meets the wall-clock ceiling."""
+        if self._schedstat < 0:
+            return 0.0
+        try:
+            fields = _pread(self._schedstat, 128, 0).split()
+            return int(fields[1]) / 1e9 if len(fields) >= 2 else 0.0
+        except (OSError, ValueError):
+            return 0.0
 
     def run(self, function: Any, args: Any, kwargs: Any) -> tuple[bool, Any]:
         """(True, value) or (False, exception). Everything it returns stays referenced by the graveyard, so it
         is freed on the learner's thread, never on this one."""
         self._jobs.append((function, args, kwargs))
         self._wake.release()
-        if not self._done.acquire(True, self.call_timeout_s):
-            raise CallTimedOut
+        limit = self.call_timeout_s
+        if limit < 0:
+            self._done.acquire()
+        else:
+            started, queued = _monotonic(), self.queued_s()
+            ceiling = limit * self.wall_ceiling_factor
+            while True:
+                elapsed = _monotonic() - started
+                used = elapsed - (self.queued_s() - queued)
+                if used >= limit or elapsed >= ceiling:
+                    raise CallTimedOut
+                if self._done.acquire(True, max(0.001, min(limit - used, ceiling - elapsed))):
+                    break
         results = self._results
         if type(results) is not list or len(results) != 1:
             raise Interfered("your code interfered with the thread that runs it")
@@ -562,7 +596,7 @@ class Served:
     """A loaded submission and what serving it needs; `runner` calls the learner's functions."""
 
     def __init__(self, module: types.ModuleType, output: Output, runner: Any, graveyard: list[Any],
-                 guard: Guard | None, arena_copies: bool = False) -> None:
+                 guard: Guard | None, arena_copies: bool = False, queued: Any = None) -> None:
         self.module = module
         self.output = output
         self.runner = runner
@@ -570,6 +604,9 @@ class Served:
         self.guard = guard
         self.arena_copies = arena_copies  # the in-process benchmark hands over private buffers
         self.opaque = output.namespace["Opaque"]
+        # Seconds the learner's thread has waited for a CPU (LearnerThread.queued_s): a call's duration leaves
+        # them out, as its time limit does, so the judge's budgets spend the same on a busy machine.
+        self.queued = queued if queued is not None else _no_queue
 
     def calls(self, request: dict[str, Any], blobs: list[Any], max_message: int) -> tuple[dict[str, Any], list[bytes]]:
         """One `calls` request: every call in order, its reply, and the reply's blobs (grader.messages names
@@ -599,12 +636,12 @@ class Served:
         tensors = [(key, value) for key, value in named if type(value) is _Tensor or type(value) is _Parameter]
         with _no_torch_function():
             layouts = [_layout(t) for _, t in tensors]
-        started = _perf_counter()
+        started, queued = _perf_counter(), self.queued()
         try:
             ok, value = self.runner(function, args, kwargs)
         except Interfered as exc:
             ok, value = False, exc
-        reply["duration_ms"] = (_perf_counter() - started) * 1000
+        reply["duration_ms"] = max(0.0, _perf_counter() - started - (self.queued() - queued)) * 1000
         if not ok:
             reply["raised"] = self.exception_summary(value)
             reply["output"] = self.output.take()
@@ -692,6 +729,10 @@ class Served:
             message = "<the exception's message could not be read>"
         mro = [str(_type_name(k)) for k in _type_mro(kind)][:16]
         return {"type": str(_type_name(kind))[:100], "mro": mro, "message": message[:2000], "traceback": frames[-5:]}
+
+
+def _no_queue() -> float:
+    return 0.0
 
 
 def _layout(t: Any) -> tuple[Any, ...]:
@@ -826,7 +867,8 @@ def _child(job_fd: int, *, warm: bool) -> None:
     _ban(header["banned_calls"], namespace)
     sys.setrecursionlimit = namespace["capped_recursion_limit"](sys.setrecursionlimit, MAX_RECURSION_LIMIT)
     guard = _seal(_get_ident())
-    served = Served(types.ModuleType("submission"), output, learner.run, learner.graveyard, guard)
+    served = Served(types.ModuleType("submission"), output, learner.run, learner.graveyard, guard,
+                    queued=learner.queued_s)
     ok, raised = _load_modules(header["modules"], learner.run)
     module = types.ModuleType("submission")
     if ok:
@@ -842,9 +884,10 @@ def _child(job_fd: int, *, warm: bool) -> None:
     _send_frame(job, {"op": "loaded", "ok": True, "functions": functions, "raised": None, "output": output.take()},
                 key=key)
     max_message = int(limits["message_mb"]) * 1024 * 1024
-    # A little after the call limit: a request of one call is the judge's deadline to decide, as before; this
-    # clock only ends a request of several calls at the first call that broke the limit.
-    learner.call_timeout_s = float(limits["call_timeout_s"]) + CALL_CLOCK_MARGIN_S
+    # This clock decides every call's time limit (it discounts waiting for a CPU); the judge's deadline is a
+    # wall-clock ceiling past it, for a child that cannot answer at all.
+    learner.call_timeout_s = float(limits["call_timeout_s"])
+    learner.wall_ceiling_factor = float(limits["wall_ceiling_factor"])
     while True:
         try:
             request, _, fds = _recv_frame(job, max_blob_bytes=0, with_fds=True)

@@ -60,6 +60,8 @@ class InProcessWorker:
     loaded: LoadResult | BaseException = field(default_factory=lambda: LoadResult(ok=True, functions=("add",)))
     answers: list[Answer | BaseException] = field(default_factory=list)
     time_left: float = 20.0
+    advisory_left: float = 5.0
+    advisory_at: int | None = None
     notes: str = ""
     requests: list[dict[str, Any]] = field(default_factory=list)
     notes_asked: int = 0
@@ -71,6 +73,10 @@ class InProcessWorker:
 
     def remaining(self) -> float:
         return self.time_left
+
+    def start_advisory_budget(self) -> None:
+        self.advisory_at = len(self.requests)  # how many requests the required checks made
+        self.time_left = self.advisory_left
 
     def limit_notes(self) -> str:
         self.notes_asked += 1
@@ -824,9 +830,11 @@ def test_the_checks_run_side_by_side_sharing_round_trips() -> None:
         return InProcessWorker.grouped_calls(worker, requests)
 
     worker.grouped_calls = session_grouped  # type: ignore[method-assign]
-    report = grade(make_problem(*three_checks()), "code", pool=FakePool(worker))  # type: ignore[arg-type]
-    assert [check.status for check in report.checks] == ["passed"] * 3
-    assert calls == [3]
+    checks = (*three_checks(), make_check(passes, id="core.d", title="D"), make_check(passes, id="extra.e", title="E",
+                                                                                      required=False))
+    report = grade(make_problem(*checks), "code", pool=FakePool(worker))  # type: ignore[arg-type]
+    assert [check.status for check in report.checks] == ["passed"] * 5
+    assert calls == [3, 2]  # the required checks side by side, then the advisory ones
 
 
 def test_the_report_summarises_the_verdicts() -> None:
@@ -926,3 +934,170 @@ def test_a_stop_before_any_check_runs_none_of_them(stop: GradingStopped, message
 def test_a_stop_while_the_pool_opens_the_session_runs_no_check() -> None:
     report = grade(make_problem(*three_checks()), "code", pool=FakePool(GradingStopped()))  # type: ignore[arg-type]
     assert report.stopped is True and [c.message for c in report.checks] == ["not run: stopped by you"] * 3
+
+
+# ---------------------------------------------------------------------------------------------- fairness
+
+
+def adds_tagged(tag: int) -> Callable[..., None]:
+    def check(sub: Any, ref: Any) -> None:
+        assert sub.add(tag, 0) == tag
+
+    return check
+
+
+def interleaved_checks() -> tuple[Check, ...]:
+    """Advisory and required checks declared alternately, an advisory one first."""
+    return (make_check(adds_tagged(1), id="extra.a", title="A", required=False),
+            make_check(adds_tagged(2), id="core.b", title="B"),
+            make_check(adds_tagged(3), id="extra.c", title="C", required=False),
+            make_check(adds_tagged(4), id="core.d", title="D"))
+
+
+def first_arguments(worker: InProcessWorker) -> list[int]:
+    decoded = []
+    for request in worker.requests:
+        for call in request["calls"]:
+            args, _ = Decoder([bytearray(blob) for blob in request["blobs"]]).decode(call.arguments)
+            decoded.append(args[0])
+    return decoded
+
+
+def test_every_required_check_runs_before_any_advisory_one_and_the_report_keeps_the_declared_order() -> None:
+    worker = InProcessWorker(functions={"add": adds})
+    emitted: list[str] = []
+    report = grade(make_problem(*interleaved_checks()), "code", pool=FakePool(worker),  # type: ignore[arg-type]
+                   on_check=lambda r: emitted.append(r.id))
+    assert first_arguments(worker) == [2, 4, 1, 3]
+    assert worker.advisory_at == 2  # the advisory budget starts once the required checks' requests are done
+    assert emitted == ["core.b", "core.d", "extra.a", "extra.c"]
+    assert [check.id for check in report.checks] == ["extra.a", "core.b", "extra.c", "core.d"]
+    assert report.solved is True
+
+
+def test_a_problem_without_advisory_checks_never_starts_the_advisory_budget() -> None:
+    worker = InProcessWorker(functions={"add": adds})
+    grade(make_problem(make_check(passes)), "code", pool=FakePool(worker))  # type: ignore[arg-type]
+    assert worker.advisory_at is None
+
+
+def test_a_problem_of_advisory_checks_only_starts_the_advisory_budget_at_once() -> None:
+    worker = InProcessWorker(functions={"add": adds})
+    report = grade(make_problem(make_check(passes, id="extra.a", required=False)), "code",  # type: ignore[arg-type]
+                   pool=FakePool(worker))
+    assert worker.advisory_at == 0 and report.checks[0].status == "passed"
+
+
+@pytest.mark.parametrize(("advisory_left", "status", "message"), [
+    pytest.param(0.0, "skipped", "not run: the advisory budget of 10 s was spent", id="spent"),
+    pytest.param(-0.5, "skipped", "not run: the advisory budget of 10 s was spent", id="overspent"),
+    pytest.param(0.01, "passed", "", id="left"),
+])
+def test_an_advisory_check_runs_only_while_the_advisory_budget_lasts(advisory_left: float, status: str,
+                                                                     message: str) -> None:
+    worker = InProcessWorker(functions={"add": adds}, time_left=0.01, advisory_left=advisory_left)
+    report = grade(make_problem(*interleaved_checks()), "code", pool=FakePool(worker))  # type: ignore[arg-type]
+    assert [(c.id, c.status, c.message) for c in report.checks if not c.required] == [
+        ("extra.a", status, message), ("extra.c", status, message)]
+    assert report.solved is True
+    assert first_arguments(worker) == ([2, 4, 1, 3] if status == "passed" else [2, 4])
+
+
+LOOPED = WorkerLost("time limit 2 s exceeded in add(x=1, y=0)", limit="time")
+
+
+def test_an_advisory_check_that_breaks_its_call_limit_fails_alone_and_the_submission_is_solved() -> None:
+    worker = InProcessWorker(functions={"add": adds})
+    original = worker.calls
+
+    def calls(request: CallsRequest, blobs: list[bytes], **kwargs: Any) -> Answer:
+        if worker.advisory_at is not None and len(worker.requests) == worker.advisory_at:
+            worker.answers.append(LOOPED)  # the first advisory request loops past its limit
+        return original(request, blobs, **kwargs)
+
+    worker.calls = calls  # type: ignore[method-assign]
+    report = grade(make_problem(*interleaved_checks()), "code", pool=FakePool(worker))  # type: ignore[arg-type]
+    assert [(c.id, c.status, c.limit) for c in report.checks] == [
+        ("extra.a", "failed", "time"), ("core.b", "passed", None), ("extra.c", "failed", "time"),
+        ("core.d", "passed", None)]
+    assert report.checks[2].message == "not run: add did not return within 2 s in check ‘A’ (an endless loop?)"
+    assert (report.solved, report.status) == (True, "passed")
+
+
+def test_a_required_check_that_breaks_its_call_limit_still_fails_and_its_function_stays_broken() -> None:
+    worker = InProcessWorker(functions={"add": adds}, answers=[LOOPED])
+    report = grade(make_problem(*interleaved_checks()), "code", pool=FakePool(worker))  # type: ignore[arg-type]
+    assert [(c.id, c.status, c.limit) for c in report.checks] == [
+        ("extra.a", "failed", "time"), ("core.b", "failed", "time"), ("extra.c", "failed", "time"),
+        ("core.d", "failed", "time")]
+    assert report.checks[3].message == "not run: add did not return within 2 s in check ‘B’ (an endless loop?)"
+    assert report.solved is False
+
+
+@pytest.mark.parametrize(("required", "status", "message"), [
+    pytest.param(False, "skipped", "cut short: advisory budget of 10 s used up in add(1, 0)", id="advisory"),
+    pytest.param(True, "failed", "advisory budget of 10 s used up in add(1, 0)", id="required"),
+])
+def test_only_an_advisory_check_the_budget_cuts_short_is_skipped(required: bool, status: str, message: str) -> None:
+    cut = WorkerLost("advisory budget of 10 s used up in add(1, 0)", limit="total_time")
+    worker = InProcessWorker(functions={"add": adds}, answers=[cut])
+    check = make_check(adds_tagged(1), id="core.a" if required else "extra.a", required=required)
+    report = grade(make_problem(check), "code", pool=FakePool(worker))  # type: ignore[arg-type]
+    assert [(c.status, c.message, c.limit) for c in report.checks] == [(status, message, "total_time")]
+    assert report.solved is not required
+
+
+def test_an_advisory_check_that_fails_on_its_own_is_failed_and_decides_nothing() -> None:
+    checks = (make_check(passes), make_check(fails, id="extra.b", required=False))
+    report = grade(make_problem(*checks), "code", pool=FakePool(InProcessWorker()))  # type: ignore[arg-type]
+    assert [c.status for c in report.checks] == ["passed", "failed"] and report.solved is True
+
+
+def test_a_stop_among_the_required_checks_runs_no_advisory_check() -> None:
+    worker = StoppingWorker(stop_at=1)
+    report = grade(make_problem(*interleaved_checks()), "code", pool=FakePool(worker))  # type: ignore[arg-type]
+    assert worker.advisory_at is None
+    assert [(c.id, c.status, c.message) for c in report.checks] == [
+        ("extra.a", "skipped", "not run: stopped by you"),
+        ("core.b", "skipped", "stopped by you during add(2, 3) (it was running line 3)"),
+        ("extra.c", "skipped", "not run: stopped by you"),
+        ("core.d", "skipped", "not run: stopped by you")]
+
+
+def test_a_stop_among_the_advisory_checks_keeps_the_required_verdicts() -> None:
+    worker = StoppingWorker(stop_at=3)
+    report = grade(make_problem(*interleaved_checks()), "code", pool=FakePool(worker))  # type: ignore[arg-type]
+    assert [(c.id, c.status) for c in report.checks] == [
+        ("extra.a", "skipped"), ("core.b", "passed"), ("extra.c", "skipped"), ("core.d", "passed")]
+    assert report.stopped is True and report.solved is False
+
+
+@pytest.mark.parametrize(("checks", "outputs"), [
+    pytest.param(interleaved_checks(), ["", "loaded\n", "", ""], id="the-first-required"),
+    pytest.param(tuple(make_check(adds_tagged(n), id=f"extra.{n}", required=False) for n in (1, 2)),
+                 ["loaded\n", ""], id="the-first-advisory-when-none-is-required"),
+])
+def test_what_loading_printed_goes_with_the_first_check_run(checks: tuple[Check, ...], outputs: list[str]) -> None:
+    worker = InProcessWorker(functions={"add": adds}, loaded=LoadResult(ok=True, functions=("add",),
+                                                                        output="loaded\n"))
+    report = grade(make_problem(*checks), "code", pool=FakePool(worker))  # type: ignore[arg-type]
+    assert [check.output for check in report.checks] == outputs
+
+
+def test_a_sandbox_lost_among_the_required_checks_leaves_every_other_check_not_run() -> None:
+    worker = InProcessWorker(functions={"add": adds}, answers=[SandboxUnavailable("gone")])
+    report = grade(make_problem(*interleaved_checks()), "code", pool=FakePool(worker))  # type: ignore[arg-type]
+    message = "not run: the sandbox is unavailable, so your code was not run: gone"
+    assert [(c.id, c.status, c.message) for c in report.checks] == [
+        ("extra.a", "skipped", message), ("core.b", "skipped", message), ("extra.c", "skipped", message),
+        ("core.d", "skipped", message)]
+
+
+def test_an_advisory_check_gets_the_gradings_context_and_may_record_the_experiment() -> None:
+    def records(sub: Any, ref: Any, ctx: CheckContext) -> None:
+        ctx.record_experiment(steps=[0, 1], series={"loss": [float(sub.add(1, 1)), 1.0]})
+
+    checks = (make_check(passes), make_check(records, id="extra.b", required=False, wants_context=True))
+    report = grade(make_problem(*checks), "code", pool=FakePool(InProcessWorker()))  # type: ignore[arg-type]
+    assert [c.status for c in report.checks] == ["passed", "passed"]
+    assert report.experiment is not None and report.experiment.series == {"loss": [2.0, 1.0]}
