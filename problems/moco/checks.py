@@ -29,7 +29,6 @@ from grader.checks import (
 )
 
 F32, F64 = torch.float32, torch.float64
-REJECTED = ("TypeError", "ValueError")
 
 
 # ================================================================================================ helpers
@@ -58,29 +57,13 @@ def call_value(result: CallResult) -> Any:
 
 
 def expect_works(result: CallResult, purpose: str) -> None:
-    """Checks of input validation first make sure valid input is accepted, so 'raise for everything' fails."""
+    """Checks of valid extremes (huge entries, extreme temperatures) first make sure the input is accepted:
+    refusing it is the failure to report, not a value that differs."""
     if result.raised is not None:
         fail(
             f"{result.call} raised {result.raised.summary()}, but its input is valid; {purpose} "
             "is tested only once valid input is accepted"
         )
-
-
-def expect_all_rejected(
-    function: Any, valid: tuple[Any, ...], cases: Sequence[tuple[tuple[Any, ...], str, str]]
-) -> None:
-    """Call `function` on valid input, then on each invalid input in one batch; every invalid call must
-    raise the exception named in its case ('TypeError', 'ValueError' or 'either') for the stated reason."""
-    results = function.map([(valid, {})] + [(args, {}) for args, _, _ in cases])
-    expect_works(results[0], "rejection of bad input")
-    for result, (_, wanted, reason) in zip(results[1:], cases, strict=True):
-        names = REJECTED if wanted == "either" else (wanted,)
-        label = " or ".join(names)
-        if result.raised is None:
-            fail(f"{result.call}: expected {label} because {reason}, but it returned {describe(result.value)}")
-        assert result.raised is not None
-        if not result.raised.is_a(*names):
-            fail(f"{result.call}: expected {label} because {reason}, but it raised {result.raised.summary()}")
 
 
 def reference_loss_gradient(

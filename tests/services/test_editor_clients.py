@@ -267,7 +267,7 @@ def test_a_notebook_from_paperlab_notebook_shows_the_verdicts_inline(
     assert "Not solved yet: " in failed
     assert 'data-check-id="momentum_update.formula"' in failed and "expected" in failed and "got" in failed
     assert "Your result matches a known mistake: weights the query by m and the key by 1 - m." in failed
-    assert 'data-check-id="moco_loss.key_and_queue_detached"' in failed
+    assert 'data-check-id="contract.moco_loss.autograd"' in failed
     assert "<svg" not in failed
 
     # `%%paperlab moco`: the cell's own code, here the right one.
