@@ -170,7 +170,7 @@ class Context(Protocol):
     """`ctx`, the optional third argument of a check (implemented by the judge)."""
 
     def record_experiment(self, *, steps: Sequence[int], series: dict[str, Sequence[float]],
-                          x_label: str = "step") -> None: ...
+                          x_label: str = "step") -> None: ...  # pragma: no mutate (a stub: never runs)
 
 
 class SubmissionFunction(Protocol):

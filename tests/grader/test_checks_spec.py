@@ -947,3 +947,11 @@ def test_seeded_draws_are_made_in_float64(draw: Callable[..., torch.Tensor]) -> 
 def test_seeded_uniform_draws_from_zero_to_one_by_default() -> None:
     values = seeded_uniform(5, 1000, dtype=F64)
     assert 0.0 <= float(values.min()) < 0.05 and 0.95 < float(values.max()) < 1.0
+
+
+def test_a_cotangent_is_taken_in_its_results_dtype() -> None:
+    # The result is float32 although the reference ran on float64 copies: 1 + 1e-10 is 1 in float32, as the
+    # learner's own backward receives it.
+    grads = reference_grads(lambda x: x.float() * 3, (torch.ones(1, dtype=F64),), ["x"],
+                            grad_output=torch.tensor([1.0 + 1e-10], dtype=F64))
+    assert torch.equal(grads["x"], torch.tensor([3.0], dtype=F64))  # type: ignore[arg-type]
