@@ -899,7 +899,8 @@ def test_no_precision_note_when_either_side_cannot_be_judged(got: torch.Tensor, 
 
 
 def test_central_differences_of_three_arguments_each_get_their_own_gradient() -> None:
-    a, b, c = (torch.tensor([1.0, 2.0], dtype=F64), torch.tensor([3.0], dtype=F64), torch.tensor([0.5, 4.0, 1.0], dtype=F64))
+    a, b = torch.tensor([1.0, 2.0], dtype=F64), torch.tensor([3.0], dtype=F64)
+    c = torch.tensor([0.5, 4.0, 1.0], dtype=F64)
     ga, gb, gc = central_differences(Recording("f", lambda a, b, c: (a * 2).sum() + (b * 3).sum() + (c * c).sum()),
                                      (a, b, c), (0, 1, 2))
     assert torch.allclose(ga, torch.full((2,), 2.0, dtype=F64))
