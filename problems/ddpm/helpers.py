@@ -29,11 +29,15 @@ def check_schedule_args(T, beta_start, beta_end):
         raise ValueError(f"need 0 < beta_start <= beta_end < 1, got beta_start={beta_start}, beta_end={beta_end}")
 
 
-def check_float_tensor(name, t):
+def check_float_tensor(name, t, device=None):
+    """TypeError unless a float32/float64 tensor; ValueError unless on `device` (when given) and finite. The device
+    comes before the values: a tensor on another device cannot be read here."""
     if not isinstance(t, torch.Tensor):
         raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
     if t.dtype not in FLOAT_DTYPES:
         raise TypeError(f"{name} must be float32 or float64, got {t.dtype}")
+    if device is not None and t.device != device:
+        raise ValueError(f"{name} must be on the data's device {device}, got {t.device}")
     if not torch.isfinite(t).all():
         raise ValueError(f"{name} must contain only finite values")
 
@@ -68,11 +72,9 @@ def check_steps(t, n, num_steps, device):
 
 def check_table(name, table, device, *, one_allowed):
     """A 1-D, non-empty schedule table with values in (0, 1], or (0, 1) when one_allowed is False."""
-    check_float_tensor(name, table)
+    check_float_tensor(name, table, device)
     if table.dim() != 1 or table.shape[0] < 1:
         raise ValueError(f"{name} must be 1-D [T] with T >= 1, got shape {tuple(table.shape)}")
-    if table.device != device:
-        raise ValueError(f"{name} must be on the data's device {device}, got {table.device}")
     below_one = (table <= 1) if one_allowed else (table < 1)
     if not ((table > 0) & below_one).all():
         raise ValueError(f"{name} values must lie in (0, 1{']' if one_allowed else ')'}")
