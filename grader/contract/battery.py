@@ -139,6 +139,11 @@ class FunctionBattery:
                 args = self.draw(self.base, f"edge-{name}", index, scalars={**others, name: value})
                 if not violations(self.contract, args):
                     cases.append(Case(self.with_grad(args), f"{name} = {value!r}", self.base))
+        for name, arg in self.contract.args.items():
+            if isinstance(arg, TensorListArg) and arg.tuples:  # declared legal, so tried: a tuple as well as a list
+                args = self.with_grad(self.draw(self.base, f"edge-tuple-{name}"))
+                args[name] = tuple(args[name])
+                cases.append(Case(args, f"{name} as a tuple", self.base))
         whole = self._floats_as_ints()
         if whole is not None:
             args = self.draw(self.base, "edge-ints", scalars=whole)
@@ -301,14 +306,14 @@ class FunctionBattery:
                 sizes = _unified(self.contract, self.base, a, b)
                 if sizes is None:
                     continue
-                args = self.draw(sizes, f"same-{first}-{second}")
-                args[second] = args[first]
+                args = self.with_grad(self.draw(sizes, f"same-{first}-{second}"))
+                args[second] = args[first]  # requiring grad, so the promise on requires_grad holds on this path too
                 if violations(self.contract, args):
                     continue
                 cases.append(Case(args, f"{first} and {second} are one tensor", sizes, reference_args=fresh(args)))
         for name, arg in self.contract.args.items():
             if isinstance(arg, TensorListArg):
-                args = self.draw(self.base, f"same-{name}")
+                args = self.with_grad(self.draw(self.base, f"same-{name}"))
                 items = [item for item in args[name] if item is not None]
                 if len(args[name]) >= 2 and items:
                     args[name] = [items[0], items[0], *args[name][2:]]

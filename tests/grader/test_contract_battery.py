@@ -87,6 +87,10 @@ MIX = "_reference_mix = mix\n\n\ndef mix(x, y, weight=0.5):\n"
                      "contract.mix.autograd", ["y.grad"], id="a detached argument"),
         pytest.param(MIX + "    if x is y:\n        return 2 * x\n    return _reference_mix(x, y, weight)\n",
                      "contract.mix.same_tensor", ["x and y are one tensor"], id="one tensor passed twice"),
+        pytest.param(MIX + "    if x is y:\n        return x.detach().clone()\n"
+                           "    return _reference_mix(x, y, weight)\n",
+                     "contract.mix.same_tensor", ["does not require grad", "x and y are one tensor"],
+                     id="a shortcut for one tensor passed twice drops requires_grad"),
         pytest.param(MIX + "    if hasattr(x, 'dtype') and hasattr(y, 'dtype') and x.dtype != y.dtype:\n"
                            "        y = y.to(x.dtype)\n    return _reference_mix(x, y, weight)\n",
                      "contract.mix.refusals", ["expected TypeError because", "float32"], id="mixed dtypes accepted"),
@@ -110,3 +114,23 @@ def test_the_search_prints_the_smallest_failing_input_in_full(problem: Problem) 
     message = failed(graded(problem, patch))["contract.search"]
     assert "the property search tried" in message
     assert "That input, in full: x=torch.tensor(" in message
+
+
+def test_a_list_that_may_be_a_tuple_is_tried_as_one() -> None:
+    from grader.contract.battery import FunctionBattery
+    from grader.contract.schema import FunctionContract
+
+    declared = FunctionContract.model_validate({
+        "dims": {"V": {"min": 2}, "N": {}},
+        "args": {"views": {"kind": "tensor_list", "length": "V", "tuples": True,
+                           "item": {"kind": "tensor", "shape": ["N"]}}},
+        "result": {"kind": "tensor", "shape": ["N"]},
+    })
+    battery = FunctionBattery("views", "mean_view", declared, None, {})
+    tried = {case.label: case.args["views"] for case in battery.edge_cases}
+    assert type(tried["views as a tuple"]) is tuple
+    assert all(item.requires_grad for item in tried["views as a tuple"])
+    only_lists = FunctionContract.model_validate({**declared.model_dump(), "args": {"views": {
+        **declared.model_dump()["args"]["views"], "tuples": False}}})
+    assert "views as a tuple" not in {case.label for case in FunctionBattery("views", "mean_view", only_lists, None,
+                                                                               {}).edge_cases}
