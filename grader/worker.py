@@ -650,7 +650,8 @@ class Served:
         encoder.blobs = reply_blobs
         with _no_torch_function():
             # Bytes written to an argument the judge sees in its own mapping; a change of shape, strides,
-            # storage or version counter (t_(), resize_(), set_(), a same-value write) only this process sees.
+            # storage, version counter or requires_grad (t_(), resize_(), set_(), a same-value write,
+            # requires_grad_(False)) only this process sees.
             reply["mutated"] = [key for (key, t), layout in zip(tensors, layouts, strict=True) if _layout(t) != layout]
             reply["aliased"] = _aliased(value, tensors)
             try:
@@ -736,8 +737,10 @@ def _no_queue() -> float:
 
 
 def _layout(t: Any) -> tuple[Any, ...]:
+    """What a call must leave as it was, besides the bytes: a caller's requires_grad_(False) counts too."""
     storage = _t_untyped_storage(t)
-    return (tuple(_t_shape(t)), tuple(_t_stride(t)), _t_storage_offset(t), _storage_ptr(storage), _t_version(t))
+    return (tuple(_t_shape(t)), tuple(_t_stride(t)), _t_storage_offset(t), _storage_ptr(storage), _t_version(t),
+            _t_requires_grad(t))
 
 
 def _default_cotangent(t: Any, index: int) -> Any:

@@ -83,6 +83,8 @@ MIX = "_reference_mix = mix\n\n\ndef mix(x, y, weight=0.5):\n"
         pytest.param(MIX + "    import torch\n    out = _reference_mix(x, y, weight)\n    with torch.no_grad():\n"
                            "        x.mul_(2.0)\n        x.mul_(0.5)\n    return out\n",
                      "contract.mix.values", ["changed x"], id="an input written in place"),
+        pytest.param(MIX + "    out = _reference_mix(x, y, weight)\n    y.requires_grad_(False)\n    return out\n",
+                     "contract.mix.values", ["changed y"], id="requires_grad turned off on an input"),
         pytest.param(MIX + "    return (1 - weight) * x + weight * y.detach()\n",
                      "contract.mix.autograd", ["y.grad"], id="a detached argument"),
         pytest.param(MIX + "    if x is y:\n        return 2 * x\n    return _reference_mix(x, y, weight)\n",
