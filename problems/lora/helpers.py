@@ -7,23 +7,23 @@ import math
 import torch
 
 
-def check_tensor(name, t, *, dims=None):
-    """Raise TypeError / ValueError unless t is a finite float32/float64 tensor (with `dims` dimensions)."""
+def check_tensor(name, t, *, dims=None, finite=True):
+    """Raise TypeError / ValueError unless t is a float32/float64 tensor (with `dims` dimensions), finite unless
+    `finite` is False (the caller then checks the values itself, once the devices are known to agree)."""
     if not isinstance(t, torch.Tensor):
         raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
     if t.dtype not in (torch.float32, torch.float64):
         raise TypeError(f"{name} must be float32 or float64, got {t.dtype}")
     if dims is not None and t.dim() != dims:
         raise ValueError(f"{name} must have {dims} dimensions, got shape {tuple(t.shape)}")
-    if not torch.isfinite(t).all():
+    if finite and not torch.isfinite(t).all():
         raise ValueError(f"{name} must contain only finite values")
 
 
 def check_adapter(weight, lora_a, lora_b):
     """weight [out, in], lora_a [r, in], lora_b [out, r] with r >= 1, one dtype and device."""
-    check_tensor("weight", weight, dims=2)
-    check_tensor("lora_a", lora_a, dims=2)
-    check_tensor("lora_b", lora_b, dims=2)
+    for name, t in (("weight", weight), ("lora_a", lora_a), ("lora_b", lora_b)):
+        check_tensor(name, t, dims=2, finite=False)
     if not (weight.dtype == lora_a.dtype == lora_b.dtype):
         raise TypeError(f"weight, lora_a and lora_b must share a dtype, got {weight.dtype}, {lora_a.dtype} "
                         f"and {lora_b.dtype}")
@@ -38,6 +38,9 @@ def check_adapter(weight, lora_a, lora_b):
         raise ValueError(f"lora_a must be [r, in] = [{rank}, {in_features}], got {tuple(lora_a.shape)}")
     if tuple(lora_b.shape) != (out_features, rank):
         raise ValueError(f"lora_b must be [out, r] = [{out_features}, {rank}], got {tuple(lora_b.shape)}")
+    for name, t in (("weight", weight), ("lora_a", lora_a), ("lora_b", lora_b)):
+        if not torch.isfinite(t).all():
+            raise ValueError(f"{name} must contain only finite values")
 
 
 def check_alpha(alpha):

@@ -1,29 +1,17 @@
 """Check battery for multi-head self-attention.
 
-Groups: `values` (the computation, heads and causal mask), `gradients` and `contract` are required;
-`experiment` is advisory (the head map for the notes). Every check names the clauses of problem.toml it tests,
-and every random input comes from a seeded generator.
-
-Gradients: the worker calls backward() only on a one-element result, which for this function means B = L = 1
-and d_model = 1. That case (output = x w_v w_o, the single softmax weight is 1) still proves that the value
-and output paths are differentiable and that q and k stay in the graph; the full backward pass through the
-heads needs a cotangent the worker cannot take yet, so the values at every tested input carry the rest.
+The contract in problem.toml gives the generic battery (`contract.*`: values at distinct sizes, edges with B or L
+of 0, dtypes, layouts, gradients of x and the four weights, refusals, the property search); these hand checks
+add what it cannot state: the hand examples, that later tokens never change earlier outputs under the causal
+mask, and logits of 1e4. Groups: `values` and `contract` are required; `experiment` is advisory (the head map
+for the notes). Every random input comes from a seeded generator.
 """
 
 import math
 
 import torch
 
-from grader.checks import (
-    check,
-    expect_close,
-    expect_grad_close,
-    expect_no_alias,
-    expect_rejected,
-    expect_tensor,
-    expect_unchanged,
-    fail,
-)
+from grader.checks import check, expect_close, expect_tensor, fail
 
 FLOAT32_RTOL, FLOAT32_ATOL = 1e-5, 2e-5  # outputs O(1) from O(d) products and a softmax of O(3) logits
 
@@ -63,7 +51,7 @@ HAND_ARGS = (HAND_X, IDENTITY, IDENTITY, IDENTITY, IDENTITY)
 
 
 @check("values.hand_example", "Hand example: two tokens, two heads of size 1, identity weights",
-       clauses=["formula", "heads"])
+       clauses=["formula", "heads", "scale"])
 def hand_example(sub, ref):
     # Head 0 sees feature 0: logits [[1, 0], [0, 0]], so token 0 weighs [e, 1] / (e + 1) and gets e / (e + 1)
     # = 0.731, token 1 gets 0.5; head 1 is the mirror image: [[0.731, 0.5], [0.5, 0.731]].
@@ -77,36 +65,6 @@ def hand_example_causal(sub, ref):
     result = sub.multi_head_attention.call(*HAND_ARGS, 2, causal=True)
     _expect_mha(result, ref, HAND_ARGS, 2, True, hint="(expected [[1, 0], [0.5, 0.731]]: token 0 may attend "
                 "only to itself, token 1 to both)")
-
-
-@check("values.head_count", "The same weights with 1, 2, 4 and 8 heads (d_model = 8) match the reference",
-       clauses=["heads", "scale"])
-def head_count(sub, ref):
-    args = _case(1, 2, 5, 8)
-    counts = [1, 2, 4, 8]
-    results = sub.multi_head_attention.map([((*args, h), {}) for h in counts])
-    for result, h in zip(results, counts, strict=True):
-        _expect_mha(result, ref, args, h, hint=f"(with {h} heads each head has d_head = {8 // h} features and "
-                    f"the scale 1 / sqrt({8 // h}))")
-
-
-@check("values.random_float64", "Random inputs in float64 (several B, L, d_model, heads, causal) match",
-       clauses=["formula", "heads", "causal", "shapes"])
-def random_float64(sub, ref):
-    specs = [(1, 1, 4, 2, False), (3, 6, 12, 3, True), (2, 4, 6, 6, False), (1, 7, 8, 2, True), (2, 3, 3, 1, True)]
-    cases = [(_case(10 + i, b, length, d), h, c) for i, (b, length, d, h, c) in enumerate(specs)]
-    results = sub.multi_head_attention.map([((*args, h), {"causal": c}) for args, h, c in cases])
-    for result, (args, h, c) in zip(results, cases, strict=True):
-        _expect_mha(result, ref, args, h, c)
-
-
-@check("values.random_float32", "Random inputs in float32 match the exact result to float32 precision",
-       clauses=["formula"])
-def random_float32(sub, ref):
-    cases = [(_case(20, 2, 8, 16, torch.float32), 4, True), (_case(21, 3, 5, 12, torch.float32), 3, False)]
-    results = sub.multi_head_attention.map([((*args, h), {"causal": c}) for args, h, c in cases])
-    for result, (args, h, c) in zip(results, cases, strict=True):
-        _expect_mha(result, ref, args, h, c)
 
 
 @check("values.causal_no_future", "Causal: changing later tokens never changes earlier outputs",
@@ -136,97 +94,6 @@ def large_logits(sub, ref):
         for causal in (False, True):
             result = sub.multi_head_attention.call(*args, 1, causal=causal)
             _expect_mha(result, ref, args, 1, causal)
-
-
-@check("values.shapes", "B = 0, L = 0 and strided views are accepted", clauses=["shapes"])
-def shapes(sub, ref):
-    x, w_q, w_k, w_v, w_o = _case(40, 2, 4, 6)
-    cases = [((x[:0], w_q, w_k, w_v, w_o), 2, False), ((x[:, :0], w_q, w_k, w_v, w_o), 3, True),
-             ((x.transpose(0, 1).contiguous().transpose(0, 1), w_q.T, w_k, w_v.T, w_o), 2, True),
-             ((x[:, ::2], w_q, w_k, w_v, w_o), 6, False)]
-    results = sub.multi_head_attention.map([((*args, h), {"causal": c}) for args, h, c in cases])
-    for result, (args, h, c) in zip(results, cases, strict=True):
-        _expect_mha(result, ref, args, h, c, hint="(use reshape rather than view: transposed inputs are not "
-                    "contiguous)")
-
-
-# ---------------------------------------------------------------------------------------------- gradients
-
-
-@check("gradients.single_token", "B = L = d_model = 1: gradients reach x and all four weights",
-       clauses=["gradients"])
-def single_token(sub, ref):
-    # With one token the only attention weight is 1, so the output is x w_v w_o: d/dx = w_v w_o,
-    # d/dw_v = x w_o, d/dw_o = x w_v, and d/dw_q = d/dw_k = 0 (present, since they are in the graph).
-    values = {"x": 1.5, "w_q": 0.7, "w_k": -1.2, "w_v": 2.0, "w_o": -0.5}
-    tensors = {name: torch.tensor([[value]] if name != "x" else [[[value]]], dtype=torch.float64).requires_grad_()
-               for name, value in values.items()}
-    result = sub.multi_head_attention.call(tensors["x"], tensors["w_q"], tensors["w_k"], tensors["w_v"],
-                                           tensors["w_o"], 1, grads=tuple(values))
-    result.unwrap()
-    x, wv, wo = values["x"], values["w_v"], values["w_o"]
-    expected = {"x": [[[wv * wo]]], "w_q": [[0.0]], "w_k": [[0.0]], "w_v": [[x * wo]], "w_o": [[x * wv]]}
-    for name, grad in expected.items():
-        if result.grads.get(name) is None:
-            fail(f"after backward() on {result.call}, {name}.grad is None: the result must stay in the graph of x "
-                 "and of all four weights (no .detach(), .item() or torch.no_grad())")
-        expect_grad_close(result, name, torch.tensor(grad, dtype=torch.float64))
-
-
-# ----------------------------------------------------------------------------------------------- contract
-
-
-@check("contract.result", "The result is a new [B, L, d_model] tensor of x's dtype, in the graph",
-       clauses=["result"])
-def result_type(sub, ref):
-    for dtype in (torch.float32, torch.float64):
-        x, w_q, w_k, w_v, w_o = _case(50, 2, 3, 4, dtype)
-        result = sub.multi_head_attention.call(x, w_q.requires_grad_(), w_k, w_v, w_o, 2)
-        expect_tensor(result.unwrap(), shape=(2, 3, 4), dtype=dtype, requires_grad=True, call=result)
-
-
-@check("contract.inputs_unchanged", "No input is modified and the result has its own storage",
-       clauses=["unchanged", "result"])
-def inputs_unchanged(sub, ref):
-    args = _case(51, 1, 3, 4, torch.float32)
-    for causal in (False, True):
-        result = sub.multi_head_attention.call(*(t * 1 for t in args), 2, causal=causal)
-        expect_unchanged(result)
-        expect_no_alias(result)
-
-
-@check("contract.type_errors", "Wrong kinds of x, weights, num_heads and causal raise TypeError",
-       clauses=["type_errors"])
-def type_errors(sub, ref):
-    x, w_q, w_k, w_v, w_o = _case(60, 1, 3, 4)
-    calls = [
-        ((x.tolist(), w_q, w_k, w_v, w_o, 2), {}, "x is a list"),
-        ((x.long(), w_q.long(), w_k.long(), w_v.long(), w_o.long(), 2), {}, "integer inputs"),
-        ((x, w_q.float(), w_k, w_v, w_o, 2), {}, "w_q is float32 while x is float64"),
-        ((x, w_q, w_k, w_v, 1.0, 2), {}, "w_o is a float"),
-        ((x, w_q, w_k, w_v, w_o, 2.0), {}, "num_heads is a float"),
-        ((x, w_q, w_k, w_v, w_o, True), {}, "num_heads is a bool"),
-        ((x, w_q, w_k, w_v, w_o, 2), {"causal": 1}, "causal is an int, not a bool"),
-        ((x, w_q, w_k, w_v, w_o, 2), {"causal": "yes"}, "causal is a string"),
-    ]
-    expect_rejected("TypeError", sub.multi_head_attention, calls)
-
-
-@check("contract.value_errors", "Wrong shapes, non-finite values and num_heads that do not divide d_model raise "
-       "ValueError", clauses=["value_errors"])
-def value_errors(sub, ref):
-    x, w_q, w_k, w_v, w_o = _case(61, 1, 3, 4)
-    calls = [
-        ((x[0], w_q, w_k, w_v, w_o, 2), {}, "a 2-D x is not [B, L, d_model]"),
-        ((x, w_q[:, :3], w_k, w_v, w_o, 2), {}, "w_q is [4, 3], not [4, 4]"),
-        ((x[..., :3], w_q, w_k, w_v, w_o, 1), {}, "x has 3 features for 4 x 4 weights"),
-        ((x, w_q, w_k, w_v, w_o, 3), {}, "3 heads do not divide d_model = 4"),
-        ((x, w_q, w_k, w_v, w_o, 0), {}, "0 heads"),
-        ((x, w_q, w_k, w_v, w_o, -2), {}, "a negative number of heads"),
-        ((x.masked_fill(x == x.max(), float("nan")), w_q, w_k, w_v, w_o, 2), {}, "x contains nan"),
-        ((x, w_q, w_k, w_v.masked_fill(w_v == w_v.max(), float("inf")), w_o, 2), {}, "w_v contains inf"),
-    ]
-    expect_rejected("ValueError", sub.multi_head_attention, calls)
 
 
 # --------------------------------------------------------------------------------------------- experiment
