@@ -90,6 +90,7 @@ class Child:
     # threads had waited for a CPU when it was sent. A deadline is pushed back by the waiting since, up to there.
     _ceiling: float = 0.0
     _queued_at: float = 0.0
+    _schedstats: list[int] | None = None  # descriptors of the child's threads' schedstat files (queued_s)
 
     def exchange(self, request: CallsRequest, blobs: list[bytes], *, timeout: float,
                  what: str | Callable[[], str], budget: str | None = None) -> Answer:
@@ -224,20 +225,35 @@ class Child:
 
     def queued_s(self) -> float:
         """Seconds the child's threads have spent runnable but waiting for a CPU that other processes held (the
-        kernel's schedstat, read from outside the sandbox; 0 where it cannot be read)."""
-        total = 0.0
-        try:
-            tasks = os.listdir(f"/proc/{self.host_pid}/task")
+        kernel's schedstat, read from outside the sandbox; 0 where it cannot be read). The threads' files stay open
+        while their number does not change, so a read costs a few microseconds, not the 170 us of listing and
+        opening them for every request."""
+        try:  # a directory's link count is 2 plus its subdirectories: a thread started or ended, open them anew
+            threads = os.stat(f"/proc/{self.host_pid}/task").st_nlink - 2
         except OSError:
-            return 0.0
-        for task in tasks:
+            threads = 0
+        if self._schedstats is None or threads != len(self._schedstats):
+            for fd in self._schedstats or ():
+                os.close(fd)
+            self._schedstats = self._open_schedstats()
+        total = 0.0
+        for fd in self._schedstats:
             try:
-                with open(f"/proc/{self.host_pid}/task/{task}/schedstat", "rb") as stats:
-                    fields = stats.read(128).split()
-                total += int(fields[1]) / 1e9
+                total += int(os.pread(fd, 128, 0).split()[1]) / 1e9
             except (OSError, IndexError, ValueError):
                 continue  # the thread ended meanwhile
         return total
+
+    def _open_schedstats(self) -> list[int]:
+        opened: list[int] = []
+        try:
+            tasks = os.listdir(f"/proc/{self.host_pid}/task")
+        except OSError:
+            return opened
+        for task in tasks:
+            with contextlib.suppress(OSError):
+                opened.append(os.open(f"/proc/{self.host_pid}/task/{task}/schedstat", os.O_RDONLY | os.O_CLOEXEC))
+        return opened
 
     def _wait_for_reply(self, deadline: float) -> float:
         """Until the reply starts to arrive; returns the deadline for the rest of the frame. Completion is decided
@@ -276,6 +292,9 @@ class Child:
         if self.stacks >= 0:
             os.close(self.stacks)
             self.stacks = -1
+        for fd in self._schedstats or ():
+            os.close(fd)
+        self._schedstats = None
         if self.exit_info is None:
             with contextlib.suppress(OSError):
                 self.sock.close()

@@ -307,7 +307,9 @@ def _run_checks(
     grading was stopped (its CancelToken): the checks not done by then are `skipped`."""
     limits = problem.limits
     interleaver = Interleaver(session=session, limits=limits)  # one: a function that broke a limit stays broken
-    first_output = [loaded.output] if loaded.output else []  # what loading printed goes with the first check run
+    # What loading printed goes with the first check that runs: the first check of a group takes this list, and
+    # running it empties it (CheckRunner.take_output), so a group after one that ran finds it empty.
+    first_output = [loaded.output] if loaded.output else []
     required = [check for check in problem.checks if check.required]
     advisory = [check for check in problem.checks if not check.required]
     total = f"the total time limit of {limits.total_timeout_s:g} s for the whole submission was used up"
@@ -318,8 +320,8 @@ def _run_checks(
     elif advisory:
         session.start_advisory_budget()
         spent = f"the advisory budget of {limits.advisory_budget_s:g} s was spent"
-        stopped = _run_group(problem, interleaver, advisory, loaded, context, emit,
-                             first_output if not required else [], spent=spent, advisory=True)
+        stopped = _run_group(problem, interleaver, advisory, loaded, context, emit, first_output, spent=spent,
+                             advisory=True)
     return stopped
 
 

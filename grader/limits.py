@@ -1,4 +1,7 @@
-"""Resource limits for one submission. Defaults are generous for a CPU exercise; problem.toml may override."""
+"""Resource limits for one submission. Defaults are generous for a CPU exercise; problem.toml may override.
+
+Time limits count the learner's own time: wall time less the time spent waiting for a CPU that other processes
+held (docs/engine.md, "Time is the learner's own"), so the verdict does not depend on how busy the machine is."""
 
 from __future__ import annotations
 
@@ -11,7 +14,8 @@ class Limits(BaseModel):
     call_timeout_s: float = Field(
         10.0, gt=0, le=600, description="Time for one call of a learner function, not counting time spent waiting "
         "for a CPU another process held (so a busy machine changes no verdict).")
-    load_timeout_s: float = Field(10.0, gt=0, le=600, description="Wall time to import the submission.")
+    load_timeout_s: float = Field(10.0, gt=0, le=600, description="Time to import the submission, counted as "
+                                  "call_timeout_s counts it.")
     total_timeout_s: float = Field(
         60.0, gt=0, le=3600, description="Time the learner's calls may take over the required checks, counted as "
         "call_timeout_s counts it; advisory checks never use it.")

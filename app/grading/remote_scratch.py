@@ -50,7 +50,9 @@ class RemoteScratch:
     def run(self, problem: Problem, code: str, script: str) -> ScratchResult:
         """Blocks for as long as the run takes (call it off the event loop)."""
         run_id = uuid.uuid4().hex
-        wait_s = self._queue_wait_s + problem.limits.total_timeout_s + self._margin_s
+        limits = problem.limits  # a run is a load, pushed back on a busy machine up to its wall-clock ceiling
+        longest_s = max(limits.total_timeout_s, limits.load_timeout_s * limits.wall_ceiling_factor)
+        wait_s = self._queue_wait_s + longest_s + self._margin_s
         # A connection of its own, whose read timeout outlasts the wait (the shared clients time out in 5 s).
         client = redis.Redis.from_url(self._url, socket_connect_timeout=2.0, socket_timeout=wait_s + 5)
         try:

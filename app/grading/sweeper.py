@@ -47,9 +47,11 @@ class Enqueuer(Protocol):
 
 
 def grading_lease_s(problem: Problem | None, margin_s: float) -> float:
-    """How long a grading may hold a submission before it counts as abandoned."""
+    """How long a grading may hold a submission before it counts as abandoned: its limits count the learner's own
+    time, so on a busy machine a grading may last up to `wall_ceiling_factor` times them by the wall clock."""
     limits = problem.limits if problem is not None else Limits.model_validate({})
-    return limits.load_timeout_s + limits.total_timeout_s + margin_s
+    budgets = limits.load_timeout_s + limits.total_timeout_s + limits.advisory_budget_s
+    return budgets * limits.wall_ceiling_factor + margin_s
 
 
 def stale_before(problem: Problem | None, margin_s: float, *, now: datetime | None = None) -> datetime:

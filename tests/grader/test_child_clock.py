@@ -77,3 +77,35 @@ def test_the_deadline_is_never_pushed_past_the_ceiling(pair: tuple[socket.socket
     with pytest.raises(TimeoutError):  # at about twice the wait, however long it waited
         child._wait_for_reply(deadline)
     assert child._ceiling == pytest.approx(deadline + 0.05, abs=0.01)
+
+
+def test_a_thread_started_after_the_first_read_is_counted_too(pair: tuple[socket.socket, socket.socket]) -> None:
+    if not os.path.exists(f"/proc/{os.getpid()}/task/{os.getpid()}/schedstat"):
+        pytest.skip("this kernel keeps no scheduler statistics")
+    child = child_on(pair[0])
+    child.queued_s()
+    before = len(child._schedstats or ())
+    release = threading.Event()
+    thread = threading.Thread(target=release.wait)
+    thread.start()
+    try:
+        child.queued_s()
+        assert len(child._schedstats or ()) == before + 1
+    finally:
+        release.set()
+        thread.join()
+        for fd in child._schedstats or ():
+            os.close(fd)
+
+
+def test_ending_the_child_closes_its_schedstat_files(pair: tuple[socket.socket, socket.socket],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    child = child_on(pair[0])
+    child.queued_s()
+    opened = list(child._schedstats or ())
+    monkeypatch.setattr(child, "template", type("Reaper", (), {"reap": lambda self, c: None, "control": None})())
+    child.end()
+    assert child._schedstats is None
+    for fd in opened:
+        with pytest.raises(OSError):
+            os.fstat(fd)

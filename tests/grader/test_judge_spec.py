@@ -1084,6 +1084,14 @@ def test_what_loading_printed_goes_with_the_first_check_run(checks: tuple[Check,
     assert [check.output for check in report.checks] == outputs
 
 
+def test_when_no_required_check_could_run_what_loading_printed_goes_with_the_first_advisory_one() -> None:
+    worker = InProcessWorker(functions={"add": adds}, time_left=0.0,
+                             loaded=LoadResult(ok=True, functions=("add",), output="loaded\n"))
+    report = grade(make_problem(*interleaved_checks()), "code", pool=FakePool(worker))  # type: ignore[arg-type]
+    assert [(check.status, check.output) for check in report.checks] == [
+        ("passed", "loaded\n"), ("skipped", ""), ("passed", ""), ("skipped", "")]
+
+
 def test_a_sandbox_lost_among_the_required_checks_leaves_every_other_check_not_run() -> None:
     worker = InProcessWorker(functions={"add": adds}, answers=[SandboxUnavailable("gone")])
     report = grade(make_problem(*interleaved_checks()), "code", pool=FakePool(worker))  # type: ignore[arg-type]
