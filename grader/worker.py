@@ -82,6 +82,12 @@ _t_dtype = protocol._t_dtype
 _t_stride = protocol._t_stride
 _t_storage_offset = protocol._t_storage_offset
 _t_version = torch._C.TensorBase.__dict__["_version"].__get__
+_t_is_leaf = torch._C.TensorBase.__dict__["is_leaf"].__get__
+_t_grad_fn = torch._C.TensorBase.__dict__["grad_fn"].__get__
+_t_view_as = torch._C.TensorBase.__dict__["view_as"]
+_grad_enabled = torch._C.is_grad_enabled
+_set_grad_enabled = torch._C._set_grad_enabled
+_GradientEdge = torch.autograd.graph.GradientEdge
 _no_torch_function = protocol._no_torch_function
 _run_backward = torch.autograd.variable.Variable._execution_engine.run_backward  # type: ignore[attr-defined]
 _ones = torch.ones
@@ -599,6 +605,9 @@ class Served:
         tensors = [(key, value) for key, value in named if type(value) is _Tensor or type(value) is _Parameter]
         with _no_torch_function():
             layouts = [_layout(t) for _, t in tensors]
+            # Where each argument's gradient accumulates, taken now: a call that clears requires_grad on the
+            # caller's tensors after building its graph still gets the gradient that reaches them measured.
+            edges = {key: _grad_accumulator(t) for key, t in tensors if _t_requires_grad(t) and _t_is_leaf(t)}
         started = _perf_counter()
         try:
             ok, value = self.runner(function, args, kwargs)
@@ -614,22 +623,25 @@ class Served:
         with _no_torch_function():
             # Bytes written to an argument the judge sees in its own mapping; a change of shape, strides,
             # storage or version counter (t_(), resize_(), set_(), a same-value write) only this process sees.
-            reply["mutated"] = [key for (key, t), layout in zip(tensors, layouts, strict=True) if _layout(t) != layout]
+            reply["mutated"] = [key for (key, t), layout in zip(tensors, layouts, strict=True)
+                                if not _same_layout(layout, _layout(t))]
             reply["aliased"] = _aliased(value, tensors)
             try:
                 reply["value"] = encoder.encode(value)
             except protocol.ProtocolError as exc:
                 reply["value"] = {"opaque": f"unencodable result ({exc})"}
             if call["grads"]:
-                self.gradients(reply, value, call, dict(tensors), decoder, encoder)
+                self.gradients(reply, value, call, dict(tensors), edges, decoder, encoder)
         reply["output"] = self.output.take()
         return reply
 
     def gradients(self, reply: dict[str, Any], value: Any, call: dict[str, Any], tensors: dict[str, Any],
-                  decoder: Any, encoder: Any) -> None:
+                  edges: dict[str, Any], decoder: Any, encoder: Any) -> None:
         """Vector-Jacobian products of the result with respect to the arguments asked for. A cotangent comes
         with the call, or is ones for a one-element result and seeded random values otherwise (sent back, so
-        the check can use the same one)."""
+        the check can use the same one). Which arguments take part is decided by the snapshot from before the
+        call (`edges`): an argument that required grad then is differentiated through its accumulator, even if
+        the call cleared its requires_grad since."""
         wanted = [key for key in call["grads"] if type(key) is str]
         grads: dict[str, Any] = {key: None for key in wanted}
         reply["grads"] = grads
@@ -649,7 +661,8 @@ class Served:
                                            "(was it detached, or rebuilt from Python numbers?)")
                 return
             pairs = [(t, c) for t, c in zip(results, cotangents, strict=False) if _t_requires_grad(t)]
-            inputs = [(key, tensors[key]) for key in wanted if key in tensors and _t_requires_grad(tensors[key])]
+            inputs = [(key, tensors[key] if _t_requires_grad(tensors[key]) else _GradientEdge(edges[key], 0))
+                      for key in wanted if key in edges]
             if not inputs:
                 return
             found = _run_backward(tuple(t for t, _ in pairs), tuple(c for _, c in pairs), False, False,
@@ -695,8 +708,28 @@ class Served:
 
 
 def _layout(t: Any) -> tuple[Any, ...]:
+    """Every fact of an argument a call could change without writing its bytes: shape, strides, storage, version
+    counter, and its autograd facts (requires_grad, leafness, grad_fn). grad_fn by identity, the object kept
+    alive in the tuple so that a new one cannot reuse its id; compared with `is`, never with its own __eq__."""
     storage = _t_untyped_storage(t)
-    return (tuple(_t_shape(t)), tuple(_t_stride(t)), _t_storage_offset(t), _storage_ptr(storage), _t_version(t))
+    grad_fn = _t_grad_fn(t)
+    return (tuple(_t_shape(t)), tuple(_t_stride(t)), _t_storage_offset(t), _storage_ptr(storage), _t_version(t),
+            bool(_t_requires_grad(t)), bool(_t_is_leaf(t)), id(grad_fn), grad_fn)
+
+
+def _same_layout(before: tuple[Any, ...], after: tuple[Any, ...]) -> bool:
+    return before[:-1] == after[:-1] and before[-1] is after[-1]
+
+
+def _grad_accumulator(t: Any) -> Any:
+    """The AccumulateGrad node of a leaf that requires grad: the node a graph built from it feeds. Held by the
+    caller, it stays the tensor's accumulator for as long as the call's graph lives."""
+    enabled = _grad_enabled()
+    _set_grad_enabled(True)
+    try:
+        return _t_grad_fn(_t_view_as(t, t)).next_functions[0][0]
+    finally:
+        _set_grad_enabled(enabled)
 
 
 def _default_cotangent(t: Any, index: int) -> Any:
