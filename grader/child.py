@@ -24,7 +24,7 @@ from grader.calls import LimitKind, WorkerLost
 from grader.cancel import CancelToken, GradingStopped
 from grader.interleave import Answer
 from grader.limits import Limits
-from grader.messages import CallsRequest, CallTimedOut, LoadRequest, reply_from_wire
+from grader.messages import CallsRequest, CallTimedOut, LoadRequest, Tampered, reply_from_wire
 from grader.sandbox import Cgroup
 
 if TYPE_CHECKING:
@@ -32,6 +32,10 @@ if TYPE_CHECKING:
 
 class _CallLimitExceeded(Exception):
     """The child said one call of a request did not return within the call limit (messages.CallTimedOut)."""
+
+
+class _TorchChanged(Exception):
+    """The child said the learner's code changed torch for the worker's own operations (messages.Tampered)."""
 
 
 STACK_SAMPLE_S = 0.5  # how long a call that ran out of time gets to say which line it was on
@@ -163,6 +167,8 @@ class Child:
                 message = reply_from_wire(header)  # a malformed reply is the learner's interference
                 if isinstance(message, CallTimedOut):
                     raise _CallLimitExceeded
+                if isinstance(message, Tampered):
+                    raise _TorchChanged(message.what)
             return Answer(message, blobs, arena.written() if arena is not None else ())
         finally:
             if arena is not None:
@@ -183,6 +189,11 @@ class Child:
             self.end()
             raise self._lost(f"time limit {self.limits.call_timeout_s:g} s exceeded in {{what}}{extra}", "time",
                              what) from None
+        except _TorchChanged as exc:
+            self.end()
+            raise self._lost(f"your code changed torch for the grader too ({_braces(str(exc))}) during {{what}}; "
+                             "submissions may not register kernels or leave modes or hooks on the grader's tensors",
+                             "tampering", what) from None
         except TimeoutError:
             extra = self._pids_note() + (self.running_line() if total_s is None else "")
             self.end()

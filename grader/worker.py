@@ -88,6 +88,37 @@ _t_view_as = torch._C.TensorBase.__dict__["view_as"]
 _grad_enabled = torch._C.is_grad_enabled
 _set_grad_enabled = torch._C._set_grad_enabled
 _GradientEdge = torch.autograd.graph.GradientEdge
+_t_backward_hooks = torch._C.TensorBase.__dict__["_backward_hooks"].__get__
+_t_post_accumulate_hooks = torch._C.TensorBase.__dict__["_post_accumulate_grad_hooks"].__get__
+_no_torch_dispatch = torch._C._DisableTorchDispatch
+_dispatch_dump = torch._C._dispatch_dump
+_dispatch_dump_table = torch._C._dispatch_dump_table
+_function_modes = torch._C._len_torch_function_stack
+_dispatch_modes = torch._C._len_torch_dispatch_stack
+_infra_mode = torch._C._get_dispatch_mode
+_INFRA_MODES = tuple(torch._C._TorchDispatchModeKey.__members__.values())
+_tls_included = torch._C._dispatch_tls_local_include_set
+_tls_excluded = torch._C._dispatch_tls_local_exclude_set
+_autograd_fallback_mode = torch._C._get_autograd_fallback_mode
+
+# The operators the worker's own code runs on its thread (decoding arguments, comparing, encoding results,
+# default cotangents), directly or through the kernels of the ones it calls. A kernel the learner registers for
+# any of them would run learner code inside the worker's operations and could hand the function a private copy
+# of an argument, or choose the cotangent a gradient check compares. `_dispatch_dump` lists every kernel of an
+# operator, an overridden one as "(inactive)" and a Python one with no signature, so no registration leaves it
+# as it was, whatever file name it claims.
+WORKER_OPERATORS = tuple("aten::" + name for name in (
+    "as_strided", "view", "_unsafe_view", "_reshape_alias", "alias", "reshape", "view_as", "detach", "set_",
+    "contiguous", "clone", "copy_", "empty", "empty_strided", "requires_grad_", "ones", "zeros", "randn",
+    "normal_", "fill_", "zero_", "_to_copy", "to",
+))
+# An operator of our own with no kernel: its dispatch table is the table of backend fallbacks (one registered
+# for a key with none before shows there; an existing one cannot be replaced, the dispatcher refuses that).
+REFUSED_NAMESPACES = ("aten", "_", "prims")  # "_": backend fallbacks, for every operator at once
+PROBE_OPERATOR = "paperlab_worker::probe"
+_PROBE_LIBRARY = torch.library.Library("paperlab_worker", "FRAGMENT")
+if PROBE_OPERATOR not in torch._C._dispatch_get_all_op_names():  # this module may be imported twice (tests)
+    _PROBE_LIBRARY.define("probe(Tensor x) -> Tensor")
 _no_torch_function = protocol._no_torch_function
 _run_backward = torch.autograd.variable.Variable._execution_engine.run_backward  # type: ignore[attr-defined]
 _ones = torch.ones
@@ -333,6 +364,17 @@ def capped_recursion_limit(set_limit, cap):
             raise TypeError(f"'{type(limit).__name__}' object cannot be interpreted as an integer")
         set_limit(min(limit, cap))
     return setrecursionlimit
+
+
+def guarded_library(original, refused):
+    def _dispatch_library(kind, ns, *args, **kwargs):
+        """torch._C._dispatch_library, refusing the namespaces of the operators the grader itself runs."""
+        if ns in refused:
+            raise RuntimeError(f"registering kernels for the {ns!r} operators is not available to submissions: "
+                               "the grader runs those operators too. Define your own operator in a namespace "
+                               "of your own, or write the function in plain torch")
+        return original(kind, ns, *args, **kwargs)
+    return _dispatch_library
 
 
 def banned(name):
@@ -592,7 +634,8 @@ class Served:
 
     def call(self, call: dict[str, Any], blobs: list[Any], reply_blobs: list[bytes]) -> dict[str, Any]:
         decoder = protocol.Decoder(blobs, copy=self.arena_copies, results=False, opaque=self.opaque)
-        arguments = decoder.decode(call["arguments"])
+        with _no_torch_function(), _no_torch_dispatch():  # no mode, however it got on this thread, sees this
+            arguments = decoder.decode(call["arguments"])
         args, kwargs = arguments
         self.graveyard.append(arguments)
         function = self.module.__dict__.get(call["function"])
@@ -603,7 +646,7 @@ class Served:
             return reply
         named = [(str(i), v) for i, v in enumerate(args)] + list(kwargs.items())
         tensors = [(key, value) for key, value in named if type(value) is _Tensor or type(value) is _Parameter]
-        with _no_torch_function():
+        with _no_torch_function(), _no_torch_dispatch():
             layouts = [_layout(t) for _, t in tensors]
             # Where each argument's gradient accumulates, taken now: a call that clears requires_grad on the
             # caller's tensors after building its graph still gets the gradient that reaches them measured.
@@ -620,7 +663,7 @@ class Served:
             return reply
         encoder = protocol.Encoder(preserve_views=False)
         encoder.blobs = reply_blobs
-        with _no_torch_function():
+        with _no_torch_function(), _no_torch_dispatch():
             # Bytes written to an argument the judge sees in its own mapping; a change of shape, strides,
             # storage or version counter (t_(), resize_(), set_(), a same-value write) only this process sees.
             reply["mutated"] = [key for (key, t), layout in zip(tensors, layouts, strict=True)
@@ -709,12 +752,14 @@ class Served:
 
 def _layout(t: Any) -> tuple[Any, ...]:
     """Every fact of an argument a call could change without writing its bytes: shape, strides, storage, version
-    counter, and its autograd facts (requires_grad, leafness, grad_fn). grad_fn by identity, the object kept
-    alive in the tuple so that a new one cannot reuse its id; compared with `is`, never with its own __eq__."""
+    counter, its class (`__class__` can be assigned a subclass with __torch_function__), its autograd facts
+    (requires_grad, leafness, grad_fn) and whether any hook was registered on it. grad_fn by identity, the object
+    kept alive in the tuple so that a new one cannot reuse its id; compared with `is`, never with its own __eq__."""
     storage = _t_untyped_storage(t)
     grad_fn = _t_grad_fn(t)
     return (tuple(_t_shape(t)), tuple(_t_stride(t)), _t_storage_offset(t), _storage_ptr(storage), _t_version(t),
-            bool(_t_requires_grad(t)), bool(_t_is_leaf(t)), id(grad_fn), grad_fn)
+            id(type(t)), bool(_t_requires_grad(t)), bool(_t_is_leaf(t)), _t_backward_hooks(t) is None,
+            _t_post_accumulate_hooks(t) is None, id(grad_fn), grad_fn)
 
 
 def _same_layout(before: tuple[Any, ...], after: tuple[Any, ...]) -> bool:
@@ -730,6 +775,37 @@ def _grad_accumulator(t: Any) -> Any:
         return _t_grad_fn(_t_view_as(t, t)).next_functions[0][0]
     finally:
         _set_grad_enabled(enabled)
+
+
+def _torch_state() -> tuple[Any, ...]:
+    """What decides which code torch runs for the worker's own operations on this thread: the kernels of every
+    operator it uses, the backend fallbacks, the mode stacks, the thread's dispatch key sets and autograd's
+    fallback mode. Taken before the submission loads and compared after loading and after every request."""
+    return (
+        tuple(_dispatch_dump(name) for name in WORKER_OPERATORS),
+        _dispatch_dump_table(PROBE_OPERATOR),
+        _function_modes(),
+        _dispatch_modes(),
+        tuple(_infra_mode(key) is None for key in _INFRA_MODES),
+        str(_tls_included()),
+        str(_tls_excluded()),
+        _autograd_fallback_mode(),
+        _grad_enabled(),
+    )
+
+
+def _torch_changes(before: tuple[Any, ...], after: tuple[Any, ...]) -> str:
+    """What differs between two `_torch_state`s, in words ("" when nothing does)."""
+    found = [f"a kernel registered for {name}" for name, old, new
+             in zip(WORKER_OPERATORS, before[0], after[0], strict=True) if old != new]
+    names = ("", "a backend fallback registered", "a torch function mode left on", "a torch dispatch mode left on",
+             "a dispatch mode left on", "the dispatch keys of the grader's thread changed",
+             "the dispatch keys of the grader's thread changed", "autograd's fallback mode changed",
+             "gradient mode switched off on the grader's thread")
+    for index in range(1, len(names)):
+        if before[index] != after[index] and names[index] not in found:
+            found.append(names[index])
+    return ", ".join(found)
 
 
 def _default_cotangent(t: Any, index: int) -> Any:
@@ -857,14 +933,22 @@ def _child(job_fd: int, *, warm: bool) -> None:
     output = Output(namespace, int(limits["output_kb"]) * 1024)
     sys.stdout = sys.stderr = output.writer
     _ban(header["banned_calls"], namespace)
+    # A courtesy: the plain route says at once why it is closed. Other routes (a Library object torch keeps for
+    # its own registrations) stay open, and the torch state below is what catches them.
+    torch._C._dispatch_library = namespace["guarded_library"](torch._C._dispatch_library, REFUSED_NAMESPACES)
     sys.setrecursionlimit = namespace["capped_recursion_limit"](sys.setrecursionlimit, MAX_RECURSION_LIMIT)
     guard = _seal(_get_ident())
+    pristine = _torch_state()
     served = Served(types.ModuleType("submission"), output, learner.run, learner.graveyard, guard)
     ok, raised = _load_modules(header["modules"], learner.run)
     module = types.ModuleType("submission")
     if ok:
         module, ok, raised = _load_submission(str(header["code"]), learner.run)
     served.module = module
+    changed = _torch_changes(pristine, _torch_state())
+    if changed:
+        _send_frame(job, {"op": "tampered", "what": changed}, key=key)
+        return
     if not ok:
         reply = {"op": "loaded", "ok": False, "functions": [], "raised": served.exception_summary(raised),
                  "output": output.take()}
@@ -892,6 +976,9 @@ def _child(job_fd: int, *, warm: bool) -> None:
             blobs = protocol._blob_table(arena["blobs"], memoryview(bytearray()))
         try:
             reply, reply_blobs = served.calls(request, blobs, max_message)
+            changed = _torch_changes(pristine, _torch_state())
+        except protocol.ProtocolError as exc:  # a decoded argument that is not the judge's memory
+            changed = str(exc)
         except CallTimedOut:
             # The learner's thread is still in the call and this child can serve no more: say so (signed), then
             # wait for the judge, which samples our stacks (the line that was running) and kills us.
@@ -899,6 +986,9 @@ def _child(job_fd: int, *, warm: bool) -> None:
             # The learner's thread still runs and may rebind socket.socket's methods: the captured C one only.
             while _recv_into(job, bytearray(1), 1):
                 pass
+            return
+        if changed:  # these replies were computed by a torch the learner changed: none of them is sent
+            _send_frame(job, {"op": "tampered", "what": changed}, key=key)
             return
         _send_frame(job, reply, reply_blobs, key=key)
 
