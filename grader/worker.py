@@ -35,7 +35,6 @@ import os  # noqa: E402
 import posix  # noqa: E402
 import random  # noqa: E402
 import resource  # noqa: E402
-import shutil  # noqa: E402
 import signal  # noqa: E402
 import socket  # noqa: E402
 import sys  # noqa: E402
@@ -204,6 +203,8 @@ def template(control_fd: int, *, sandboxed: bool) -> None:
     reap, and the kernel drops any signal from inside the sandbox that we have no handler for."""
     _PRISTINE_LIMITS.update(_current_limits())  # before anything else runs: what every child starts from
     if sandboxed:
+        _remember_modes()
+    if sandboxed:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Python's KeyboardInterrupt handler would let SIGINT in
     control = socket.socket(fileno=control_fd)
     _warm_up()
@@ -269,11 +270,21 @@ def _send_control(control: socket.socket, message: dict[str, Any]) -> None:
     control.send(json.dumps(message).encode())
 
 
+WIPED = ("/tmp", "/dev/shm")
+_WIPED_MODES: dict[str, int] = {}  # each wiped directory's own mode as the sandbox made it
+
+
 def _wipe_tmp() -> None:
     """Nothing a previous child wrote may reach the next one (the host killed that child's whole tree first).
-    The seccomp filter refuses SysV IPC, so none can exist; a template that finds any all the same retires."""
-    for directory in ("/tmp", "/dev/shm"):
-        _empty_directory(directory)
+    The seccomp filter refuses SysV IPC, so none can exist; a template that finds any all the same retires.
+
+    What the child left cannot make this fail: a directory with mode 000 is given its mode back before it is
+    listed, a chain deeper than any recursion limit is walked with a loop, never with recursion, and /tmp
+    made unreadable gets its own mode back first. A template that still finds something it cannot remove
+    retires (os._exit), rather than hand it to the next learner."""
+    for directory in WIPED:
+        if not _empty_directory(directory):
+            os._exit(3)  # a template that cannot clean up must not serve again; the pool replaces it
     for kind in ("shm", "msg", "sem"):
         try:
             with open(f"/proc/sysvipc/{kind}") as table:
@@ -283,19 +294,64 @@ def _wipe_tmp() -> None:
             pass  # a kernel without System V IPC
 
 
-def _empty_directory(directory: str) -> None:
-    for name in os.listdir(directory) if os.path.isdir(directory) else []:
-        path = os.path.join(directory, name)
+def _remember_modes() -> None:
+    for directory in WIPED:
         try:
-            if os.path.isdir(path) and not os.path.islink(path):
-                for root, dirs, _ in os.walk(path):
-                    for d in dirs:
-                        os.chmod(os.path.join(root, d), 0o700)
-                shutil.rmtree(path)
-            else:
-                os.unlink(path)
+            _WIPED_MODES[directory] = os.stat(directory).st_mode & 0o7777
         except OSError:
-            os._exit(3)  # a template that cannot clean up must not serve again; the pool replaces it
+            pass
+
+
+_DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _empty_directory(directory: str) -> bool:
+    """Remove everything below `directory`; whether it is empty now. Never raises.
+
+    Depth first with a loop and two descriptors at most: the names on the way down are kept in a list, and the
+    way up is "..", so neither the recursion limit, nor PATH_MAX, nor the open-files limit bounds the depth.
+    Symbolic links are removed, never followed."""
+    if directory in _WIPED_MODES:
+        try:
+            os.chmod(directory, _WIPED_MODES[directory])
+        except OSError:
+            pass
+    try:
+        fd = os.open(directory, _DIRECTORY_FLAGS)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    names: list[str] = []  # from `directory` down to where fd is
+    try:
+        while True:
+            subdirectory, seen = None, 0
+            with os.scandir(fd) as entries:
+                for entry in entries:
+                    seen += 1
+                    if entry.is_dir(follow_symlinks=False):
+                        subdirectory = entry.name
+                        break
+                    os.unlink(entry.name, dir_fd=fd)
+            if subdirectory is not None:
+                os.chmod(subdirectory, 0o700, dir_fd=fd)  # a directory (checked above): no link to follow
+                inner = os.open(subdirectory, _DIRECTORY_FLAGS, dir_fd=fd)
+                os.close(fd)
+                fd = inner
+                names.append(subdirectory)
+            elif seen:
+                continue  # entries were removed while listing: list again until a listing finds none
+            elif not names:
+                return True
+            else:
+                outer = os.open("..", _DIRECTORY_FLAGS, dir_fd=fd)
+                os.close(fd)
+                fd = outer
+                os.rmdir(names.pop(), dir_fd=fd)
+    except Exception:  # noqa: BLE001 - whatever it is, the verdict is the same: not clean
+        return False
+    finally:
+        os.close(fd)
 
 
 # -------------------------------------------------------------------------------------------------- child
