@@ -503,6 +503,9 @@ ALWAYS_REFUSED = frozenset({
     "sys._current_frames", "gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys.addaudithook",
     "sys.settrace", "sys.setprofile", "cpython._PySys_ClearAuditHooks",
 })
+# Modules that turn an integer into memory (`ffi.cast("char *", id(x))`). The sandbox does not mount them (grader/
+# sandbox.py, RUNTIME_DISTRIBUTIONS); refused here too, should an interpreter's own site-packages carry them.
+RAW_MEMORY_MODULES = frozenset({"cffi", "_cffi_backend", "ctypes", "_ctypes"})
 FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_code", "gi_code", "f_back"})
 PROC_REFUSED = frozenset({"mem", "maps", "smaps", "pagemap", "map_files", "mountinfo", "mounts", "mountstats",
                           "environ", "syscall", "stack"})
@@ -523,6 +526,9 @@ class Guard:
             raise PermissionError(f"{event} is not available to submissions")
         if event == "open":
             self._check_open(args[0])
+        elif event == "import":
+            if type(args[0]) is str and args[0].partition(".")[0] in RAW_MEMORY_MODULES:
+                raise PermissionError(f"import {args[0]}: modules that give raw memory are not available")
         elif event == "sys._getframe" or event == "sys._getframemodulename":
             if _get_ident() == self.main_thread:
                 raise PermissionError("frames of the grader's thread are not available to submissions")
