@@ -433,6 +433,12 @@ def guarded_library(original, refused):
     return _dispatch_library
 
 
+def closed(name):
+    def refuse(*args, **kwargs):
+        raise PermissionError(f"{name} turns an address into memory: not available to submissions")
+    return refuse
+
+
 def banned(name):
     def refuse(*args, **kwargs):
         raise RuntimeError(f"{name} may not be used in this problem: write this part yourself")
@@ -998,6 +1004,9 @@ def _child(job_fd: int, *, warm: bool) -> None:
     # A courtesy: the plain route says at once why it is closed. Other routes (a Library object torch keeps for
     # its own registrations) stay open, and the torch state below is what catches them.
     torch._C._dispatch_library = namespace["guarded_library"](torch._C._dispatch_library, REFUSED_NAMESPACES)
+    # Integer -> memory, by name (docs/engine.md, "Trust": what stays open, numpy's __array_interface__ first)
+    for owner, name in ((torch._C, "_construct_storage_from_data_pointer"), (torch, "_from_blob")):
+        setattr(owner, name, namespace["closed"](f"{owner.__name__}.{name}"))
     sys.setrecursionlimit = namespace["capped_recursion_limit"](sys.setrecursionlimit, MAX_RECURSION_LIMIT)
     guard = _seal(_get_ident())
     pristine = _torch_state()

@@ -69,3 +69,43 @@ def test_the_site_directory_holds_only_the_runtime(sandbox_pool: WorkerPool, ech
     tops = {str(name).split("-")[0] for name in found}
     assert {"torch", "numpy"} <= tops
     assert not {"cffi", "app", "grader", "fastapi", "sqlalchemy", "pydantic", "argon2"} & tops, found
+
+
+ROUTES = '''
+    import numpy, torch
+    target = bytearray(b"secret-bytes")
+    address = torch.frombuffer(target, dtype=torch.uint8).data_ptr()
+
+    class Face:
+        __array_interface__ = {"data": (address, False), "shape": (12,), "typestr": "|u1", "version": 3}
+
+    routes = {
+        "numpy __array_interface__": lambda: bytes(numpy.asarray(Face())),
+        "torch._C._construct_storage_from_data_pointer": lambda: bytes(torch.empty(0, dtype=torch.uint8).set_(
+            torch._C._construct_storage_from_data_pointer(address, torch.device("cpu"), 12)).tolist()),
+        "torch._from_blob": lambda: bytes(torch._from_blob(address, (12,), dtype=torch.uint8).tolist()),
+        "torch._C._VariableFunctions._from_blob": lambda: bytes(
+            torch._C._VariableFunctions._from_blob(address, (12,), dtype=torch.uint8).tolist()),
+    }
+    found = {}
+    for name, route in routes.items():
+        try:
+            found[name] = "reads memory" if route() == bytes(target) else "other bytes"
+        except BaseException as exc:
+            found[name] = type(exc).__name__
+    return found
+'''
+
+
+def test_each_address_route_is_closed_or_named_in_the_threat_model(sandbox_pool: WorkerPool, echo: Problem) -> None:
+    """What remains open is what the threat model says remains open: when a route closes (or a new torch opens
+    one), this test fails until docs/engine.md says so."""
+    found = probe(sandbox_pool, echo, ROUTES)
+    assert found == {
+        "numpy __array_interface__": "reads memory",  # no switch in numpy: named in docs/engine.md
+        "torch._C._construct_storage_from_data_pointer": "PermissionError",
+        "torch._from_blob": "PermissionError",
+        "torch._C._VariableFunctions._from_blob": "reads memory",  # a read-only attribute of a C type: named
+    }
+    threat_model = (REPO / "docs" / "engine.md").read_text()
+    assert "__array_interface__" in threat_model and "_VariableFunctions._from_blob" in threat_model
