@@ -557,6 +557,9 @@ class Decoder:
             return _make_parameter(_Parameter, tensor, bool(meta.get("requires_grad")))
         if meta.get("requires_grad") is True and dtype.is_floating_point:
             _t_requires_grad_(tensor, True)
+            if not _t_requires_grad(tensor):  # requires_grad_ is an operator: a kernel could leave it off
+                raise ProtocolError("a decoded argument does not require grad as it was sent (an operator the "
+                                    "grader uses to rebuild arguments was changed)")
         return tensor
 
     def _cpu_tensor(self, meta: dict[str, Any], dtype: torch.dtype) -> torch.Tensor:

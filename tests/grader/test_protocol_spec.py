@@ -770,3 +770,11 @@ def test_a_view_that_is_not_the_blobs_own_memory_is_refused(monkeypatch: pytest.
 def test_the_blobs_own_view_passes_the_check(changes: dict[str, Any]) -> None:
     decoded = Decoder([BLOB_OF_TWO], copy=False).decode(tensor_tree(**changes))
     assert decoded.untyped_storage().data_ptr() == torch.frombuffer(BLOB_OF_TWO, dtype=torch.uint8).data_ptr()
+
+
+def test_an_argument_sent_as_requiring_grad_that_does_not_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(protocol, "_t_requires_grad_", lambda tensor, flag: tensor)  # a kernel that does nothing
+    with pytest.raises(ProtocolError, match="^a decoded argument does not require grad as it was sent"):
+        Decoder([BLOB_OF_TWO], copy=False).decode(tensor_tree(requires_grad=True))
+    monkeypatch.undo()
+    assert Decoder([BLOB_OF_TWO], copy=False).decode(tensor_tree(requires_grad=True)).requires_grad

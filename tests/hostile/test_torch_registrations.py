@@ -98,6 +98,30 @@ def scaled_sum(x, factor):
     return x.sum() * factor
 '''
 
+ZERO_COTANGENT = '''
+import torch
+
+guard = torch._C._dispatch_library
+original = next((cell.cell_contents for cell in (guard.__closure__ or ()) if callable(cell.cell_contents)), guard)
+LIBRARY = []
+
+def zeros_instead(size, dtype=None, layout=None, device=None, pin_memory=None):
+    return torch.zeros(size, dtype=dtype)
+
+def add_one(x):
+    # a request without gradients: the cotangent the grader draws for a later gradient check would be zeros,
+    # and every gradient would then match the reference's
+    if not LIBRARY:
+        LIBRARY.append(original("IMPL", "aten", "", "x.py", 1))
+        LIBRARY[-1].impl("ones", "AutogradCPU", zeros_instead, False)
+    return x + 1
+
+def scaled_sum(x, factor):
+    if isinstance(factor, bool):
+        raise TypeError("factor must be a number")
+    return x.sum() * factor * 7  # a wrong gradient
+'''
+
 MODE_LEFT_ON = '''
 import torch
 from torch.overrides import TorchFunctionMode
@@ -126,14 +150,16 @@ def scaled_sum(x, factor):
 
 
 @pytest.mark.parametrize(("code", "expected"), [
-    (CALL_TIME_KERNEL, "a kernel registered for aten::as_strided"),
+    # the next request's arguments are the kernel's copies: the decoder's own check names it first
+    (CALL_TIME_KERNEL, "a decoded argument is not the memory it was sent in"),
+    (ZERO_COTANGENT, "a kernel registered for aten::ones"),
     (MODE_LEFT_ON, "a torch function mode left on"),
-], ids=["kernel-in-a-call", "mode-left-on-by-an-exception-message"])
+], ids=["kernel-in-a-call", "cotangent-kernel-before-a-gradient-check", "mode-left-on-by-an-exception-message"])
 def test_torch_changed_during_a_call_fails_the_grading_and_says_how(grade_code: GradeCode, code: str,
                                                                     expected: str) -> None:
     report = grade_code(code)
     assert not report.solved
-    assert any(f"changed torch for the grader too ({expected})" in message
+    assert any(f"changed torch for the grader too ({expected}" in message
                for message in messages(report).values()), messages(report)
 
 
