@@ -24,7 +24,7 @@ from grader.calls import LimitKind, WorkerLost
 from grader.cancel import CancelToken, GradingStopped
 from grader.interleave import Answer
 from grader.limits import Limits
-from grader.messages import CallsRequest, CallTimedOut, LoadRequest, reply_from_wire
+from grader.messages import CallsRequest, CallTimedOut, LoadRequest, Tampered, reply_from_wire
 from grader.sandbox import Cgroup
 
 if TYPE_CHECKING:
@@ -37,6 +37,12 @@ class _CallLimitExceeded(Exception):
 # A request of calls waits this long past its limit before the judge's clock ends it: the child's own clock
 # (grader.worker.LearnerThread) ends the call first, and its answer names the call and the line it was on.
 CHILD_CLOCK_FIRST_S = 0.25
+
+
+class _TorchChanged(Exception):
+    """The child said the learner's code changed torch for the worker's own operations (messages.Tampered)."""
+
+
 STACK_SAMPLE_S = 0.5  # how long a call that ran out of time gets to say which line it was on
 SUBMISSION_FRAME = re.compile(r'File "submission\.py", line (\d+)')
 
@@ -173,6 +179,8 @@ class Child:
                 message = reply_from_wire(header)  # a malformed reply is the learner's interference
                 if isinstance(message, CallTimedOut):
                     raise _CallLimitExceeded
+                if isinstance(message, Tampered):
+                    raise _TorchChanged(message.what)
             return Answer(message, blobs, arena.written() if arena is not None else ())
         finally:
             if arena is not None:
@@ -193,6 +201,11 @@ class Child:
             self.end()
             raise self._lost(f"time limit {self.limits.call_timeout_s:g} s exceeded in {{what}}{extra}", "time",
                              what) from None
+        except _TorchChanged as exc:
+            self.end()
+            raise self._lost(f"your code changed torch for the grader too ({_braces(str(exc))}) during {{what}}; "
+                             "submissions may not register kernels or leave modes or hooks on the grader's tensors",
+                             "tampering", what) from None
         except TimeoutError:
             extra = self._pids_note() + (self.running_line() if budget is None else "")
             self.end()

@@ -3,7 +3,7 @@
 Two channels cross the boundary. The template's control socket carries one JSON datagram per message:
 `ForkRequest` from the judge; `TemplateReady`, `Forked` and `ChildExited` from the template. A child's job
 socket carries frames (grader.protocol): `LoadRequest` and `CallsRequest` from the judge; `Loaded`,
-`CallResults`, `TooLarge` and `CallTimedOut` from the child. The judge builds requests only as these models
+`CallResults`, `TooLarge`, `CallTimedOut` and `Tampered` from the child. The judge builds requests only as these models
 (`to_wire`) and reads every reply only through `from_wire`, which refuses a message with a missing, unknown or
 mistyped field (ProtocolError): nothing read from the worker falls back to a default.
 
@@ -325,9 +325,26 @@ class CallTimedOut(_Signal):
     OP: ClassVar[str] = "call_timed_out"
 
 
-Reply: TypeAlias = Loaded | CallResults | TooLarge | CallTimedOut
-_REPLIES: dict[str, type[Loaded] | type[CallResults] | type[TooLarge] | type[CallTimedOut]] = {
-    "loaded": Loaded, "results": CallResults, "too_large": TooLarge, "call_timed_out": CallTimedOut}
+@dataclass(frozen=True)
+class Tampered:
+    """Child -> judge, instead of `Loaded` or `CallResults`: the learner's code changed torch for the worker's own
+    operations too (a kernel registered for an operator the worker uses, a mode left on the worker's thread, a
+    decoded argument that is not the judge's memory). `what` names the change. The child serves nothing more."""
+
+    what: str
+    FIELDS = frozenset({"op", "what"})
+
+    @classmethod
+    def from_wire(cls, message: Any) -> Tampered:
+        fields = _fields(message, "tampered", cls.FIELDS)
+        _op(fields, "tampered", "tampered")
+        return cls(what=_str(fields["what"], "what")[:500])
+
+
+Reply: TypeAlias = Loaded | CallResults | TooLarge | CallTimedOut | Tampered
+_REPLIES: dict[str, type[Loaded] | type[CallResults] | type[TooLarge] | type[CallTimedOut] | type[Tampered]] = {
+    "loaded": Loaded, "results": CallResults, "too_large": TooLarge, "call_timed_out": CallTimedOut,
+    "tampered": Tampered}
 
 
 def reply_from_wire(message: Any) -> Reply:
@@ -354,6 +371,7 @@ __all__ = [
     "Loaded",
     "Reply",
     "TemplateReady",
+    "Tampered",
     "TooLarge",
     "Forked",
     "exception_from_wire",

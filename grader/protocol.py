@@ -494,6 +494,7 @@ class Decoder:
     results: bool = True
     opaque: Any = None  # for a request: the class an opaque argument becomes (one defined outside this module)
     _bytes: dict[int, torch.Tensor] = field(default_factory=dict)
+    _memory: dict[int, tuple[int, int]] = field(default_factory=dict)  # blob index -> (address, length)
     # One tensor object per distinct description: a tensor the check passed as two arguments (or twice in a list)
     # arrives as one object, as the learner's own caller would pass it (code that tells arguments apart by
     # identity must meet that case).
@@ -559,6 +560,9 @@ class Decoder:
             return _make_parameter(_Parameter, tensor, bool(meta.get("requires_grad")))
         if meta.get("requires_grad") is True and dtype.is_floating_point:
             _t_requires_grad_(tensor, True)
+            if not _t_requires_grad(tensor):  # requires_grad_ is an operator: a kernel could leave it off
+                raise ProtocolError("a decoded argument does not require grad as it was sent (an operator the "
+                                    "grader uses to rebuild arguments was changed)")
         return tensor
 
     def _cpu_tensor(self, meta: dict[str, Any], dtype: torch.dtype) -> torch.Tensor:
@@ -576,7 +580,7 @@ class Decoder:
             last = offset + sum((size - 1) * step for size, step in zip(shape, layout, strict=True))
             if last >= count:
                 raise ProtocolError("tensor view reaches outside its storage")
-            return _as_strided(base, shape, layout, offset)
+            return self._verified(_as_strided(base, shape, layout, offset), index, dtype, shape, layout, offset)
         if offset > count:
             raise ProtocolError("tensor view starts outside its storage")
         return _empty(shape, dtype=dtype)
@@ -590,12 +594,28 @@ class Decoder:
                 raw = _empty(0, dtype=_uint8)
             else:
                 raw = _frombuffer(bytearray(blob) if self.copy else blob, dtype=_uint8)
+            storage = _t_untyped_storage(raw)  # frombuffer wraps the buffer itself: no operator, no kernel runs
+            self._memory[index] = (_storage_data_ptr(storage), _storage_nbytes(storage))
             self._bytes[index] = raw
         raw = self._bytes[index]
         itemsize = _t_element_size(_empty(0, dtype=dtype))
         if _t_numel(raw) % itemsize:
             raise ProtocolError("tensor storage size is not a multiple of its element size")
         return _t_view(raw, dtype)
+
+
+    def _verified(self, tensor: Any, index: int, dtype: torch.dtype, shape: list[int], stride: list[int],
+                  offset: int) -> torch.Tensor:
+        """The view as asked for, over the blob's own memory. `view` and `as_strided` are operators, and a kernel
+        registered for them runs whatever its author wrote: a private copy would let a function write its
+        arguments where the judge does not look. Checked through descriptors, which no kernel reaches."""
+        storage = _t_untyped_storage(tensor) if type(tensor) is _Tensor else None
+        if (storage is None or (_storage_data_ptr(storage), _storage_nbytes(storage)) != self._memory[index]
+                or _t_dtype(tensor) != dtype or list(_t_shape(tensor)) != shape or list(_t_stride(tensor)) != stride
+                or _t_storage_offset(tensor) != offset):
+            raise ProtocolError("a decoded argument is not the memory it was sent in (an operator the grader uses "
+                                "to rebuild arguments was changed)")
+        return tensor
 
 
 def _int_list(value: Any) -> TypeGuard[list[int]]:

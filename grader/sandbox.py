@@ -7,7 +7,10 @@ the kernel ignores RLIMIT_NPROC and a fork bomb grows unbounded (750+ processes 
 
 from __future__ import annotations
 
+import functools
+import importlib.metadata
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -61,6 +64,38 @@ def find_bwrap() -> str:
     )
 
 
+# What a submission may import beyond the standard library: these distributions and what they require, nothing
+# else of the app's virtualenv (its cffi alone would hand a submission raw memory: `ffi.cast("char *", id(x))`).
+RUNTIME_DISTRIBUTIONS = ("torch", "numpy")
+_REQUIREMENT_NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
+
+
+@functools.cache
+def runtime_entries(site: str) -> tuple[str, ...]:
+    """The names in `site` (a site-packages directory) that RUNTIME_DISTRIBUTIONS need: their files' top-level
+    entries and those of every distribution they require unconditionally (requirements behind an extra or an
+    environment marker are left out), with their metadata. Found from the installed metadata, not a list."""
+    distributions = {dist.metadata["Name"].lower().replace("_", "-"): dist
+                     for dist in importlib.metadata.distributions(path=[site]) if dist.metadata["Name"]}
+    wanted, pending = set(), list(RUNTIME_DISTRIBUTIONS)
+    while pending:
+        name = pending.pop().lower().replace("_", "-")
+        if name in wanted or name not in distributions:
+            continue
+        wanted.add(name)
+        for requirement in distributions[name].requires or []:
+            match = _REQUIREMENT_NAME.match(requirement)
+            if match and ";" not in requirement:
+                pending.append(match.group(1))
+    entries = set()
+    for name in wanted:
+        for file in distributions[name].files or []:
+            top = file.parts[0] if file.parts else ""
+            if top and top not in ("..", "__pycache__") and not top.endswith(".pth") and not top.startswith("."):
+                entries.add(top)
+    return tuple(sorted(entry for entry in entries if os.path.lexists(os.path.join(site, entry))))
+
+
 SANDBOX_PYTHON_PREFIX = "/opt/python"
 SANDBOX_SITE_DIR = "/opt/site-packages"
 
@@ -76,6 +111,7 @@ class InterpreterLayout:
     python: str  # the interpreter inside the sandbox
     site_dirs: list[str]  # extra site directories inside the sandbox (a virtualenv's site-packages)
     library_path: str | None  # for a shared libpython found by an absolute RPATH on the host
+    hidden: tuple[str, ...] = ()  # the base interpreter's own site-packages, covered by an empty directory
 
 
 def interpreter_layout() -> InterpreterLayout:
@@ -90,6 +126,7 @@ def interpreter_layout() -> InterpreterLayout:
         python = os.path.join(SANDBOX_PYTHON_PREFIX, os.path.relpath(real_python, base))
         inside_base = SANDBOX_PYTHON_PREFIX
     site_dirs: list[str] = []
+    virtualenv_runtime = False
     paths = sysconfig.get_paths()
     for index, site in enumerate(sorted({os.path.realpath(paths["purelib"]), os.path.realpath(paths["platlib"])})):
         if not os.path.isdir(site):
@@ -98,12 +135,26 @@ def interpreter_layout() -> InterpreterLayout:
             site_dirs.append(os.path.join(inside_base, os.path.relpath(site, base)))
         elif site.startswith("/usr/"):
             site_dirs.append(site)
-        else:
+        else:  # a virtualenv's: only the runtime's entries, each mounted on its own
             inside = f"{SANDBOX_SITE_DIR}/{index}"
-            mounts.append((site, inside))
+            entries = runtime_entries(site)
+            if "torch" in entries:
+                mounts.extend((os.path.join(site, entry), f"{inside}/{entry}") for entry in entries)
+                virtualenv_runtime = True
+            else:  # torch comes from elsewhere (a virtualenv with the system's packages): mount it whole
+                mounts.append((site, inside))
             site_dirs.append(inside)
+    hidden: tuple[str, ...] = ()
+    if virtualenv_runtime:  # the interpreter's own site-packages would bring back what the runtime leaves out
+        own = {os.path.realpath(sysconfig.get_paths(vars={"base": base, "platbase": base})[key])
+               for key in ("purelib", "platlib")}
+        if system:
+            own |= {"/usr/lib/python3/dist-packages", f"/usr/local/lib/python3.{sys.version_info.minor}/dist-packages"}
+        hidden = tuple(sorted(
+            path if system else os.path.join(inside_base, os.path.relpath(path, base))
+            for path in own if os.path.isdir(path) and (system or path.startswith(base + os.sep))))
     library = None if system else os.path.join(SANDBOX_PYTHON_PREFIX, "lib")
-    return InterpreterLayout(mounts=mounts, python=python, site_dirs=site_dirs, library_path=library)
+    return InterpreterLayout(mounts=mounts, python=python, site_dirs=site_dirs, library_path=library, hidden=hidden)
 
 
 def open_worker_files() -> dict[str, int]:
@@ -152,6 +203,8 @@ def bwrap_command(bwrap: str, *, tmp_size_mb: int, argv: list[str],
     layout = interpreter_layout()
     for host_path, sandbox_path in layout.mounts:
         command += ["--ro-bind", host_path, sandbox_path]
+    for path in layout.hidden:
+        command += ["--tmpfs", path, "--remount-ro", path]
     if layout.library_path:
         command += ["--setenv", "LD_LIBRARY_PATH", layout.library_path]
     for name in WORKER_FILES:

@@ -35,7 +35,6 @@ import os  # noqa: E402
 import posix  # noqa: E402
 import random  # noqa: E402
 import resource  # noqa: E402
-import shutil  # noqa: E402
 import signal  # noqa: E402
 import socket  # noqa: E402
 import sys  # noqa: E402
@@ -82,6 +81,43 @@ _t_dtype = protocol._t_dtype
 _t_stride = protocol._t_stride
 _t_storage_offset = protocol._t_storage_offset
 _t_version = torch._C.TensorBase.__dict__["_version"].__get__
+_t_is_leaf = torch._C.TensorBase.__dict__["is_leaf"].__get__
+_t_grad_fn = torch._C.TensorBase.__dict__["grad_fn"].__get__
+_t_view_as = torch._C.TensorBase.__dict__["view_as"]
+_grad_enabled = torch._C.is_grad_enabled
+_set_grad_enabled = torch._C._set_grad_enabled
+_GradientEdge = torch.autograd.graph.GradientEdge
+_t_backward_hooks = torch._C.TensorBase.__dict__["_backward_hooks"].__get__
+_t_post_accumulate_hooks = torch._C.TensorBase.__dict__["_post_accumulate_grad_hooks"].__get__
+_no_torch_dispatch = torch._C._DisableTorchDispatch
+_dispatch_dump = torch._C._dispatch_dump
+_dispatch_dump_table = torch._C._dispatch_dump_table
+_function_modes = torch._C._len_torch_function_stack
+_dispatch_modes = torch._C._len_torch_dispatch_stack
+_infra_mode = torch._C._get_dispatch_mode
+_INFRA_MODES = tuple(torch._C._TorchDispatchModeKey.__members__.values())
+_tls_included = torch._C._dispatch_tls_local_include_set
+_tls_excluded = torch._C._dispatch_tls_local_exclude_set
+_autograd_fallback_mode = torch._C._get_autograd_fallback_mode
+
+# The operators the worker's own code runs on its thread (decoding arguments, comparing, encoding results,
+# default cotangents), directly or through the kernels of the ones it calls. A kernel the learner registers for
+# any of them would run learner code inside the worker's operations and could hand the function a private copy
+# of an argument, or choose the cotangent a gradient check compares. `_dispatch_dump` lists every kernel of an
+# operator, an overridden one as "(inactive)" and a Python one with no signature, so no registration leaves it
+# as it was, whatever file name it claims.
+WORKER_OPERATORS = tuple("aten::" + name for name in (
+    "as_strided", "view", "_unsafe_view", "_reshape_alias", "alias", "reshape", "view_as", "detach", "set_",
+    "contiguous", "clone", "copy_", "empty", "empty_strided", "requires_grad_", "ones", "zeros", "randn",
+    "normal_", "fill_", "zero_", "_to_copy", "to",
+))
+# An operator of our own with no kernel: its dispatch table is the table of backend fallbacks (one registered
+# for a key with none before shows there; an existing one cannot be replaced, the dispatcher refuses that).
+REFUSED_NAMESPACES = ("aten", "_", "prims")  # "_": backend fallbacks, for every operator at once
+PROBE_OPERATOR = "paperlab_worker::probe"
+_PROBE_LIBRARY = torch.library.Library("paperlab_worker", "FRAGMENT")
+if PROBE_OPERATOR not in torch._C._dispatch_get_all_op_names():  # this module may be imported twice (tests)
+    _PROBE_LIBRARY.define("probe(Tensor x) -> Tensor")
 _no_torch_function = protocol._no_torch_function
 _run_backward = torch.autograd.variable.Variable._execution_engine.run_backward  # type: ignore[attr-defined]
 _ones = torch.ones
@@ -169,6 +205,8 @@ def template(control_fd: int, *, sandboxed: bool) -> None:
     reap, and the kernel drops any signal from inside the sandbox that we have no handler for."""
     _PRISTINE_LIMITS.update(_current_limits())  # before anything else runs: what every child starts from
     if sandboxed:
+        _remember_modes()
+    if sandboxed:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Python's KeyboardInterrupt handler would let SIGINT in
     control = socket.socket(fileno=control_fd)
     _warm_up()
@@ -234,11 +272,21 @@ def _send_control(control: socket.socket, message: dict[str, Any]) -> None:
     control.send(json.dumps(message).encode())
 
 
+WIPED = ("/tmp", "/dev/shm")
+_WIPED_MODES: dict[str, int] = {}  # each wiped directory's own mode as the sandbox made it
+
+
 def _wipe_tmp() -> None:
     """Nothing a previous child wrote may reach the next one (the host killed that child's whole tree first).
-    The seccomp filter refuses SysV IPC, so none can exist; a template that finds any all the same retires."""
-    for directory in ("/tmp", "/dev/shm"):
-        _empty_directory(directory)
+    The seccomp filter refuses SysV IPC, so none can exist; a template that finds any all the same retires.
+
+    What the child left cannot make this fail: a directory with mode 000 is given its mode back before it is
+    listed, a chain deeper than any recursion limit is walked with a loop, never with recursion, and /tmp
+    made unreadable gets its own mode back first. A template that still finds something it cannot remove
+    retires (os._exit), rather than hand it to the next learner."""
+    for directory in WIPED:
+        if not _empty_directory(directory):
+            os._exit(3)  # a template that cannot clean up must not serve again; the pool replaces it
     for kind in ("shm", "msg", "sem"):
         try:
             with open(f"/proc/sysvipc/{kind}") as table:
@@ -248,19 +296,64 @@ def _wipe_tmp() -> None:
             pass  # a kernel without System V IPC
 
 
-def _empty_directory(directory: str) -> None:
-    for name in os.listdir(directory) if os.path.isdir(directory) else []:
-        path = os.path.join(directory, name)
+def _remember_modes() -> None:
+    for directory in WIPED:
         try:
-            if os.path.isdir(path) and not os.path.islink(path):
-                for root, dirs, _ in os.walk(path):
-                    for d in dirs:
-                        os.chmod(os.path.join(root, d), 0o700)
-                shutil.rmtree(path)
-            else:
-                os.unlink(path)
+            _WIPED_MODES[directory] = os.stat(directory).st_mode & 0o7777
         except OSError:
-            os._exit(3)  # a template that cannot clean up must not serve again; the pool replaces it
+            pass
+
+
+_DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _empty_directory(directory: str) -> bool:
+    """Remove everything below `directory`; whether it is empty now. Never raises.
+
+    Depth first with a loop and two descriptors at most: the names on the way down are kept in a list, and the
+    way up is "..", so neither the recursion limit, nor PATH_MAX, nor the open-files limit bounds the depth.
+    Symbolic links are removed, never followed."""
+    if directory in _WIPED_MODES:
+        try:
+            os.chmod(directory, _WIPED_MODES[directory])
+        except OSError:
+            pass
+    try:
+        fd = os.open(directory, _DIRECTORY_FLAGS)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    names: list[str] = []  # from `directory` down to where fd is
+    try:
+        while True:
+            subdirectory, seen = None, 0
+            with os.scandir(fd) as entries:
+                for entry in entries:
+                    seen += 1
+                    if entry.is_dir(follow_symlinks=False):
+                        subdirectory = entry.name
+                        break
+                    os.unlink(entry.name, dir_fd=fd)
+            if subdirectory is not None:
+                os.chmod(subdirectory, 0o700, dir_fd=fd)  # a directory (checked above): no link to follow
+                inner = os.open(subdirectory, _DIRECTORY_FLAGS, dir_fd=fd)
+                os.close(fd)
+                fd = inner
+                names.append(subdirectory)
+            elif seen:
+                continue  # entries were removed while listing: list again until a listing finds none
+            elif not names:
+                return True
+            else:
+                outer = os.open("..", _DIRECTORY_FLAGS, dir_fd=fd)
+                os.close(fd)
+                fd = outer
+                os.rmdir(names.pop(), dir_fd=fd)
+    except Exception:  # noqa: BLE001 - whatever it is, the verdict is the same: not clean
+        return False
+    finally:
+        os.close(fd)
 
 
 # -------------------------------------------------------------------------------------------------- child
@@ -329,6 +422,23 @@ def capped_recursion_limit(set_limit, cap):
             raise TypeError(f"'{type(limit).__name__}' object cannot be interpreted as an integer")
         set_limit(min(limit, cap))
     return setrecursionlimit
+
+
+def guarded_library(original, refused):
+    def _dispatch_library(kind, ns, *args, **kwargs):
+        """torch._C._dispatch_library, refusing the namespaces of the operators the grader itself runs."""
+        if ns in refused:
+            raise RuntimeError(f"registering kernels for the {ns!r} operators is not available to submissions: "
+                               "the grader runs those operators too. Define your own operator in a namespace "
+                               "of your own, or write the function in plain torch")
+        return original(kind, ns, *args, **kwargs)
+    return _dispatch_library
+
+
+def closed(name):
+    def refuse(*args, **kwargs):
+        raise PermissionError(f"{name} turns an address into memory: not available to submissions")
+    return refuse
 
 
 def banned(name):
@@ -433,6 +543,9 @@ ALWAYS_REFUSED = frozenset({
     "sys._current_frames", "gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys.addaudithook",
     "sys.settrace", "sys.setprofile", "cpython._PySys_ClearAuditHooks",
 })
+# Modules that turn an integer into memory (`ffi.cast("char *", id(x))`). The sandbox does not mount them (grader/
+# sandbox.py, RUNTIME_DISTRIBUTIONS); refused here too, should an interpreter's own site-packages carry them.
+RAW_MEMORY_MODULES = frozenset({"cffi", "_cffi_backend", "ctypes", "_ctypes"})
 FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_code", "gi_code", "f_back"})
 PROC_REFUSED = frozenset({"mem", "maps", "smaps", "pagemap", "map_files", "mountinfo", "mounts", "mountstats",
                           "environ", "syscall", "stack"})
@@ -453,6 +566,9 @@ class Guard:
             raise PermissionError(f"{event} is not available to submissions")
         if event == "open":
             self._check_open(args[0])
+        elif event == "import":
+            if type(args[0]) is str and args[0].partition(".")[0] in RAW_MEMORY_MODULES:
+                raise PermissionError(f"import {args[0]}: modules that give raw memory are not available")
         elif event == "sys._getframe" or event == "sys._getframemodulename":
             if _get_ident() == self.main_thread:
                 raise PermissionError("frames of the grader's thread are not available to submissions")
@@ -623,7 +739,8 @@ class Served:
 
     def call(self, call: dict[str, Any], blobs: list[Any], reply_blobs: list[bytes]) -> dict[str, Any]:
         decoder = protocol.Decoder(blobs, copy=self.arena_copies, results=False, opaque=self.opaque)
-        arguments = decoder.decode(call["arguments"])
+        with _no_torch_function(), _no_torch_dispatch():  # no mode, however it got on this thread, sees this
+            arguments = decoder.decode(call["arguments"])
         args, kwargs = arguments
         self.graveyard.append(arguments)
         function = self.module.__dict__.get(call["function"])
@@ -634,8 +751,11 @@ class Served:
             return reply
         named = [(str(i), v) for i, v in enumerate(args)] + list(kwargs.items())
         tensors = [(key, value) for key, value in named if type(value) is _Tensor or type(value) is _Parameter]
-        with _no_torch_function():
+        with _no_torch_function(), _no_torch_dispatch():
             layouts = [_layout(t) for _, t in tensors]
+            # Where each argument's gradient accumulates, taken now: a call that clears requires_grad on the
+            # caller's tensors after building its graph still gets the gradient that reaches them measured.
+            edges = {key: _grad_accumulator(t) for key, t in tensors if _t_requires_grad(t) and _t_is_leaf(t)}
         started, queued = _perf_counter(), self.queued()
         try:
             ok, value = self.runner(function, args, kwargs)
@@ -648,26 +768,28 @@ class Served:
             return reply
         encoder = protocol.Encoder(preserve_views=False)
         encoder.blobs = reply_blobs
-        with _no_torch_function():
+        with _no_torch_function(), _no_torch_dispatch():
             # Bytes written to an argument the judge sees in its own mapping; a change of shape, strides,
-            # storage, version counter or requires_grad (t_(), resize_(), set_(), a same-value write,
-            # requires_grad_(False)) only this process sees.
-            reply["mutated"] = [key for (key, t), layout in zip(tensors, layouts, strict=True) if _layout(t) != layout]
+            # storage or version counter (t_(), resize_(), set_(), a same-value write) only this process sees.
+            reply["mutated"] = [key for (key, t), layout in zip(tensors, layouts, strict=True)
+                                if not _same_layout(layout, _layout(t))]
             reply["aliased"] = _aliased(value, tensors)
             try:
                 reply["value"] = encoder.encode(value)
             except protocol.ProtocolError as exc:
                 reply["value"] = {"opaque": f"unencodable result ({exc})"}
             if call["grads"]:
-                self.gradients(reply, value, call, dict(tensors), decoder, encoder)
+                self.gradients(reply, value, call, dict(tensors), edges, decoder, encoder)
         reply["output"] = self.output.take()
         return reply
 
     def gradients(self, reply: dict[str, Any], value: Any, call: dict[str, Any], tensors: dict[str, Any],
-                  decoder: Any, encoder: Any) -> None:
+                  edges: dict[str, Any], decoder: Any, encoder: Any) -> None:
         """Vector-Jacobian products of the result with respect to the arguments asked for. A cotangent comes
         with the call, or is ones for a one-element result and seeded random values otherwise (sent back, so
-        the check can use the same one)."""
+        the check can use the same one). Which arguments take part is decided by the snapshot from before the
+        call (`edges`): an argument that required grad then is differentiated through its accumulator, even if
+        the call cleared its requires_grad since."""
         wanted = [key for key in call["grads"] if type(key) is str]
         grads: dict[str, Any] = {key: None for key in wanted}
         reply["grads"] = grads
@@ -687,7 +809,8 @@ class Served:
                                            "(was it detached, or rebuilt from Python numbers?)")
                 return
             pairs = [(t, c) for t, c in zip(results, cotangents, strict=False) if _t_requires_grad(t)]
-            inputs = [(key, tensors[key]) for key in wanted if key in tensors and _t_requires_grad(tensors[key])]
+            inputs = [(key, tensors[key] if _t_requires_grad(tensors[key]) else _GradientEdge(edges[key], 0))
+                      for key in wanted if key in edges]
             if not inputs:
                 return
             found = _run_backward(tuple(t for t, _ in pairs), tuple(c for _, c in pairs), False, False,
@@ -737,10 +860,67 @@ def _no_queue() -> float:
 
 
 def _layout(t: Any) -> tuple[Any, ...]:
-    """What a call must leave as it was, besides the bytes: a caller's requires_grad_(False) counts too."""
+    """Every fact of an argument a call could change without writing its bytes: shape, strides, storage, version
+    counter, its class (`__class__` can be assigned a subclass with __torch_function__), its autograd facts
+    (requires_grad, leafness, grad_fn) and whether any hook was registered on it. grad_fn by identity, the object
+    kept alive in the tuple so that a new one cannot reuse its id; compared with `is`, never with its own __eq__."""
     storage = _t_untyped_storage(t)
+    grad_fn = _t_grad_fn(t)
     return (tuple(_t_shape(t)), tuple(_t_stride(t)), _t_storage_offset(t), _storage_ptr(storage), _t_version(t),
-            _t_requires_grad(t))
+            id(type(t)), bool(_t_requires_grad(t)), bool(_t_is_leaf(t)), _t_backward_hooks(t) is None,
+            _t_post_accumulate_hooks(t) is None, id(grad_fn), grad_fn)
+
+
+def _same_layout(before: tuple[Any, ...], after: tuple[Any, ...]) -> bool:
+    return before[:-1] == after[:-1] and before[-1] is after[-1]
+
+
+def _grad_accumulator(t: Any) -> Any:
+    """The AccumulateGrad node of a leaf that requires grad: the node a graph built from it feeds. Held by the
+    caller, it stays the tensor's accumulator for as long as the call's graph lives."""
+    enabled = _grad_enabled()
+    _set_grad_enabled(True)
+    try:
+        return _t_grad_fn(_t_view_as(t, t)).next_functions[0][0]
+    finally:
+        _set_grad_enabled(enabled)
+
+
+def _torch_state(kernels: Any = None) -> tuple[Any, ...]:
+    """What decides which code torch runs for the worker's own operations on this thread: the kernels of every
+    operator it uses, the backend fallbacks, the mode stacks, the thread's dispatch key sets and autograd's
+    fallback mode. Taken before the submission loads and compared after loading and after every request.
+
+    `kernels`: use these dumps instead of reading them again (0.7 ms on a busy machine; the rest costs 0.05 ms).
+    A request without gradients needs no fresh dump: the arguments it decodes are checked against the arena
+    one by one, and what its encoder reports is the function's own answer; the operators whose kernels could
+    forge a fact (the default cotangent's, the gradient accumulator's) run only in a request with gradients,
+    and that one compares every dump again, against the state from before the load."""
+    return (
+        tuple(_dispatch_dump(name) for name in WORKER_OPERATORS) if kernels is None else kernels,
+        _dispatch_dump_table(PROBE_OPERATOR),
+        _function_modes(),
+        _dispatch_modes(),
+        tuple(_infra_mode(key) is None for key in _INFRA_MODES),
+        str(_tls_included()),
+        str(_tls_excluded()),
+        _autograd_fallback_mode(),
+        _grad_enabled(),
+    )
+
+
+def _torch_changes(before: tuple[Any, ...], after: tuple[Any, ...]) -> str:
+    """What differs between two `_torch_state`s, in words ("" when nothing does)."""
+    found = [f"a kernel registered for {name}" for name, old, new
+             in zip(WORKER_OPERATORS, before[0], after[0], strict=True) if old != new]
+    names = ("", "a backend fallback registered", "a torch function mode left on", "a torch dispatch mode left on",
+             "a dispatch mode left on", "the dispatch keys of the grader's thread changed",
+             "the dispatch keys of the grader's thread changed", "autograd's fallback mode changed",
+             "gradient mode switched off on the grader's thread")
+    for index in range(1, len(names)):
+        if before[index] != after[index] and names[index] not in found:
+            found.append(names[index])
+    return ", ".join(found)
 
 
 def _default_cotangent(t: Any, index: int) -> Any:
@@ -868,8 +1048,15 @@ def _child(job_fd: int, *, warm: bool) -> None:
     output = Output(namespace, int(limits["output_kb"]) * 1024)
     sys.stdout = sys.stderr = output.writer
     _ban(header["banned_calls"], namespace)
+    # A courtesy: the plain route says at once why it is closed. Other routes (a Library object torch keeps for
+    # its own registrations) stay open, and the torch state below is what catches them.
+    torch._C._dispatch_library = namespace["guarded_library"](torch._C._dispatch_library, REFUSED_NAMESPACES)
+    # Integer -> memory, by name (docs/engine.md, "Trust": what stays open, numpy's __array_interface__ first)
+    for owner, name in ((torch._C, "_construct_storage_from_data_pointer"), (torch, "_from_blob")):
+        setattr(owner, name, namespace["closed"](f"{owner.__name__}.{name}"))
     sys.setrecursionlimit = namespace["capped_recursion_limit"](sys.setrecursionlimit, MAX_RECURSION_LIMIT)
     guard = _seal(_get_ident())
+    pristine = _torch_state()
     served = Served(types.ModuleType("submission"), output, learner.run, learner.graveyard, guard,
                     queued=learner.queued_s)
     ok, raised = _load_modules(header["modules"], learner.run)
@@ -877,6 +1064,10 @@ def _child(job_fd: int, *, warm: bool) -> None:
     if ok:
         module, ok, raised = _load_submission(str(header["code"]), learner.run)
     served.module = module
+    changed = _torch_changes(pristine, _torch_state())
+    if changed:
+        _send_frame(job, {"op": "tampered", "what": changed}, key=key)
+        return
     if not ok:
         reply = {"op": "loaded", "ok": False, "functions": [], "raised": served.exception_summary(raised),
                  "output": output.take()}
@@ -905,6 +1096,11 @@ def _child(job_fd: int, *, warm: bool) -> None:
             blobs = protocol._blob_table(arena["blobs"], memoryview(bytearray()))
         try:
             reply, reply_blobs = served.calls(request, blobs, max_message)
+            with_grads = type(request["calls"]) is list and any(
+                type(call) is dict and call.get("grads") for call in request["calls"])
+            changed = _torch_changes(pristine, _torch_state(None if with_grads else pristine[0]))
+        except protocol.ProtocolError as exc:  # a decoded argument that is not the judge's memory
+            changed = str(exc)
         except CallTimedOut:
             # The learner's thread is still in the call and this child can serve no more: say so (signed), then
             # wait for the judge, which samples our stacks (the line that was running) and kills us.
@@ -912,6 +1108,9 @@ def _child(job_fd: int, *, warm: bool) -> None:
             # The learner's thread still runs and may rebind socket.socket's methods: the captured C one only.
             while _recv_into(job, bytearray(1), 1):
                 pass
+            return
+        if changed:  # these replies were computed by a torch the learner changed: none of them is sent
+            _send_frame(job, {"op": "tampered", "what": changed}, key=key)
             return
         _send_frame(job, reply, reply_blobs, key=key)
 

@@ -732,3 +732,49 @@ def test_a_header_of_encoded_values_is_plain_json() -> None:
     tree, _ = encode({"a": (1.5, float("inf")), "b": [None, True]})
     assert json.loads(dumps(tree)) == {"dict": [["a", {"tuple": [1.5, {"float": "inf"}]}],
                                                  ["b", {"list": [None, True]}]]}
+
+
+class _Sub(torch.Tensor):
+    pass
+
+
+_REAL_AS_STRIDED = torch.as_strided
+BLOB_OF_TWO = bytearray(torch.tensor([1.0, 2.0]).numpy().tobytes())
+
+FORGED_VIEWS = [
+    pytest.param(lambda b, shape, stride, offset: _REAL_AS_STRIDED(b, shape, stride, offset).clone(), {}, id="copy"),
+    pytest.param(lambda b, shape, stride, offset: _REAL_AS_STRIDED(b, shape, stride, offset).as_subclass(_Sub), {},
+                 id="subclass"),
+    pytest.param(lambda b, shape, stride, offset: _REAL_AS_STRIDED(b.view(torch.int32), shape, stride, offset), {},
+                 id="dtype"),
+    pytest.param(lambda b, shape, stride, offset: _REAL_AS_STRIDED(b, [1], [1], offset), {}, id="shape"),
+    pytest.param(lambda b, shape, stride, offset: _REAL_AS_STRIDED(b, shape, [0], offset), {}, id="stride"),
+    pytest.param(lambda b, shape, stride, offset: _REAL_AS_STRIDED(b, shape, stride, 1), {"shape": [1]},
+                 id="offset"),
+    pytest.param(lambda b, shape, stride, offset: torch.frombuffer(memoryview(BLOB_OF_TWO)[:4], dtype=torch.float32),
+                 {"shape": [1]}, id="shorter-storage-at-the-same-address"),
+]
+
+
+@pytest.mark.parametrize(("forged", "changes"), FORGED_VIEWS)
+def test_a_view_that_is_not_the_blobs_own_memory_is_refused(monkeypatch: pytest.MonkeyPatch, forged: Any,
+                                                           changes: dict[str, Any]) -> None:
+    """A kernel registered for as_strided could hand the function a copy, or another view, of an argument: the
+    decoder checks what it got, through descriptors, against the blob and the metadata."""
+    monkeypatch.setattr(protocol, "_as_strided", forged)
+    with pytest.raises(ProtocolError, match="^a decoded argument is not the memory it was sent in"):
+        Decoder([BLOB_OF_TWO], copy=False).decode(tensor_tree(**changes))
+
+
+@pytest.mark.parametrize("changes", [{}, {"shape": [1], "offset": 1}, {"shape": [2], "stride": [0]}])
+def test_the_blobs_own_view_passes_the_check(changes: dict[str, Any]) -> None:
+    decoded = Decoder([BLOB_OF_TWO], copy=False).decode(tensor_tree(**changes))
+    assert decoded.untyped_storage().data_ptr() == torch.frombuffer(BLOB_OF_TWO, dtype=torch.uint8).data_ptr()
+
+
+def test_an_argument_sent_as_requiring_grad_that_does_not_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(protocol, "_t_requires_grad_", lambda tensor, flag: tensor)  # a kernel that does nothing
+    with pytest.raises(ProtocolError, match="^a decoded argument does not require grad as it was sent"):
+        Decoder([BLOB_OF_TWO], copy=False).decode(tensor_tree(requires_grad=True))
+    monkeypatch.undo()
+    assert Decoder([BLOB_OF_TWO], copy=False).decode(tensor_tree(requires_grad=True)).requires_grad

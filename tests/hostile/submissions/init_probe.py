@@ -30,6 +30,23 @@ def link(path):
     except OSError as exc:
         return f"{type(exc).__name__} errno {exc.errno}"
 
+def mounts(text):
+    # Each mount's root and mount point. The runtime's packages are one mount each: those sharing a parent
+    # directory are folded into one line, so the report's output cap keeps every other mount whole.
+    pairs = [line.split()[3:5] for line in text.splitlines() if len(line.split()) > 4]
+    parents = {}
+    for root, point in pairs:
+        parents.setdefault(os.path.dirname(root), []).append(root)
+    shown = []
+    for root, point in pairs:
+        siblings = parents[os.path.dirname(root)]
+        if len(siblings) >= 3:
+            if root == siblings[0]:
+                shown.append(f"{os.path.dirname(root)}/{{{len(siblings)} entries}}")
+        else:
+            shown.append(f"{root} {point}")
+    return "\n".join(shown)
+
 template = sys.argv[1]
 print(json.dumps({
     "cmdline": read("/proc/1/cmdline"),
@@ -38,7 +55,7 @@ print(json.dumps({
     "stderr_write": write("/proc/1/fd/2"),
     "parent_cmdline": read(f"/proc/{template}/cmdline"),
     "parent_environ": read(f"/proc/{template}/environ"),
-    "mountinfo": read("/proc/self/mountinfo"),
+    "mountinfo": mounts(read("/proc/self/mountinfo")),
 }))
 '''
 

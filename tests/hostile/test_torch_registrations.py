@@ -1,0 +1,192 @@
+"""Forgery through torch's public APIs: the submission shares the worker's process, and torch lets any code in
+the process change what torch itself does (dispatcher kernels, modes, the autograd facts of a tensor it was
+given). Each test grades a MoCo submission that is wrong in a way the checks look for, hidden by one such API,
+and shows that it is not solved, and why."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from grader.judge import grade
+from grader.pool import WorkerPool
+from grader.problems import Problem, load_problem
+from grader.report import Report
+from tests.hostile.hostile_support import REPO, messages, submission
+
+MOCO_DIR = REPO / "problems" / "moco"
+GradeCode = Callable[..., Report]
+
+
+@pytest.fixture(scope="module")
+def moco() -> Problem:
+    return load_problem(MOCO_DIR)
+
+
+def failing(report: Report) -> dict[str, str]:
+    return {check_id: message for check_id, message in messages(report).items()
+            if next(c for c in report.checks if c.id == check_id).status != "passed"}
+
+
+def test_clearing_requires_grad_after_the_graph_is_built_hides_no_gradient(moco: Problem,
+                                                                          sandbox_pool: WorkerPool) -> None:
+    """moco_loss lets the gradient reach key and queue, then calls requires_grad_(False) on the caller's tensors:
+    the worker took each argument's gradient accumulator before the call, so the gradient is still measured."""
+    report = grade(moco, submission("moco_hides_gradient"), pool=sandbox_pool)
+    assert not report.solved
+    message = failing(report).get("moco_loss.key_and_queue_detached", "")
+    assert "key.grad should be None" in message, failing(report)
+
+
+AUTOGRAD_FACTS = '''
+import torch
+
+def add_one(x):
+    x.requires_grad_(True)  # no byte written, no version counter moved: only the autograd facts change
+    return (x + 1).detach()
+
+def scaled_sum(x, factor):
+    if isinstance(factor, bool):
+        raise TypeError("factor must be a number")
+    return x.sum() * factor
+'''
+
+
+def test_a_changed_requires_grad_is_reported_as_a_modified_argument(grade_code: GradeCode) -> None:
+    report = grade_code(AUTOGRAD_FACTS)
+    assert not report.solved
+    assert "modified its argument(s) x in place" in messages(report)["add_one.fresh_storage"]
+
+
+@pytest.mark.parametrize(("name", "expected"), [
+    ("moco_private_views", "registering kernels for the 'aten' operators is not available to submissions"),
+    ("moco_private_views_torch_library", "changed torch for the grader too (a kernel registered for aten::as_strided)"),
+], ids=["public-library", "original-from-the-closure"])
+def test_an_aten_kernel_that_hands_out_private_copies_hides_no_in_place_write(
+        moco: Problem, sandbox_pool: WorkerPool, name: str, expected: str) -> None:
+    """The EMA and the enqueue write their inputs in place behind an as_strided kernel that gives the function a
+    copy of each argument. torch.library's plain route refuses aten at once; the original registration function,
+    dug out of the refusing wrapper, still registers (under a file name of torch's own), and the worker, which
+    compares every kernel of the operators it runs before and after the submission loads, fails the grading
+    and names the operator."""
+    report = grade(moco, submission(name), pool=sandbox_pool)
+    assert not report.solved
+    assert any(expected in message for message in messages(report).values()), messages(report)
+
+
+CALL_TIME_KERNEL = '''
+import torch
+
+CPU = torch._C.DispatchKeySet(torch._C.DispatchKey.CPU)
+guard = torch._C._dispatch_library
+original = next((cell.cell_contents for cell in (guard.__closure__ or ()) if callable(cell.cell_contents)), guard)
+LIBRARY = []
+
+def private_view(self, size, stride, storage_offset=None):
+    return torch.ops.aten.as_strided.default.redispatch(CPU, self, size, stride, storage_offset).clone()
+
+def add_one(x):
+    # registered inside a call: every later argument of the request would be a private copy
+    LIBRARY.append(original("IMPL", "aten", "", "x.py", 1))
+    LIBRARY[-1].impl("as_strided", "AutogradCPU", private_view, False)
+    return x + 1
+
+def scaled_sum(x, factor):
+    if isinstance(factor, bool):
+        raise TypeError("factor must be a number")
+    return x.sum() * factor
+'''
+
+ZERO_COTANGENT = '''
+import torch
+
+guard = torch._C._dispatch_library
+original = next((cell.cell_contents for cell in (guard.__closure__ or ()) if callable(cell.cell_contents)), guard)
+LIBRARY = []
+
+def zeros_instead(size, dtype=None, layout=None, device=None, pin_memory=None):
+    return torch.zeros(size, dtype=dtype)
+
+def add_one(x):
+    # a request without gradients: the cotangent the grader draws for a later gradient check would be zeros,
+    # and every gradient would then match the reference's
+    if not LIBRARY:
+        LIBRARY.append(original("IMPL", "aten", "", "x.py", 1))
+        LIBRARY[-1].impl("ones", "AutogradCPU", zeros_instead, False)
+    return x + 1
+
+def scaled_sum(x, factor):
+    if isinstance(factor, bool):
+        raise TypeError("factor must be a number")
+    return x.sum() * factor * 7  # a wrong gradient
+'''
+
+MODE_LEFT_ON = '''
+import torch
+from torch.overrides import TorchFunctionMode
+
+
+class Quiet(TorchFunctionMode):
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        return func(*args, **(kwargs or {}))
+
+
+class Refused(TypeError):
+    def __str__(self):
+        # the grader reads an exception's message on its own thread: a mode pushed here stays on that thread
+        torch._C._push_on_torch_function_stack(Quiet())
+        return "factor must be a number"
+
+
+def add_one(x):
+    return x + 1
+
+def scaled_sum(x, factor):
+    if isinstance(factor, bool):
+        raise Refused()
+    return x.sum() * factor
+'''
+
+
+@pytest.mark.parametrize(("code", "expected"), [
+    # the next request's arguments are the kernel's copies: the decoder's own check names it first
+    (CALL_TIME_KERNEL, "a decoded argument is not the memory it was sent in"),
+    (ZERO_COTANGENT, "a kernel registered for aten::ones"),
+    (MODE_LEFT_ON, "a torch function mode left on"),
+], ids=["kernel-in-a-call", "cotangent-kernel-before-a-gradient-check", "mode-left-on-by-an-exception-message"])
+def test_torch_changed_during_a_call_fails_the_grading_and_says_how(grade_code: GradeCode, code: str,
+                                                                    expected: str) -> None:
+    report = grade_code(code)
+    assert not report.solved
+    assert any(f"changed torch for the grader too ({expected}" in message
+               for message in messages(report).values()), messages(report)
+
+
+SUBCLASS_AND_HOOK = '''
+import torch
+
+
+class Watcher(torch.Tensor):
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        return super().__torch_function__(func, types, args, kwargs or {})
+
+
+def add_one(x):
+    x.__class__ = Watcher  # the caller's own tensor now runs this class's __torch_function__
+    return torch.Tensor.add(x, 1).as_subclass(torch.Tensor)
+
+def scaled_sum(x, factor):
+    if isinstance(factor, bool):
+        raise TypeError("factor must be a number")
+    if x.requires_grad:
+        x.register_hook(lambda grad: grad)  # a hook on the caller's tensor, run by the grader's backward
+    return x.sum() * factor
+'''
+
+
+def test_a_class_swapped_or_a_hook_registered_on_an_argument_is_a_modified_argument(grade_code: GradeCode) -> None:
+    report = grade_code(SUBCLASS_AND_HOOK)
+    assert not report.solved
+    assert "modified its argument(s) x in place" in messages(report)["add_one.fresh_storage"]
