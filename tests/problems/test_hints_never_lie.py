@@ -2,12 +2,15 @@
 here independently of the diagnoser and its cache, equals what the submission returned on that very input and
 differs from the reference's; and no problem's [[hints]] text is empty or repeated.
 
-Every kept mutant of every problem is graded as a submission: when two mistakes coincide on an input, both are
-named, each reproduces that input's value, and the mistake of the mutant graded is always among them."""
+Kept mutants of every problem are graded as submissions: when two mistakes coincide on an input, both are named,
+each reproduces that input's value, and the mistake of the mutant graded is always among them. Half of each
+problem's mutants are graded (those whose name's CRC-32 is even): a fixed sample that changes only with the
+catalogue, so that this file, which grades in the sandbox, keeps CI within its time; every problem is tried."""
 
 from __future__ import annotations
 
 import copy
+import zlib
 from collections import Counter
 from typing import Any
 
@@ -24,8 +27,13 @@ PROBLEMS, _ = discover()
 BY_SLUG = {problem.slug: problem for problem in PROBLEMS}
 MUTANTS = [
     pytest.param(problem.slug, source.name, id=f"{problem.slug}/{source.name}")
-    for problem in PROBLEMS for source in problem.mutant_sources() if source.description
+    for problem in PROBLEMS for source in problem.mutant_sources()
+    if source.description and zlib.crc32(source.name.encode()) % 2 == 0
 ]
+
+
+def test_every_problem_has_mutants_in_the_sample() -> None:
+    assert {case.values[0] for case in MUTANTS} == {problem.slug for problem in PROBLEMS if problem.mutant_sources()}
 
 
 def recompute(module: Any, call: CallResult) -> Any:
