@@ -96,7 +96,8 @@ def test_the_learners_frames_lead_nowhere(grade_code: GradeCode, echo: Problem) 
     ''')
     assert found[0][0] == "submission.py"
     assert [filename for filename, _ in found[1:]] == ["<paperlab learner thread>"]
-    assert found[1][1] == ["BoundedWriter", "Opaque", "banned", "capped_recursion_limit", "serve"]
+    assert found[1][1] == ["BoundedWriter", "Opaque", "banned", "capped_recursion_limit", "closed", "guarded_library",
+                           "serve"]
 
 
 @pytest.mark.parametrize(
