@@ -546,6 +546,10 @@ ALWAYS_REFUSED = frozenset({
 # Modules that turn an integer into memory (`ffi.cast("char *", id(x))`). The sandbox does not mount them (grader/
 # sandbox.py, RUNTIME_DISTRIBUTIONS); refused here too, should an interpreter's own site-packages carry them.
 RAW_MEMORY_MODULES = frozenset({"cffi", "_cffi_backend", "ctypes", "_ctypes"})
+# ctypes' names that turn an integer into memory without an audit event (cast, pointer types, pointer-sized
+# strings), replaced in the child by refusals; the worker used ctypes only in the template (prctl).
+CTYPES_CLOSED = ("cast", "memmove", "memset", "c_char_p", "c_wchar_p", "c_void_p", "POINTER", "pointer",
+                 "CFUNCTYPE", "PYFUNCTYPE", "py_object", "pythonapi", "cdll", "pydll", "CDLL", "PyDLL")
 FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_code", "gi_code", "f_back"})
 PROC_REFUSED = frozenset({"mem", "maps", "smaps", "pagemap", "map_files", "mountinfo", "mounts", "mountstats",
                           "environ", "syscall", "stack"})
@@ -1054,6 +1058,11 @@ def _child(job_fd: int, *, warm: bool) -> None:
     # Integer -> memory, by name (docs/engine.md, "Trust": what stays open, numpy's __array_interface__ first)
     for owner, name in ((torch._C, "_construct_storage_from_data_pointer"), (torch, "_from_blob")):
         setattr(owner, name, namespace["closed"](f"{owner.__name__}.{name}"))
+    # torch imports ctypes itself, so `torch.ctypes` and `numpy.ctypeslib.ctypes` hand the module over without an
+    # import; its audited uses (string_at, from_address, dlopen) the guard refuses, and these unaudited ones are
+    # replaced. Its classes stay reachable through object.__subclasses__() (docs/engine.md, what remains).
+    for name in CTYPES_CLOSED:
+        setattr(ctypes, name, namespace["closed"](f"ctypes.{name}"))
     sys.setrecursionlimit = namespace["capped_recursion_limit"](sys.setrecursionlimit, MAX_RECURSION_LIMIT)
     guard = _seal(_get_ident())
     pristine = _torch_state()

@@ -109,3 +109,46 @@ def test_each_address_route_is_closed_or_named_in_the_threat_model(sandbox_pool:
     }
     threat_model = (REPO / "docs" / "engine.md").read_text()
     assert "__array_interface__" in threat_model and "_VariableFunctions._from_blob" in threat_model
+
+
+def test_the_ctypes_that_numpy_and_torch_imported_is_refused_at_every_use(sandbox_pool: WorkerPool,
+                                                                          echo: Problem) -> None:
+    """torch and numpy import ctypes before the submission loads, so `torch.ctypes` and `numpy.ctypeslib.ctypes`
+    hand it over without an import; each use of it must still be refused (ctypes raises an audit event for each)."""
+    found = probe(sandbox_pool, echo, '''
+        import numpy, torch
+        target = bytearray(b"secret-bytes")
+        outcomes = []
+        for name, attempt in [
+            ("torch.ctypes.string_at", lambda: torch.ctypes.string_at(id(target), 8)),
+            ("ctypeslib cast", lambda: numpy.ctypeslib.ctypes.cast(id(target), numpy.ctypeslib.ctypes.POINTER(
+                numpy.ctypeslib.ctypes.c_char))[0]),
+            ("ctypeslib from_address", lambda: numpy.ctypeslib.ctypes.c_char.from_address(id(target)).value),
+            ("ctypeslib as_array", lambda: numpy.ctypeslib.as_array(numpy.ctypeslib.ctypes.cast(
+                id(target), numpy.ctypeslib.ctypes.POINTER(numpy.ctypeslib.ctypes.c_ubyte)), shape=(8,)).tolist()),
+        ]:
+            try:
+                outcomes.append([name, "read " + repr(attempt())])
+            except BaseException as exc:
+                outcomes.append([name, type(exc).__name__ + ": " + str(exc)[:80]])
+        return outcomes
+    ''')
+    assert isinstance(found, list) and len(found) == 4
+    # Refused (PermissionError), or numpy.ctypeslib no longer loads at all (it subclasses the closed c_void_p)
+    assert not [outcome for _, outcome in found if outcome.startswith("read")], found
+    assert found[0][1].startswith("PermissionError"), found
+
+
+def test_ctypes_classes_stay_reachable_through_the_subclass_tree(sandbox_pool: WorkerPool, echo: Problem) -> None:
+    """Named in docs/engine.md ("What remains forgeable"): torch has imported ctypes, so its C classes are among
+    object's subclasses, and one declared from _SimpleCData with a pointer type code reads memory. This test
+    pins that the route exists; if it ever fails, the threat model can drop the paragraph."""
+    found = probe(sandbox_pool, echo, '''
+        def every(cls):
+            for sub in type.__subclasses__(cls):
+                yield sub
+                yield from every(sub)
+        base = next((c for c in every(object) if c.__name__ == "_SimpleCData"), None)
+        return base is not None
+    ''')
+    assert found is True
