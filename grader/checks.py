@@ -614,7 +614,7 @@ def reference_grads(
     `grad_output` (a tensor, or a tuple for a tuple of results; ones for a one-element result when omitted).
     None for an argument no gradient reaches."""
     names = tuple(inspect.signature(function).parameters)
-    bound = dict(zip(names, args, strict=False))
+    bound = {names[index]: value for index, value in enumerate(args)}
     bound.update(kwargs or {})
     leaves: dict[str, torch.Tensor] = {}
     copies: dict[str, Any] = {}
@@ -636,13 +636,16 @@ def reference_grads(
         cotangents: list[torch.Tensor] = [torch.ones_like(t) for t in outputs]
     else:
         given = grad_output if isinstance(grad_output, tuple | list) else (grad_output,)
-        cotangents = [c.detach().to(t.dtype) for t, c in zip(outputs, given, strict=True)]
-    pairs = [(t, c) for t, c in zip(outputs, cotangents, strict=True) if t.requires_grad]
+        if len(given) != len(outputs):
+            raise ValueError(f"reference_grads: {len(given)} cotangents for {len(outputs)} tensor results")
+        cotangents = [given[index].detach().to(t.dtype) for index, t in enumerate(outputs)]
+    pairs = [(t, cotangents[index]) for index, t in enumerate(outputs) if t.requires_grad]
     if not pairs:
         return {name: None for name in wrt}
     grads = torch.autograd.grad([t for t, _ in pairs], [leaves[name] for name in wrt], [c for _, c in pairs],
                                 allow_unused=True)
-    return {name: None if grad is None else grad.to(bound[name].dtype) for name, grad in zip(wrt, grads, strict=True)}
+    return {name: None if grads[index] is None else grads[index].to(bound[name].dtype)
+            for index, name in enumerate(wrt)}
 
 
 def seeded_randn(seed: int, *shape: int, dtype: torch.dtype = torch.float64) -> torch.Tensor:

@@ -934,9 +934,10 @@ def test_a_single_tensor_cotangent_is_the_one_results_whole_cotangent() -> None:
 
 
 def test_a_cotangent_tuple_must_have_one_part_per_tensor_result() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError) as caught:
         reference_grads(lambda x: (x * 2, x * 3), (torch.ones(2, dtype=F64),), ["x"],
                         grad_output=(torch.ones(2, dtype=F64),))
+    assert str(caught.value) == "reference_grads: 1 cotangents for 2 tensor results"
 
 
 @pytest.mark.parametrize("draw", [seeded_randn, seeded_uniform])
