@@ -638,7 +638,8 @@ def reference_grads(
         given = grad_output if isinstance(grad_output, tuple | list) else (grad_output,)
         if len(given) != len(outputs):
             raise ValueError(f"reference_grads: {len(given)} cotangents for {len(outputs)} tensor results")
-        cotangents = [given[index].detach().to(t.dtype) for index, t in enumerate(outputs)]
+        # torch.autograd.grad casts each cotangent to its output's dtype itself
+        cotangents = [given[index].detach() for index in range(len(outputs))]
     pairs = [(t, cotangents[index]) for index, t in enumerate(outputs) if t.requires_grad]
     if not pairs:
         return {name: None for name in wrt}
