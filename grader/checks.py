@@ -169,8 +169,9 @@ def collect_legal_inputs(module: ModuleType) -> dict[str, LegalInputs]:
 class Context(Protocol):
     """`ctx`, the optional third argument of a check (implemented by the judge)."""
 
+    # pragma: no mutate block (a Protocol's stub never runs; the judge's Context has its own default)
     def record_experiment(self, *, steps: Sequence[int], series: dict[str, Sequence[float]],
-                          x_label: str = "step") -> None: ...  # pragma: no mutate (a stub: never runs)
+                          x_label: str = "step") -> None: ...
 
 
 class SubmissionFunction(Protocol):
