@@ -44,7 +44,8 @@ def test_a_run_no_worker_takes_tells_the_learner_the_workers_are_busy(redis_targ
     settings = Settings(_env_file=None, celery_broker_url=redis_target.url(), redis_key_prefix=prefix)  # type: ignore[call-arg]
     remote = RemoteScratch(make_celery_app(settings), redis_target.url(), prefix=prefix, queue_wait_s=0.5,
                            margin_s=0.5)
-    problem = SimpleNamespace(slug="add_one", limits=SimpleNamespace(total_timeout_s=0.5))
+    problem = SimpleNamespace(slug="add_one", limits=SimpleNamespace(total_timeout_s=0.5, load_timeout_s=0.125,
+                                                                   wall_ceiling_factor=8.0))
     with pytest.raises(WorkersBusy, match=r"No grading worker ran your script within 2 s") as refused:
         remote.run(problem, CORRECT, "print(1)\n")  # type: ignore[arg-type]
     assert refused.value.status_code == 503 and refused.value.retry_after == 30
