@@ -6,6 +6,9 @@
 # The image depends only on this script and the project's dependencies (its code travels in a second, per-run
 # archive: run.sh), so it is built once per change of either and reused from CACHE_DIR afterwards.
 set -euo pipefail
+# The image's path is this script's only output: everything the tools below print goes to stderr (apt-get
+# download prints its "Get:1 ..." lines on stdout, which the caller took for the path).
+exec 3>&1 1>&2
 cache=$1
 python=$2
 here=$(cd "$(dirname "$0")" && pwd)
@@ -16,7 +19,7 @@ dependencies=$("$python" -c 'import sys, tomllib; print(tomllib.load(open(sys.ar
 key=$( (cat "$0"; echo "$dependencies") | sha256sum | cut -c1-16)
 image="$cache/image-$key"
 if [[ -s "$image/base.cpio.zst" && -s "$image/vmlinuz" ]]; then
-  echo "$image"
+  echo "$image" >&3
   exit 0
 fi
 log() { echo "[build-image] $*" >&2; }
@@ -74,4 +77,4 @@ echo "$kernel_pkg" >"$image.tmp/kernel-package"
 rm -rf "$image"
 mv "$image.tmp" "$image"
 log "image built in $((SECONDS - started)) s: $(du -sh "$image" | cut -f1)"
-echo "$image"
+echo "$image" >&3
