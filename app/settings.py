@@ -63,6 +63,13 @@ class Settings(BaseSettings):
         description="Seconds beyond a problem's time limits after which a `running` submission counts as "
         "abandoned (its worker died) and is queued again.",
     )
+    grading_lease_wall_factor: float = Field(
+        default=2.0,
+        ge=1,
+        description="How many times its time limits a grading may last by the wall clock before its submission "
+        "counts as abandoned (at most the problem's wall_ceiling_factor). Higher waits longer for a dead worker; "
+        "lower may grade a submission twice on a machine loaded past it (the verdict is the same).",
+    )
     sweep_interval_s: float = Field(
         default=15.0,
         gt=0,

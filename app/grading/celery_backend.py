@@ -197,6 +197,7 @@ class CeleryBackend:
             enqueuer=self.enqueuer,
             interval_s=settings.sweep_interval_s,
             lease_margin_s=settings.grading_lease_margin_s,
+            lease_wall_factor=settings.grading_lease_wall_factor,
         )
         self._health_lock = threading.Lock()
         self._health: tuple[float, BackendHealth] | None = None

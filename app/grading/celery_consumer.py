@@ -140,7 +140,8 @@ class WorkerContext:
             pool=self.pool,
             bus=self.bus,
             # A redelivered task takes over a `running` submission only once its grader's lease ran out.
-            stale_before=stale_before(problems.get(slug), self.settings.grading_lease_margin_s),
+            stale_before=stale_before(problems.get(slug), self.settings.grading_lease_margin_s,
+                                      wall_factor=self.settings.grading_lease_wall_factor),
             stops=self.stops,  # the learner's Stop, published by the web side (app.grading.stops)
             slow_call_s=self.settings.slow_call_s,
         )

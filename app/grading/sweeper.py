@@ -46,16 +46,21 @@ class Enqueuer(Protocol):
     def marked(self, submission_ids: list[str]) -> list[bool]: ...
 
 
-def grading_lease_s(problem: Problem | None, margin_s: float) -> float:
+def grading_lease_s(problem: Problem | None, margin_s: float, wall_factor: float | None = None) -> float:
     """How long a grading may hold a submission before it counts as abandoned: its limits count the learner's own
-    time, so on a busy machine a grading may last up to `wall_ceiling_factor` times them by the wall clock."""
+    time, so on a busy machine a grading may last up to `wall_ceiling_factor` times them by the wall clock.
+    `wall_factor` caps that factor (settings.grading_lease_wall_factor): past it, a grading on a machine loaded
+    beyond it may be taken over and graded twice, which gives the same verdict (limits count the learner's own
+    time), while a dead worker's submission waits that much less."""
     limits = problem.limits if problem is not None else Limits.model_validate({})
     budgets = limits.load_timeout_s + limits.total_timeout_s + limits.advisory_budget_s
-    return budgets * limits.wall_ceiling_factor + margin_s
+    factor = limits.wall_ceiling_factor if wall_factor is None else min(wall_factor, limits.wall_ceiling_factor)
+    return budgets * factor + margin_s
 
 
-def stale_before(problem: Problem | None, margin_s: float, *, now: datetime | None = None) -> datetime:
-    return (now or utcnow()) - timedelta(seconds=grading_lease_s(problem, margin_s))
+def stale_before(problem: Problem | None, margin_s: float, *, wall_factor: float | None = None,
+                 now: datetime | None = None) -> datetime:
+    return (now or utcnow()) - timedelta(seconds=grading_lease_s(problem, margin_s, wall_factor))
 
 
 @dataclass(frozen=True)
@@ -73,12 +78,14 @@ class Sweeper:
         enqueuer: Enqueuer,
         interval_s: float,
         lease_margin_s: float,
+        lease_wall_factor: float | None = None,
     ) -> None:
         self._session_factory = session_factory
         self._problems = problems
         self._enqueuer = enqueuer
         self._interval_s = interval_s
         self._lease_margin_s = lease_margin_s
+        self._lease_wall_factor = lease_wall_factor
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -123,7 +130,8 @@ class Sweeper:
             ).all()
         requeued = 0
         for row in running:
-            cutoff = stale_before(self._problems.get(row.problem), self._lease_margin_s, now=now)
+            cutoff = stale_before(self._problems.get(row.problem), self._lease_margin_s,
+                                  wall_factor=self._lease_wall_factor, now=now)
             if row.started_at is None or row.started_at >= cutoff:
                 continue
             with transaction(self._session_factory) as session:

@@ -130,7 +130,7 @@ env_args=(
   -e "CELERY_BROKER_URL=redis://$REDIS_HOST:$REDIS_PORT/$REDIS_DB"
   -e "PAPERLAB_SECRET_KEY=$(python3 -c 'import secrets; print(secrets.token_hex(16))')"
   # Test only: a killed worker's task is handed on in seconds rather than minutes.
-  -e PAPERLAB_CELERY_VISIBILITY_TIMEOUT_S=20 -e PAPERLAB_GRADING_LEASE_MARGIN_S=1 -e PAPERLAB_SWEEP_INTERVAL_S=2
+  -e PAPERLAB_CELERY_VISIBILITY_TIMEOUT_S=20 -e PAPERLAB_GRADING_LEASE_MARGIN_S=1 -e PAPERLAB_GRADING_LEASE_WALL_FACTOR=1 -e PAPERLAB_SWEEP_INTERVAL_S=2
   -e PAPERLAB_REDIS_KEY_PREFIX=paperlab-ctr:
 )
 # shellcheck disable=SC2206 # the limits are several words on purpose
