@@ -159,6 +159,7 @@ export function createEditor(mount, { code, labelledBy, describedBy, onRun, onCh
       navigate: "Not editing: Tab moves on, Enter starts editing",
       edit: "Editing: Tab indents, Esc stops",
     }[mode];
+    modeStatus.title = modeStatus.textContent; // the whole sentence on hover where the bar cuts it short
   }
 
   function scheduleDiff() {
