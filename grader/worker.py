@@ -1055,14 +1055,13 @@ def _child(job_fd: int, *, warm: bool) -> None:
     # A courtesy: the plain route says at once why it is closed. Other routes (a Library object torch keeps for
     # its own registrations) stay open, and the torch state below is what catches them.
     torch._C._dispatch_library = namespace["guarded_library"](torch._C._dispatch_library, REFUSED_NAMESPACES)
-    # Integer -> memory, by name (docs/engine.md, "Trust": what stays open, numpy's __array_interface__ first)
-    for owner, name in ((torch._C, "_construct_storage_from_data_pointer"), (torch, "_from_blob")):
-        setattr(owner, name, namespace["closed"](f"{owner.__name__}.{name}"))
+    # Integer -> memory, by name (docs/engine.md, "Trust": what stays open, numpy's __array_interface__ first).
     # torch imports ctypes itself, so `torch.ctypes` and `numpy.ctypeslib.ctypes` hand the module over without an
-    # import; its audited uses (string_at, from_address, dlopen) the guard refuses, and these unaudited ones are
-    # replaced. Its classes stay reachable through object.__subclasses__() (docs/engine.md, what remains).
-    for name in CTYPES_CLOSED:
-        setattr(ctypes, name, namespace["closed"](f"ctypes.{name}"))
+    # import; its audited uses (string_at, from_address, dlopen) the guard refuses, and its unaudited ones are
+    # replaced here. Its classes stay reachable through object.__subclasses__() (docs/engine.md, what remains).
+    closing = [(torch._C, "_construct_storage_from_data_pointer"), (torch, "_from_blob")]
+    for owner, name in closing + [(ctypes, name) for name in CTYPES_CLOSED]:
+        setattr(owner, name, namespace["closed"](f"{owner.__name__}.{name}"))
     sys.setrecursionlimit = namespace["capped_recursion_limit"](sys.setrecursionlimit, MAX_RECURSION_LIMIT)
     guard = _seal(_get_ident())
     pristine = _torch_state()
