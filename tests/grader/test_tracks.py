@@ -13,7 +13,8 @@ from grader.tracks import TracksError, load_tracks
 CATALOGUE = {
     "self-supervised": ("Self-supervised learning", ["moco", "simclr", "byol", "simsiam", "clip", "dino"]),
     "transformers": ("Transformers", ["attention", "multihead", "layernorm", "rope", "label_smoothing", "lora"]),
-    "llm-inference": ("LLM inference", ["sampling", "beam_search", "speculative", "moe_router", "bpe"]),
+    "llm-inference": ("LLM inference", ["kv_cache", "gqa", "sliding_window", "online_softmax", "sampling",
+                                       "beam_search", "speculative", "moe_router", "swiglu", "bpe"]),
     "training": ("Training and optimisation",
                  ["adamw", "lr_schedule", "clip_grad_norm", "batchnorm", "dropout", "distillation"]),
     "generative": ("Generative models", ["vae", "vqvae", "ddpm"]),
