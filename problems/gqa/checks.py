@@ -434,23 +434,24 @@ def pooling_refuses(sub, ref):
 
 # ------------------------------------------------------------------------------------------------ experiment
 
-EXP_HEADS, EXP_HEAD_DIM, EXP_MODEL, EXP_LENGTH, EXP_SHARED = 8, 8, 64, 24, 0.6
+EXP_HEADS, EXP_HEAD_DIM, EXP_MODEL, EXP_LENGTH = 8, 8, 64, 24
 EXP_GROUPS = [1, 2, 4, 8]
+EXP_SHARED = {"": 0.6, "_redundant": 0.9}  # series suffix -> share of variance common to all heads
 
 
-def _checkpoint():
-    """A synthetic multi-head checkpoint whose key and value heads are partly redundant, as trained heads are:
-    each head's projection is a share EXP_SHARED of a common matrix plus an own part (variances add up to 1)."""
-    generator = torch.Generator().manual_seed(120)
-    scale = 1 / math.sqrt(EXP_MODEL)
+def _checkpoint(seed, shared):
+    """A synthetic multi-head checkpoint whose key and value heads are partly redundant, as trained heads are: each
+    head's projection is a share `shared` of one common matrix plus its own part (the variances add up to 1)."""
+    generator = torch.Generator().manual_seed(seed)
+    scale = 2 / math.sqrt(EXP_MODEL)
     x = _randn(generator, EXP_LENGTH, EXP_MODEL)
-    w_q = _randn(generator, EXP_HEADS * EXP_HEAD_DIM, EXP_MODEL) * scale * 2
+    w_q = _randn(generator, EXP_HEADS * EXP_HEAD_DIM, EXP_MODEL) * scale
 
     def partly_shared():
         common = _randn(generator, 1, EXP_HEAD_DIM, EXP_MODEL)
         own = _randn(generator, EXP_HEADS, EXP_HEAD_DIM, EXP_MODEL)
-        heads = math.sqrt(EXP_SHARED) * common + math.sqrt(1 - EXP_SHARED) * own
-        return (heads * scale * 2).reshape(EXP_HEADS * EXP_HEAD_DIM, EXP_MODEL)
+        heads = math.sqrt(shared) * common + math.sqrt(1 - shared) * own
+        return (heads * scale).reshape(EXP_HEADS * EXP_HEAD_DIM, EXP_MODEL)
 
     return x, w_q, partly_shared(), partly_shared()
 
@@ -462,37 +463,37 @@ def _split(t, n):
 @check("experiment.kv_cache_vs_error", "Experiment: KV-cache size against the output error of a mean-pooled "
        "checkpoint, G = 1 .. H", group="experiment", required=False)
 def kv_cache_experiment(sub, ref, ctx):
-    x, w_q, w_k, w_v = _checkpoint()
-    q = _split(x @ w_q.T, EXP_HEADS)
+    # For each checkpoint: the multi-head output (G = H, the original projections) and, for each G, the output with
+    # mean-pooled key/value projections and with the first head of each group kept. Causal, as in a decoder.
     causal = torch.ones(EXP_LENGTH, EXP_LENGTH, dtype=torch.bool).tril()
-    pooled = sub.mean_pool_kv_heads.map([((w, EXP_HEADS, g), {}) for g in EXP_GROUPS for w in (w_k, w_v)])
-    pooled = [r.unwrap() for r in pooled]
-    calls = [((q, _split(x @ w_k.T, EXP_HEADS), _split(x @ w_v.T, EXP_HEADS), causal), {})]
-    for i, g in enumerate(EXP_GROUPS):
-        p_k, p_v = pooled[2 * i], pooled[2 * i + 1]
-        expect(isinstance(p_k, torch.Tensor) and p_k.shape == (g * EXP_HEAD_DIM, EXP_MODEL),
-               f"mean_pool_kv_heads returned a {type(p_k).__name__} of the wrong shape for G = {g}")
-        calls.append(((q, _split(x @ p_k.T, g), _split(x @ p_v.T, g), causal), {}))
-        per_group = EXP_HEADS // g
-        first = torch.arange(g) * per_group  # the first head of each group: the paper's other conversion
-        rows = (first[:, None] * EXP_HEAD_DIM + torch.arange(EXP_HEAD_DIM)).reshape(-1)
-        calls.append(((q, _split(x @ w_k[rows].T, g), _split(x @ w_v[rows].T, g), causal), {}))
+    checkpoints = [_checkpoint(120 + i, shared) for i, shared in enumerate(EXP_SHARED.values())]
+    pooled = sub.mean_pool_kv_heads.map([((w, EXP_HEADS, g), {}) for _, _, w_k, w_v in checkpoints
+                                         for g in EXP_GROUPS for w in (w_k, w_v)])
+    pooled = iter([r.unwrap() for r in pooled])
+    calls = []
+    for x, w_q, w_k, w_v in checkpoints:
+        q = _split(x @ w_q.T, EXP_HEADS)
+        calls.append(((q, _split(x @ w_k.T, EXP_HEADS), _split(x @ w_v.T, EXP_HEADS), causal), {}))
+        for g in EXP_GROUPS:
+            p_k, p_v = next(pooled), next(pooled)
+            for p in (p_k, p_v):
+                expect(isinstance(p, torch.Tensor) and p.shape == (g * EXP_HEAD_DIM, EXP_MODEL),
+                       f"mean_pool_kv_heads returned a {type(p).__name__} of the wrong shape for G = {g}")
+            calls.append(((q, _split(x @ p_k.T, g), _split(x @ p_v.T, g), causal), {}))
+            first = torch.arange(g) * (EXP_HEADS // g)  # the first head of each group: the paper's other conversion
+            rows = (first[:, None] * EXP_HEAD_DIM + torch.arange(EXP_HEAD_DIM)).reshape(-1)
+            calls.append(((q, _split(x @ w_k[rows].T, g), _split(x @ w_v[rows].T, g), causal), {}))
     outputs = [r.unwrap() for r in sub.grouped_query_attention.map(calls)]
     for output in outputs:
         expect(isinstance(output, torch.Tensor) and output.shape == (EXP_HEADS, EXP_LENGTH, EXP_HEAD_DIM),
                f"grouped_query_attention returned a {type(output).__name__} of the wrong shape: expected "
                f"[{EXP_HEADS}, {EXP_LENGTH}, {EXP_HEAD_DIM}], one output per query head")
-    full = outputs[0]
-
-    def error(out):
-        return float((out - full).norm() / full.norm())
-
-    ctx.record_experiment(
-        x_label="key/value heads G",
-        steps=EXP_GROUPS,
-        series={
-            "error_mean_pool": [error(o) for o in outputs[1::2]],
-            "error_first_head": [error(o) for o in outputs[2::2]],
-            "kv_cache_share": [g / EXP_HEADS for g in EXP_GROUPS],
-        },
-    )
+    series = {}
+    per_checkpoint = 1 + 2 * len(EXP_GROUPS)
+    for i, suffix in enumerate(EXP_SHARED):
+        block = outputs[i * per_checkpoint:(i + 1) * per_checkpoint]
+        full = block[0]
+        series[f"error_mean_pool{suffix}"] = [float((o - full).norm() / full.norm()) for o in block[1::2]]
+        series[f"error_first_head{suffix}"] = [float((o - full).norm() / full.norm()) for o in block[2::2]]
+    series["kv_cache_share"] = [g / EXP_HEADS for g in EXP_GROUPS]
+    ctx.record_experiment(x_label="key/value heads G", steps=EXP_GROUPS, series=series)
