@@ -384,7 +384,7 @@ def pooling_groups(sub, ref):
         expected = ref.mean_pool_kv_heads(w.double(), heads, groups).to(w.dtype)
         got = result.unwrap()
         expect_tensor(got, shape=tuple(expected.shape), dtype=w.dtype, call=result)
-        rtol, atol = (1e-6, 1e-6) if w.dtype == torch.float32 else (1e-12, 1e-12)
+        rtol, atol = (1e-5, 1e-6) if w.dtype == torch.float32 else (1e-12, 1e-12)  # a mean of <= 4 values
         expect_close(got, expected, call=result, rtol=rtol, atol=atol,
                      hint=f"(H = {heads}, G = {groups}: view the rows as [G, H/G, head_dim, d_model] and average "
                           "over the H/G axis)")
