@@ -2,7 +2,6 @@
 divides num_heads: chunk quietly returns fewer, larger groups.
 
 Overrides: check_projection, mean_pool_kv_heads
-Source: huggingface/transformers issue #28425 (a mean-pooling conversion of Llama's K/V projections built on chunk, checking only that the rows split evenly)
 """
 
 import torch
