@@ -255,8 +255,8 @@ def attention_empty_rows(sub, ref):
         leaked = got.abs().amax(dim=(1, 3))[empty]
         expect(float(leaked.max()) == 0.0,
                f"{result.call}: queries with no allowed key (pads whose window holds only pads, left or right, and "
-               f"the whole all-padding element 1) returned values up to {float(leaked.max()):.4g}, not zeros; a finite fill "
-               "such as -1e9 averages values the query may not read (zero the weights of such rows)")
+               f"the whole all-padding element 1) returned values up to {float(leaked.max()):.4g}, not zeros; a "
+               "finite fill such as -1e9 averages values the query may not read (zero the weights of such rows)")
         _expect_attention(result, ref, q, k, v, window, key_padding)
 
 
