@@ -305,7 +305,7 @@ def hidden_rounding(sub, ref):
 
 # ---------------------------------------------------------------------------------------------- experiment
 
-D_MODEL, D_FF, SAMPLES, STEPS, LEARNING_RATE = 4, 8, 128, 40, 0.05
+D_MODEL, D_FF, SAMPLES, STEPS, LEARNING_RATE = 4, 8, 128, 30, 0.08
 RELU_WIDTH = 3 * D_FF // 2  # 2 * d_model * 12 = 3 * d_model * 8 = 96 weights in either block
 TASKS = {
     "product": lambda x: x * x.roll(1, dims=1),  # y_i = x_i x_{i-1}: pairwise products
@@ -350,14 +350,15 @@ def experiment(sub, ref, ctx):
         backward = sub.swiglu_ffn.map(
             [((x, *(w.clone().requires_grad_(True) for w in swiglu[name])), {}) for name in TASKS],
             grads=grads, grad_outputs=cotangents)
-        for result, name in zip(backward, TASKS, strict=True):
-            gradients = [result.grads.get(g) for g in grads]
-            if any(g is None for g in gradients):
-                return  # a detached branch: the chart stops here
-            swiglu[name] = _adam(swiglu[name], gradients, states[("swiglu", name)], step)
+        gradients = {name: [result.grads.get(g) for g in grads] for result, name in zip(backward, TASKS, strict=True)}
+        if any(g is None for values in gradients.values() for g in values):
+            break  # a weight your block gives no gradient to (a detached branch): the chart stops here
+        for name in TASKS:
+            swiglu[name] = _adam(swiglu[name], gradients[name], states[("swiglu", name)], step)
         for name in TASKS:
             w_in, w_out = (w.clone().requires_grad_(True) for w in relu[name])
             loss = ((torch.relu(x @ w_in.T) @ w_out.T - targets[name]) ** 2).mean()
-            series[f"relu_{name}"].append(float(loss))
+            series[f"relu_{name}"].append(float(loss.detach()))
             relu[name] = _adam(relu[name], torch.autograd.grad(loss, (w_in, w_out)), states[("relu", name)], step)
-        ctx.record_experiment(steps=list(range(1, step + 1)), series=series)
+    steps = list(range(1, len(series["relu_product"]) + 1))  # the SwiGLU series may hold one more value
+    ctx.record_experiment(steps=steps, series={name: values[: len(steps)] for name, values in series.items()})
