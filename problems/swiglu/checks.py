@@ -133,9 +133,10 @@ def silu_stable(sub, ref):
         grad = result.grads.get("x")
         expect(grad is None or bool(torch.isfinite(grad).all()),
                f"after backward() on {result.call}, x.grad = {None if grad is None else grad.tolist()} is not "
-               "finite: the value x / (1 + exp(-x)) survives an overflowed exp(-x) (x / inf = -0), but its "
-               "gradient is inf / inf = nan. Compute the sigmoid so that exp only ever sees a non-positive number "
-               "(or use torch.sigmoid)")
+               "finite: an exp inside your SiLU overflowed. The value of x / (1 + exp(-x)) survives it (x / inf = "
+               "-0), but its gradient is inf / inf = nan; and a torch.where between two formulas still computes the "
+               "branch it discards, whose nan reaches the gradient as 0 * nan. Compute the sigmoid so that exp only "
+               "ever sees a non-positive number (or use torch.sigmoid)")
         expect_grad_close(result, "x", _silu_derivative(x.to(F64)).to(dtype), rtol=rtol, atol=atol,
                           source="sigmoid(x) (1 + x (1 - sigmoid(x)))",
                           hint="(the derivative is 1 at x = 1e4 and 0 at x = -1e4)")
@@ -220,7 +221,7 @@ def ffn_gradient(sub, ref):
         "w_up": "(d_up = (c W_down) * silu(gate), and d W_up = d_up^T x)",
         "w_down": "(d W_down = c^T hidden, with hidden = silu(gate) * up)",
     }
-    for name in names:
+    for name in ("w_gate", "w_up", "w_down", "x"):  # the weights first: each names the branch it belongs to
         expect_grad_close(result, name, expected[name], source="the chain rule through both branches",
                           hint=hints[name])
 
@@ -250,7 +251,8 @@ def ffn_stable(sub, ref):
             grad = result.grads.get(name)
             expect(grad is None or bool(torch.isfinite(grad).all()),
                    f"after backward() on {result.call}, {name}.grad has nan or inf: the SiLU's gradient overflowed "
-                   "(x / (1 + exp(-x)) differentiates into inf / inf at x = -1e4)")
+                   "(x / (1 + exp(-x)) differentiates into inf / inf at x = -1e4; a torch.where's discarded branch "
+                   "leaks its nan as 0 * nan)")
             expect_grad_close(result, name, expected_grads[name].to(dtype), rtol=rtol, atol=atol,
                               source="the chain rule through both branches",
                               hint="(silu'(1e4) = 1 and silu'(-1e4) = 0)")
@@ -338,19 +340,20 @@ def experiment(sub, ref, ctx):
     targets = {name: task(x) for name, task in TASKS.items()}
     states = {(kind, name): {} for kind in ("swiglu", "relu") for name in TASKS}
     series = {f"{kind}_{name}": [] for name in TASKS for kind in ("swiglu", "relu")}
+    grads = ("w_gate", "w_up", "w_down")
     for step in range(1, STEPS + 1):
-        forward = sub.swiglu_ffn.map([((x, *swiglu[name]), {}) for name in TASKS])
-        cotangents = []
-        for result, name in zip(forward, TASKS, strict=True):
-            out = result.unwrap()
-            expect(isinstance(out, torch.Tensor) and out.shape == x.shape, f"{result.call} returned another shape")
-            series[f"swiglu_{name}"].append(float(((out - targets[name]) ** 2).mean()))
-            cotangents.append(2.0 * (out.detach() - targets[name]) / out.numel())  # d mean-squared error / d out
-        grads = ("w_gate", "w_up", "w_down")
-        backward = sub.swiglu_ffn.map(
+        # d mean-squared error / d out = 2 (out - y) / n, from the exact forward on the same weights (a solved
+        # block's own output), so that one call per step returns both your output and your gradients
+        cotangents = [2.0 * (_ffn(x, *swiglu[name]) - targets[name]) / x.numel() for name in TASKS]
+        results = sub.swiglu_ffn.map(
             [((x, *(w.clone().requires_grad_(True) for w in swiglu[name])), {}) for name in TASKS],
             grads=grads, grad_outputs=cotangents)
-        gradients = {name: [result.grads.get(g) for g in grads] for result, name in zip(backward, TASKS, strict=True)}
+        gradients = {}
+        for result, name in zip(results, TASKS, strict=True):
+            out = result.unwrap()
+            expect(isinstance(out, torch.Tensor) and out.shape == x.shape, f"{result.call} returned another shape")
+            series[f"swiglu_{name}"].append(float(((out.detach() - targets[name]) ** 2).mean()))
+            gradients[name] = [result.grads.get(g) for g in grads]
         if any(g is None for values in gradients.values() for g in values):
             break  # a weight your block gives no gradient to (a detached branch): the chart stops here
         for name in TASKS:

@@ -1,4 +1,4 @@
-"""This is what you get when ffn_dim_multiplier is ignored: LLaMA 1's rule, which gives LLaMA 2 70B 22016 instead of 28672.
+"""This is what you get when ffn_dim_multiplier is ignored: LLaMA 1's rule, which gives LLaMA 2 70B (d_model 8192, multiple_of 4096, multiplier 1.3) 24576 instead of 28672.
 
 Overrides: llama_hidden_dim
 """
