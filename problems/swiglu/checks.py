@@ -307,7 +307,7 @@ def hidden_rounding(sub, ref):
 
 # ---------------------------------------------------------------------------------------------- experiment
 
-D_MODEL, D_FF, SAMPLES, STEPS, LEARNING_RATE = 4, 8, 128, 30, 0.08
+D_MODEL, D_FF, SAMPLES, STEPS, LEARNING_RATE = 4, 8, 128, 24, 0.1
 RELU_WIDTH = 3 * D_FF // 2  # 2 * d_model * 12 = 3 * d_model * 8 = 96 weights in either block
 TASKS = {
     "product": lambda x: x * x.roll(1, dims=1),  # y_i = x_i x_{i-1}: pairwise products
