@@ -119,9 +119,11 @@ def silu_gradient(sub, ref):
        clauses=["silu.stable", "silu.gradient"])
 def silu_stable(sub, ref):
     exact = _t(EXTREMES)
-    for dtype in (F32, F64):
-        x = exact.to(dtype)
-        result = sub.silu.call(x.clone().requires_grad_(True), grads=("x",), grad_output=torch.ones_like(x))
+    inputs = [exact.to(dtype) for dtype in (F32, F64)]
+    results = sub.silu.map([((x.clone().requires_grad_(True),), {}) for x in inputs], grads=("x",),
+                           grad_outputs=[torch.ones_like(x) for x in inputs])
+    for result, x in zip(results, inputs, strict=True):
+        dtype = x.dtype
         got = result.unwrap()
         expect_tensor(got, shape=(len(EXTREMES),), dtype=dtype, call=result)
         rtol, atol = _tolerances(dtype)
@@ -237,9 +239,9 @@ def ffn_stable(sub, ref):
     cotangent = _t([[1.0, -2.0]])
     names = ("x", "w_gate", "w_up", "w_down")
     expected_grads = _ffn_grads(x, w_gate, w_up, w_down, cotangent)
-    for dtype in (F32, F64):
-        args = [t.to(dtype).requires_grad_(True) for t in (x, w_gate, w_up, w_down)]
-        result = sub.swiglu_ffn.call(*args, grads=names, grad_output=cotangent.to(dtype))
+    calls = [(tuple(t.to(dtype).requires_grad_(True) for t in (x, w_gate, w_up, w_down)), {}) for dtype in (F32, F64)]
+    results = sub.swiglu_ffn.map(calls, grads=names, grad_outputs=[cotangent.to(F32), cotangent])
+    for result, dtype in zip(results, (F32, F64), strict=True):
         got = result.unwrap()
         expect(bool(torch.isfinite(got.detach()).all()),
                f"{result.call} returned {got.detach().tolist()}: not finite. A gate pre-activation of 1e4 must give "
