@@ -1,6 +1,6 @@
 """This is what you get when 8 d / 3 is rounded down to a multiple instead of up: multiple_of * (h // multiple_of), the sizes come out smaller than LLaMA's checkpoints (LLaMA 7B would get 10752, not 11008).
 
-Source: epfLLM/Megatron-LLM issue #64 (quotes Megatron-DeepSpeed's arguments.py: ffn_hidden_size = int((4 * hidden_size * 2 / 3) / 64) * 64, rounded down, and a checkpoint whose size did not match)
+Source: deepspeedai/Megatron-DeepSpeed issue #184 (megatron/arguments.py set ffn_hidden_size = int((4 * h * 2 / 3) / 64) * 64, rounding down, so the official LLaMA checkpoints' shapes did not match; fixed in pull request #191)
 
 Overrides: llama_hidden_dim
 """
