@@ -23,6 +23,7 @@ from grader.checks import (
     expect_no_alias,
     expect_rejected,
     expect_tensor,
+    expect_unchanged,
     fail,
     reference_grads,
 )
@@ -111,6 +112,7 @@ def append_hand_example(sub, ref):
             "of the same head, after the old ones, along dim 2)")
     expect_equal(grown_k, expected_k, what="the grown cache_k", call=result, hint=hint)
     expect_equal(grown_v, expected_v, what="the grown cache_v", call=result, hint=hint)
+    expect_unchanged(result, hint="(append_kv builds new tensors: the caller's cache and new tokens stay as they were)")
 
 
 @check("append.growth", "An empty cache grows by a prefill, single tokens, a chunk and nothing, in new tensors",
@@ -161,6 +163,7 @@ def attention_hand_example(sub, ref):
     for result, (_, rows, why) in zip(results, HAND_CASES, strict=True):
         expected = torch.tensor(rows, dtype=torch.float64)[None, None]
         _expect_rows(result.unwrap(), expected, result, torch.float32, hint=why)
+        expect_unchanged(result, hint="(scale the scores, not the caller's queries: q_new must be left as it was)")
 
 
 @check("attention.suffix_mask", "Queries that end a longer cache attend causally from their absolute positions",
@@ -239,6 +242,7 @@ def decode_prefill_edges(sub, ref):
                      hint="(an empty cache grown by the prefill holds exactly the prefill's keys)")
         expect_equal(grown_v, v, what="the returned cache_v", call=result,
                      hint="(an empty cache grown by the prefill holds exactly the prefill's values)")
+        expect_unchanged(result, hint="(a decode step returns new tensors and leaves every argument as it was)")
 
 
 DECODE_CHUNKS = (3, 1, 1, 3, 1, 2)  # a prefill of 3, two single tokens, a chunk of 3, one token, a chunk of 2
