@@ -39,9 +39,11 @@ def _check_tensors(named):
     for symbol in ("B", "H", "D", "Dv"):
         if symbol in seen and seen[symbol][0] < 1:
             raise ValueError(f"{symbol} must be at least 1, got {seen[symbol][0]} in {seen[symbol][1]}")
-    for name, t, _ in named:
-        if t.device.type != "meta" and not bool(torch.isfinite(t.detach()).all()):
-            raise ValueError(f"{name} has non-finite entries (nan or inf)")
+    # one flag per tensor and a single read of them all (each bool() of a tensor waits for the device)
+    flags = [torch.isfinite(t.detach()).all() for _, t, _ in named if t.device.type != "meta"]
+    if flags and not bool(torch.stack(flags).all()):
+        bad = next(name for name, t, _ in named if not bool(torch.isfinite(t.detach()).all()))
+        raise ValueError(f"{bad} has non-finite entries (nan or inf)")
     return {symbol: size for symbol, (size, _, _) in seen.items()}
 
 

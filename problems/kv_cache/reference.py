@@ -11,6 +11,10 @@ def append_kv(cache_k, cache_v, k_new, v_new):
     """The grown cache: the N new positions after the T cached ones, along the time axis (dim 2). New tensors;
     the inputs are never modified."""
     check_append(cache_k, cache_v, k_new, v_new)
+    return _grow(cache_k, cache_v, k_new, v_new)
+
+
+def _grow(cache_k, cache_v, k_new, v_new):
     grown_k = torch.cat([cache_k, k_new], dim=2)  # [B, H, T, D] + [B, H, N, D] -> [B, H, T + N, D]
     grown_v = torch.cat([cache_v, v_new], dim=2)  # [B, H, T + N, Dv]
     return grown_k, grown_v
@@ -25,7 +29,7 @@ def _causal_suffix_mask(num_queries, num_keys, device):
 
 def _softmax_last(scores):
     """Softmax over the last axis with each row's (detached) maximum subtracted, so exp never overflows."""
-    if scores.shape[-1] == 0 or scores.numel() == 0:
+    if scores.numel() == 0:
         return scores
     top = scores.detach().amax(dim=-1, keepdim=True)
     exps = torch.exp(scores - top)  # a masked logit of -inf becomes exactly 0
@@ -35,6 +39,10 @@ def _softmax_last(scores):
 def cached_attention(q_new, cache_k, cache_v):
     """Causal attention of the L new queries, which occupy the last L positions of the cache, over the cache."""
     check_attention(q_new, cache_k, cache_v)
+    return _attend(q_new, cache_k, cache_v)
+
+
+def _attend(q_new, cache_k, cache_v):
     num_queries, num_keys = q_new.shape[2], cache_k.shape[2]
     scores = q_new @ cache_k.transpose(-2, -1) / math.sqrt(q_new.shape[-1])  # [B, H, L, D] x [B, H, D, T]
     allowed = _causal_suffix_mask(num_queries, num_keys, q_new.device)  # [L, T]: every row allows key 0
@@ -45,6 +53,6 @@ def cached_attention(q_new, cache_k, cache_v):
 def decode_step(cache_k, cache_v, q_new, k_new, v_new):
     """One step of generation (a prefill when the cache is empty): append the new keys and values, then attend
     from the new queries. Returns (out [B, H, L, Dv], the grown cache_k, the grown cache_v)."""
-    check_decode(cache_k, cache_v, q_new, k_new, v_new)
-    cache_k, cache_v = append_kv(cache_k, cache_v, k_new, v_new)
-    return cached_attention(q_new, cache_k, cache_v), cache_k, cache_v
+    check_decode(cache_k, cache_v, q_new, k_new, v_new)  # validates everything the two steps below need
+    cache_k, cache_v = _grow(cache_k, cache_v, k_new, v_new)
+    return _attend(q_new, cache_k, cache_v), cache_k, cache_v

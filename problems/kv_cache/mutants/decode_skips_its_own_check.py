@@ -1,4 +1,4 @@
-"""This is what you get when decode_step relies on append_kv and cached_attention to validate: queries and new keys of different lengths are not refused, and the step mixes positions that do not belong together.
+"""This is what you get when decode_step validates the cache and the new keys and values as append_kv does, but not the queries against them: queries and new keys of different lengths are not refused, and the step mixes positions that do not belong together.
 
 Overrides: check_decode
 """

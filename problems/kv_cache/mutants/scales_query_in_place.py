@@ -1,6 +1,6 @@
 """This is what you get when the queries are scaled in place (q_new /= sqrt(D)): the result is right, but the caller's q_new is changed.
 
-Overrides: cached_attention
+Overrides: _attend
 """
 
 import math
@@ -8,8 +8,7 @@ import math
 import torch
 
 
-def cached_attention(q_new, cache_k, cache_v):
-    check_attention(q_new, cache_k, cache_v)
+def _attend(q_new, cache_k, cache_v):
     with torch.no_grad():
         q_new /= math.sqrt(q_new.shape[-1])
     scores = q_new @ cache_k.transpose(-2, -1)
