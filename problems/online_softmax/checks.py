@@ -77,10 +77,11 @@ def _exact_attention(q, k, v, causal, rows=None):
     dtype = q.dtype
     q, k, v = (t.detach().double() for t in (q, k, v))
     lq, lk = q.shape[-2], k.shape[-2]
+    allowed = _allowed(lq, lk) if causal else None
+    if rows is not None:  # only these queries: never the whole [Lq, Lk] matrix of a long sequence
+        q = q[..., rows, :]
+        allowed = None if allowed is None else allowed[rows]
     scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-    allowed = _allowed(lq, lk)
-    if rows is not None:
-        scores, allowed = scores[..., rows, :], allowed[rows]
     if causal:
         scores = scores.masked_fill(~allowed, NEG_INF)
     out = torch.softmax(scores, dim=-1) @ v

@@ -1,6 +1,6 @@
 """Correct, written differently: FlashAttention-1's update, which keeps the output normalised after every block
-(rescaling the old output by l_old * exp(m_old - m_new) / l_new), and a softmax that keeps a running
-log-sum-exp instead of (m, l)."""
+(rescaling the old output by l_old * exp(m_old - m_new) / l_new), and a softmax that computes every block's
+own (m, l) first and merges them all at once, as flash decoding merges the partial results of its splits."""
 
 import math
 
@@ -11,16 +11,19 @@ from helpers import check_attention_inputs, check_logits
 
 def online_softmax(x, block_size):
     check_logits(x, block_size)
-    lse = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+    # each block's own statistics first, then one merge of all of them (flash decoding's rule)
+    maxima, sums = [], []
     for start in range(0, x.shape[-1], block_size):
         block = x[..., start:start + block_size]
         top = block.detach().amax(dim=-1)
-        top = torch.where(torch.isinf(top), torch.zeros_like(top), top)
-        block_lse = top + torch.log(torch.exp(block - top[..., None]).sum(dim=-1))
-        lse = torch.logaddexp(lse, block_lse)
-    empty = torch.isinf(lse)
-    safe = torch.where(empty, torch.zeros_like(lse), lse)
-    return torch.where(empty[..., None], torch.zeros_like(x), torch.exp(x - safe[..., None]))
+        safe = torch.where(torch.isinf(top), torch.zeros_like(top), top)
+        maxima.append(top)
+        sums.append(torch.exp(block - safe[..., None]).sum(dim=-1))
+    top = torch.stack(maxima).amax(dim=0)
+    top = torch.where(torch.isinf(top), torch.zeros_like(top), top)
+    total = sum(s * torch.exp(m - top) for m, s in zip(maxima, sums, strict=True))
+    total = torch.where(total > 0, total, torch.ones_like(total))
+    return torch.exp(x - top[..., None]) / total[..., None]
 
 
 def blockwise_attention(q, k, v, block_size, causal=False):
