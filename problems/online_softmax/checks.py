@@ -8,12 +8,13 @@ grows from one block to the next, every block size (1, not dividing the length, 
 and rows, the causal alignment, extreme scores in both directions, the refusals of nan/+inf and of Lk < Lq,
 gradients through the blocks, and the memory limit.
 
-Memory: problem.toml sets memory_mb = 64. The sandbox enforces it in the kernel (RLIMIT_DATA, and the child's
-cgroup where there is one), so an allocation beyond it fails whatever the learner's code does; the check
-`memory.long_sequence` calls blockwise_attention at Lq = Lk = 4352 in float32, where one [Lq, Lk] matrix is
-72 MiB by itself (so even a naive version that exponentiates its scores in place cannot fit). float32 rather
-than float64: the same matrix size costs a quarter of the time. Nothing the
-learner's code reports is trusted for this verdict.
+Memory: problem.toml sets memory_mb = 64. The sandbox enforces it in the kernel: RLIMIT_DATA (a hard limit the
+child cannot raise) makes an ordinary allocation beyond it fail, and the child's cgroup, where there is one, caps
+everything it maps at memory_mb plus 64 MiB of slack, shared anonymous mappings (which RLIMIT_DATA does not
+count) included. `memory.long_sequence` calls blockwise_attention at Lq = Lk = 5888 in float32, where one
+[Lq, Lk] matrix is 132 MiB by itself: more than either cap, so no naive version fits, however it allocates.
+float32 rather than float64: the same matrix size costs a quarter of the time. Nothing the learner's code
+reports is trusted for this verdict.
 """
 
 import math
@@ -348,13 +349,13 @@ def attention_refusals(sub, ref):
 
 # ------------------------------------------------------------------------------------------------- memory
 
-LONG = 4352  # one [LONG, LONG] float32 matrix is 72 MiB: more than the whole 64 MiB memory limit of problem.toml
+LONG = 5888  # one [LONG, LONG] float32 matrix is 132 MiB: more than the 64 MiB limit and its 64 MiB slack
 LONG_BLOCK = 128
 MEMORY_MB = 64  # problem.toml's [limits] memory_mb
-LONG_ROWS = [0, 1, 1000, 2175, 2176, 3071, 4350, 4351]
+LONG_ROWS = [0, 1, 1000, 2943, 2944, 4095, 5886, 5887]
 
 
-@check("memory.long_sequence", "Lq = Lk = 4352 in float32 under a 64 MiB limit: one [Lq, Lk] matrix (72 MiB) "
+@check("memory.long_sequence", "Lq = Lk = 5888 in float32 under a 64 MiB limit: one [Lq, Lk] matrix (132 MiB) "
        "cannot fit", clauses=["memory.blockwise"])
 def memory_long_sequence(sub, ref):
     generator = torch.Generator().manual_seed(51)
