@@ -23,6 +23,7 @@ documents every field with a worked example.
 from __future__ import annotations
 
 import ast
+import functools
 import math
 import re
 from collections.abc import Iterator
@@ -278,11 +279,11 @@ class TensorArg(_Strict):
             return self.dtype_group
         return "float" if self.is_float else f"{'/'.join(self.dtypes)}"
 
-    @property
+    @functools.cached_property  # checks read it thousands of times a grading; the model is frozen
     def parsed_shape(self) -> tuple[str | SizeExpression, ...]:
         return parse_shape(self.shape)
 
-    @property
+    @functools.cached_property
     def interval(self) -> Interval | None:
         return None if self.range is None else parse_interval(self.range)
 
@@ -312,7 +313,7 @@ class FloatArg(_Strict):
     integers: bool = Field(True, description="a Python int is accepted as well as a float")
     unchecked: list[Rule] = Field(default_factory=list)
 
-    @property
+    @functools.cached_property
     def interval(self) -> Interval:
         return parse_interval(self.range)
 
@@ -331,7 +332,7 @@ class IntArg(_Strict):
     optional: bool = False
     unchecked: list[Rule] = Field(default_factory=list)
 
-    @property
+    @functools.cached_property
     def interval(self) -> Interval | None:
         return None if self.range is None else parse_interval(self.range)
 
@@ -389,7 +390,7 @@ class TensorResult(_Strict):
                                         "differentiable argument requires grad; 'never'; or the arguments that do")
     new_storage: bool = Field(True, description="shares no storage with any argument, on every path")
 
-    @property
+    @functools.cached_property  # checks read it thousands of times a grading; the model is frozen
     def parsed_shape(self) -> tuple[str | SizeExpression, ...]:
         return parse_shape(self.shape)
 
