@@ -113,7 +113,7 @@ function drawChart(slot, experiment, name) {
           ticks: { stroke: () => cssColour("--chart-tick") },
           ...(wholeSteps ? { incrs: WHOLE_INCREMENTS, values: (u, splits) => splits.map((v) => (Number.isInteger(v) ? String(v) : "")) } : {}) },
         { stroke: () => cssColour("--chart-axis"), grid: { stroke: () => cssColour("--chart-grid") },
-          ticks: { stroke: () => cssColour("--chart-tick") }, size: 56 },
+          ticks: { stroke: () => cssColour("--chart-tick") }, size: 56, values: (u, splits) => valueTicks(splits) },
       ],
       series: [
         { label: xLabel },
@@ -130,6 +130,18 @@ function drawChart(slot, experiment, name) {
     if (Math.abs(next - plot.width) > 2) plot.setSize({ width: next, height: HEIGHT });
   }).observe(plotBox);
   return true;
+}
+
+// uPlot's own labels keep a few decimals, so an error curve near 1e-7 read "0" at every tick. Tiny and huge
+// ranges get exponents with the fewest digits that still tell the ticks apart; others keep uPlot's format.
+export function valueTicks(splits) {
+  const largest = Math.max(0, ...splits.map((v) => Math.abs(v)));
+  if (largest === 0 || (largest >= 0.01 && largest < 1e6)) return splits.map((v) => uPlot.fmtNum(v));
+  for (let digits = 0; digits < 6; digits++) {
+    const labels = splits.map((v) => (v === 0 ? "0" : v.toExponential(digits)));
+    if (new Set(labels).size === labels.length) return labels;
+  }
+  return splits.map((v) => (v === 0 ? "0" : v.toExponential(6)));
 }
 
 function formatValue(x) {

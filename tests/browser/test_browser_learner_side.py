@@ -451,6 +451,21 @@ def test_a_chart_of_steps_has_whole_numbers_on_its_axis(tab: Learner, size: str)
     assert any(ticks), ticks
 
 
+def test_a_chart_of_tiny_values_labels_its_ticks_apart(tab: Learner) -> None:
+    # An error against float64 sits near 1e-7: labels rounded to a few decimals all read "0".
+    page = tab.page
+    open_problem(tab)
+    report = fake_report(error=None, sandbox="bubblewrap", message="expected 1, got 2", limit=None)
+    report["experiment"] = {"steps": [64, 128, 256, 512], "series": {"error": [3.1e-7, 1.2e-7, 2.9e-7, 3.4e-7]}}
+    serve_fake_run(page, report)
+    run_tests(page)
+    show_results(page)
+    page.wait_for_selector("#charts canvas")
+    ticks = page.evaluate("() => document.querySelector('#charts .chart').paperlabChart.axes[1]._values")
+    assert ticks and len(set(ticks)) == len(ticks), ticks
+    assert all(re.fullmatch(r"0|-?\d(\.\d+)?e-\d+", tick) for tick in ticks), ticks
+
+
 # ------------------------------------------------------------------------------- 6. the instructor's charts
 
 
