@@ -12,7 +12,9 @@ in the judge, on arguments a check built. A call is answered from the cache when
   differentiate the reference, `reference_grads`, keep computing it);
 - shares no storage with an argument (a check may ask whether the reference returns its input);
 - consumed no global random numbers (torch's or Python's generator moved: the answer is not a function of the
-  input, and a hit would not move the generator as the call did).
+  input, and a hit would not move the generator as the call did);
+- left its arguments as they were (the call's key, taken again after it, is unchanged: a hit would not write
+  into the caller's tensors, lists or dicts as the call did).
 The key of a call is the function, the grad mode, inference mode and default dtype, and every argument's
 type, dtype, shape, strides, offset, requires_grad and the bytes of its storage (a view keeps its own strides).
 
@@ -202,7 +204,8 @@ class ReferenceAnswers:
         self.misses += 1
         before = _random_states()
         value = function(*args, **kwargs)
-        self._keep(key, value, args, kwargs, before)
+        if call_key(name, args, kwargs) == key:  # an answer that wrote into its arguments is not theirs alone
+            self._keep(key, value, args, kwargs, before)
         return value
 
     def memo(self, name: str, inputs: Any, compute: Callable[[], Any]) -> Any:

@@ -201,6 +201,23 @@ def test_an_answer_that_drew_random_numbers_is_not_kept(folder: Path) -> None:
     assert not torch.equal(first, second) and len(answers) == 0
 
 
+def test_an_answer_that_wrote_into_its_arguments_is_not_kept(folder: Path) -> None:
+    answers = ReferenceAnswers(load_problem(folder))
+
+    def clip(grads: list[torch.Tensor], log: dict[str, int]) -> float:
+        grads[0].mul_(0.5)
+        log["calls"] = log.get("calls", 0) + 1
+        return 1.0
+
+    for _ in range(2):
+        grads, log = [torch.ones(2)], {}
+        assert answers.call("clip", clip, (grads, log), {}) == 1.0
+        assert torch.equal(grads[0], torch.full((2,), 0.5)) and log == {"calls": 1}
+    appended: list[int] = []
+    answers.call("append", lambda items: items.append(1), (appended,), {})
+    assert len(answers) == 0
+
+
 def test_an_answer_that_raised_is_not_kept_and_raises_again(folder: Path) -> None:
     answers = ReferenceAnswers(load_problem(folder))
     for _ in range(2):
