@@ -347,7 +347,9 @@ def measure_child_rss(problem_slug: str, code: str) -> float:
 def render(results: Results) -> str:
     header = (f"{'path':<46} {'runs':>5} {'median ms':>10} {'p95 ms':>8} {'subs/s':>7} {'fail':>5} {'API p99 ms':>11} "
               f"{'page p99 ms':>12} {'CPU ms/sub':>11}")
-    lines = [f"PaperLab benchmark — {results.problem} — {results.machine['summary']}", header, "-" * len(header)]
+    lines = [f"PaperLab benchmark — {results.problem} — {results.machine['summary']}"]
+    if results.rows:  # `--only broken|diagnosis|catalogue` has none: no empty table
+        lines += [header, "-" * len(header)]
     for r in results.rows:
         api = f"{r.api_p99_ms:.1f}" if r.api_p99_ms is not None else "-"
         page = f"{r.page_p99_ms:.1f}" if r.page_p99_ms is not None else "-"

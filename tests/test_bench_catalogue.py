@@ -4,7 +4,7 @@ its target and why not, the heaviest five are named, and the MoCo ratios come fr
 from __future__ import annotations
 
 from bench.catalogue import ProblemRow, heaviest, judged, render_catalogue
-from bench.run import Row, issue_targets
+from bench.run import Results, Row, issue_targets, render
 
 
 def problem_row(slug: str, warm: float, floor: float = 100.0, cpu: float = 100.0, failures: int = 0) -> ProblemRow:
@@ -49,3 +49,12 @@ def test_the_issue_targets_are_ratios_of_the_same_run() -> None:
     assert lines["issue 36: CPU per submission (warm@1) / floor"] == "1.50 (<= 1.5 target: met)"
     slow = issue_targets(floor, [bench_row(300.0, cpu=400.0), bench_row(1.0), bench_row(1.0), bench_row(1.0, 2.0)])
     assert all("MISSED" in line for line in slow.values())
+
+
+def test_a_catalogue_only_run_prints_no_empty_main_table() -> None:
+    rows = [problem_row("adamw", 120.0)]
+    rows[0].verdict = judged(rows[0])
+    text = render(Results(machine={"summary": "2 cores"}, problem="all", catalogue=rows))
+    assert "median ms" not in text and "adamw" in text and "targets met: 1 of 1" in text
+    with_rows = render(Results(machine={"summary": "2 cores"}, problem="moco", rows=[bench_row(200.0)]))
+    assert "median ms" in with_rows
