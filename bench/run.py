@@ -8,7 +8,9 @@
            (bench.broken), each against its target; and, on a warm pool, how soon a looping function's first
            failing verdict streams;
 (e) diagnosis: the extra judge time per failed check spent naming the known mistake, over the problem's
-           mutants graded in-process (bench.diagnosis), p50/p90 against its target.
+           mutants graded in-process (bench.diagnosis), p50/p90 against its target;
+(f) catalogue: every problem's reference, warm through one sandboxed pool and in-process, with CPU per
+           submission, against issue 36's targets, the heaviest five named (bench.catalogue).
 Prints a table and writes the same as JSON under bench/results/.
 """
 
@@ -39,6 +41,7 @@ from bench.broken import (
     render_broken,
     render_first_failure,
 )
+from bench.catalogue import ProblemRow, bench_catalogue, render_catalogue
 from bench.diagnosis import DiagnosisResult, bench_diagnosis, render_diagnosis
 from bench.inprocess import InProcessPool
 from grader import WorkerPool, grade, load_problem
@@ -66,11 +69,12 @@ class Results:
     machine: dict[str, str]
     problem: str
     rows: list[Row] = field(default_factory=list)
-    ratios: dict[str, float] = field(default_factory=dict)
+    ratios: dict[str, float | str] = field(default_factory=dict)
     memory_mb: dict[str, float] = field(default_factory=dict)
     broken: list[BrokenResult] = field(default_factory=list)
     first_failure: list[FirstFailureResult] = field(default_factory=list)
     diagnosis: DiagnosisResult | None = None
+    catalogue: list[ProblemRow] = field(default_factory=list)
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -343,7 +347,9 @@ def measure_child_rss(problem_slug: str, code: str) -> float:
 def render(results: Results) -> str:
     header = (f"{'path':<46} {'runs':>5} {'median ms':>10} {'p95 ms':>8} {'subs/s':>7} {'fail':>5} {'API p99 ms':>11} "
               f"{'page p99 ms':>12} {'CPU ms/sub':>11}")
-    lines = [f"PaperLab benchmark — {results.problem} — {results.machine['summary']}", header, "-" * len(header)]
+    lines = [f"PaperLab benchmark — {results.problem} — {results.machine['summary']}"]
+    if results.rows:  # `--only broken|diagnosis|catalogue` has none: no empty table
+        lines += [header, "-" * len(header)]
     for r in results.rows:
         api = f"{r.api_p99_ms:.1f}" if r.api_p99_ms is not None else "-"
         page = f"{r.page_p99_ms:.1f}" if r.page_p99_ms is not None else "-"
@@ -359,6 +365,8 @@ def render(results: Results) -> str:
         lines += ["", render_first_failure(results.first_failure)]
     if results.diagnosis is not None:
         lines += ["", render_diagnosis(results.diagnosis)]
+    if results.catalogue:
+        lines += ["", render_catalogue(results.catalogue)]
     return "\n".join(lines)
 
 
@@ -390,8 +398,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-client", type=int, default=10, help="submissions per client in each warm run")
     parser.add_argument("--grading-concurrency", type=int, default=None,
                         help="the server's PAPERLAB_GRADING_CONCURRENCY (default: the server's own, 2 per core)")
-    parser.add_argument("--only", choices=("all", "broken", "diagnosis"), default="all",
-                        help="broken: only row (d), the broken-code cases (moco); diagnosis: only row (e)")
+    parser.add_argument("--only", choices=("all", "broken", "diagnosis", "catalogue"), default="all",
+                        help="broken: only row (d), the broken-code cases (moco); diagnosis: only row (e); "
+                             "catalogue: only row (f), every problem")
+    parser.add_argument("--catalogue-runs", type=int, default=3, help="timed gradings per problem and path in (f)")
+    parser.add_argument("--problems", nargs="*", default=(), help="with --only catalogue: these slugs only")
     parser.add_argument("--output", default=None,
                         help="default: bench/results/latest.json (broken.json, diagnosis.json with --only)")
     args = parser.parse_args(argv)
@@ -399,6 +410,10 @@ def main(argv: list[str] | None = None) -> int:
         results = Results(machine=machine(), problem="moco", broken=bench_broken("moco"),
                           first_failure=bench_first_failure("moco"))
         return _write(results, Path(args.output or RESULTS / "broken.json"))
+    if args.only == "catalogue":
+        results = Results(machine=machine(), problem="all",
+                          catalogue=bench_catalogue(args.catalogue_runs, busy_cpu_s, tuple(args.problems)))
+        return _write(results, Path(args.output or RESULTS / "catalogue.json"))
     if args.only == "diagnosis":
         results = Results(machine=machine(), problem=args.problem, diagnosis=bench_diagnosis(args.problem))
         return _write(results, Path(args.output or RESULTS / "diagnosis.json"))
@@ -428,11 +443,33 @@ def main(argv: list[str] | None = None) -> int:
     results.ratios["warm@1 / floor (median)"] = round(warm1.median_ms / floor.median_ms, 2)
     results.ratios["warm@1 target: <= 1.5 x floor + 50 ms"] = round(1.5 * floor.median_ms + 50, 1)
     results.ratios["best warm throughput (subs/s)"] = max(r.throughput_per_s for r in warm_rows)
+    for name, value in issue_targets(floor, warm_rows).items():
+        results.ratios[name] = value
     if args.problem == "moco":
         results.broken = bench_broken("moco")
         results.first_failure = bench_first_failure("moco")
     results.diagnosis = bench_diagnosis(args.problem)
+    results.catalogue = bench_catalogue(args.catalogue_runs, busy_cpu_s)
     return _write(results, Path(args.output or RESULTS / "latest.json"))
+
+
+def issue_targets(floor: Row, warm_rows: list[Row]) -> dict[str, str]:
+    """Issue 36's ratios for the benchmarked problem, each with its target and whether it is met (same run)."""
+    rate = 1000 / floor.median_ms  # the floor's single-thread rate, submissions per second
+    warm1 = warm_rows[0]
+    at8 = warm_rows[-1]
+    cpu = warm1.cpu_ms_per_sub or float("nan")
+
+    def verdict(value: float, bound: float, at_most: bool) -> str:
+        met = value <= bound if at_most else value >= bound
+        return f"{value:.2f} ({'<=' if at_most else '>='} {bound} target: {'met' if met else 'MISSED'})"
+
+    return {
+        "issue 36: warm@1 / floor": verdict(warm1.median_ms / floor.median_ms, 1.2, True),
+        "issue 36: throughput at 8 clients / floor rate": verdict(
+            at8.throughput_per_s / rate, 1.5, False),
+        "issue 36: CPU per submission (warm@1) / floor": verdict(cpu / floor.median_ms, 1.5, True),
+    }
 
 
 def _write(results: Results, output: Path) -> int:

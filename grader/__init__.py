@@ -10,6 +10,7 @@ This is the engine's front door: the web app and the benchmark import from here,
 """
 
 from grader.cancel import CallStarted, CancelToken, GradingStopped
+from grader.fingerprint import battery_hash, engine_version
 from grader.interleave import Answer, Request
 from grader.judge import grade
 from grader.limits import Limits
@@ -46,7 +47,9 @@ __all__ = [
     "ScratchError",
     "ScratchResult",
     "WorkerPool",
+    "battery_hash",
     "discover",
+    "engine_version",
     "grade",
     "load_problem",
     "load_tracks",

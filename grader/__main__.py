@@ -54,7 +54,9 @@ def render_text(report: Report, *, color: bool) -> str:
 def command_grade(args: argparse.Namespace) -> int:
     from grader.judge import grade
     from grader.pool import WorkerPool
+    from grader.refcache import default_cache_dir, use_disk
 
+    use_disk(None if args.no_cache else Path(args.cache_dir) if args.cache_dir else default_cache_dir())
     try:
         problem = load_problem(args.problem)
     except ProblemError as exc:
@@ -190,6 +192,10 @@ def build_parser() -> argparse.ArgumentParser:
     grade_parser.add_argument("problem", help="a slug under problems/ or a path to a problem folder")
     grade_parser.add_argument("submission", help="the learner's Python file")
     grade_parser.add_argument("--json", action="store_true", help="print exactly one JSON report on stdout")
+    grade_parser.add_argument("--cache-dir", default=None,
+                              help="where the reference's answers are kept between runs (default $PAPERLAB_CACHE_DIR, "
+                                   "else $XDG_CACHE_HOME/paperlab, else ~/.cache/paperlab)")
+    grade_parser.add_argument("--no-cache", action="store_true", help="compute the reference's answers afresh")
     grade_parser.set_defaults(handler=command_grade)
 
     selftest_parser = commands.add_parser("selftest", help="prove a problem's checks sound")

@@ -27,6 +27,7 @@ from grader.interleave import CallSession, GroupedCallSession, Interleaver, Task
 from grader.messages import Call, CallReply, CallResults, CallsRequest, TooLarge
 from grader.pool import WorkerPool
 from grader.problems import HELPERS_MODULE, Problem
+from grader.refcache import answers_for
 from grader.report import CheckResult, Experiment, Report, ReportError, cap_text, summarise
 from grader.sandbox import SandboxUnavailable
 from grader.session import LoadResult, WorkerSession
@@ -266,7 +267,7 @@ def _argument_order(key: str) -> tuple[int, int | str]:
 def run_check(check: Check, runner: CheckRunner, context: CheckContext) -> CheckResult:
     """One check's verdict. Its duration is the scheduler's to give (grader.interleave counts the check's own
     time across its pauses, plus its calls' time in the worker): a clock here would count the other checks too."""
-    reference = runner.problem.reference
+    reference = answers_for(runner.problem).module  # the reference, each answer computed once per battery
     diagnosis: str | None = None
     try:
         if check.wants_context:
@@ -440,6 +441,7 @@ def grade(
     if error is not None:
         for check in _not_reported(problem, results):
             emit(_not_run(check, error.message))
+    answers_for(problem).save()  # the CLI keeps the reference's new answers on disk; the server, in memory only
     declared = {check.id: index for index, check in enumerate(problem.checks)}
     return summarise(
         problem=problem.slug,

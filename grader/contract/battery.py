@@ -504,7 +504,15 @@ class FunctionBattery:
                               hint=f"(generic input: {case.label})")
 
     def reference_grads(self, ref: ModuleType, case: Case, cotangent: Any) -> dict[str, torch.Tensor | None]:
-        """Gradients of the reference's exact result (float64) with the same cotangent."""
+        """Gradients of the reference's exact result (float64) with the same cotangent; computed once per input and
+        cotangent where the reference's answers are cached (grader.refcache: the judge's `ref`)."""
+        memo = getattr(ref, "_paperlab_memo", None)
+        if memo is None:
+            return self._reference_grads(ref, case, cotangent)
+        inputs = (case.args, case.grads, case.omit, cotangent)
+        return memo(f"{self.name}: gradients", inputs, lambda: self._reference_grads(ref, case, cotangent))
+
+    def _reference_grads(self, ref: ModuleType, case: Case, cotangent: Any) -> dict[str, torch.Tensor | None]:
         args = fresh(case.args, dtype=torch.float64)
         leaves = {}
         for name in case.grads:

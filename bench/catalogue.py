@@ -1,0 +1,101 @@
+"""Row (f) of `make bench`: every problem of the catalogue, its reference graded warm through one sandboxed
+WorkerPool (as the web app's pool does, without HTTP) and in-process (the floor), with the machine's busy CPU
+per submission; each row against the issue's targets, and the heaviest five named.
+
+Targets (issue 36; ratios, so they hold on a noisy machine): every problem's warm median under 300 ms; for MoCo
+also warm at most 1.2x its floor and CPU per submission at most 1.5x the floor's.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from bench.inprocess import InProcessPool
+from grader import WorkerPool, discover, grade
+from grader.problems import Problem
+
+WARM_TARGET_MS = 300.0  # every problem's warm median
+MOCO_WARM_OVER_FLOOR = 1.2
+MOCO_CPU_OVER_FLOOR = 1.5
+HEAVIEST = 5
+
+
+@dataclass
+class ProblemRow:
+    slug: str
+    checks: int
+    floor_ms: float  # median, in-process
+    warm_ms: float  # median, sandboxed warm pool
+    floor_cpu_ms: float  # busy CPU of the whole machine per submission
+    warm_cpu_ms: float
+    failures: int
+    verdict: str  # "ok" or what misses its target
+
+
+def measure(grade_once: Callable[[], bool], runs: int, busy: Callable[[], float]) -> tuple[float, float, int]:
+    """(median ms, machine-wide busy CPU ms per run, unsolved runs) after one run to warm the caches."""
+    grade_once()
+    times, failures = [], 0
+    before = busy()
+    for _ in range(runs):
+        started = time.perf_counter()
+        failures += not grade_once()
+        times.append((time.perf_counter() - started) * 1000)
+    return statistics.median(times), (busy() - before) / runs * 1000, failures
+
+
+def judged(row: ProblemRow) -> str:
+    misses = []
+    if row.warm_ms >= WARM_TARGET_MS:
+        misses.append(f"warm {row.warm_ms:.0f} ms >= {WARM_TARGET_MS:.0f}")
+    if row.slug == "moco":
+        if row.warm_ms > MOCO_WARM_OVER_FLOOR * row.floor_ms:
+            misses.append(f"warm/floor {row.warm_ms / row.floor_ms:.2f} > {MOCO_WARM_OVER_FLOOR}")
+        if row.warm_cpu_ms > MOCO_CPU_OVER_FLOOR * row.floor_ms:
+            misses.append(f"CPU/floor {row.warm_cpu_ms / row.floor_ms:.2f} > {MOCO_CPU_OVER_FLOOR}")
+    if row.failures:
+        misses.append(f"{row.failures} unsolved")
+    return "ok" if not misses else "MISS: " + "; ".join(misses)
+
+
+def bench_catalogue(runs: int, busy: Callable[[], float], only: tuple[str, ...] = ()) -> list[ProblemRow]:
+    problems, _errors = discover()
+    chosen: list[Problem] = [p for p in problems if not only or p.slug in only]
+    rows = []
+    floor_pool = InProcessPool()
+    with WorkerPool(size=1) as pool:
+        for problem in chosen:
+            code = problem.reference_source()
+            floor_ms, floor_cpu, floor_failures = measure(
+                lambda: grade(problem, code, pool=floor_pool).solved, runs, busy)  # type: ignore[arg-type]  # noqa: B023
+            warm_ms, warm_cpu, warm_failures = measure(
+                lambda: grade(problem, code, pool=pool).solved, runs, busy)  # noqa: B023
+            row = ProblemRow(slug=problem.slug, checks=len(problem.checks), floor_ms=round(floor_ms, 1),
+                             warm_ms=round(warm_ms, 1), floor_cpu_ms=round(floor_cpu, 1),
+                             warm_cpu_ms=round(warm_cpu, 1), failures=floor_failures + warm_failures, verdict="")
+            row.verdict = judged(row)
+            rows.append(row)
+    return rows
+
+
+def heaviest(rows: list[ProblemRow], count: int = HEAVIEST) -> list[ProblemRow]:
+    return sorted(rows, key=lambda row: -row.warm_ms)[:count]
+
+
+def render_catalogue(rows: list[ProblemRow]) -> str:
+    header = (f"{'f. problem (reference, warm pool)':<36} {'checks':>6} {'floor ms':>9} {'warm ms':>8} "
+              f"{'warm/floor':>10} {'CPU ms/sub':>10}  target")
+    lines = [header, "-" * len(header)]
+    for row in rows:
+        ratio = row.warm_ms / row.floor_ms if row.floor_ms else float("nan")
+        lines.append(f"{row.slug:<36} {row.checks:>6} {row.floor_ms:>9.1f} {row.warm_ms:>8.1f} {ratio:>10.2f} "
+                     f"{row.warm_cpu_ms:>10.0f}  {row.verdict}")
+    top = ", ".join(f"{row.slug} ({row.warm_ms:.0f} ms)" for row in heaviest(rows))
+    met = sum(row.verdict == "ok" for row in rows)
+    lines += ["", f"heaviest {min(HEAVIEST, len(rows))}: {top}",
+              f"targets met: {met} of {len(rows)} (warm median < {WARM_TARGET_MS:.0f} ms; moco: warm <= "
+              f"{MOCO_WARM_OVER_FLOOR}x floor, CPU <= {MOCO_CPU_OVER_FLOOR}x floor)"]
+    return "\n".join(lines)

@@ -1,0 +1,60 @@
+"""Specification of `make bench`'s row (f) and issue 36's target lines: each problem's row says whether it meets
+its target and why not, the heaviest five are named, and the MoCo ratios come from the same run."""
+
+from __future__ import annotations
+
+from bench.catalogue import ProblemRow, heaviest, judged, render_catalogue
+from bench.run import Results, Row, issue_targets, render
+
+
+def problem_row(slug: str, warm: float, floor: float = 100.0, cpu: float = 100.0, failures: int = 0) -> ProblemRow:
+    return ProblemRow(slug=slug, checks=10, floor_ms=floor, warm_ms=warm, floor_cpu_ms=cpu, warm_cpu_ms=cpu,
+                      failures=failures, verdict="")
+
+
+def test_a_problem_under_300_ms_warm_meets_its_target_and_one_at_300_does_not() -> None:
+    assert judged(problem_row("adamw", 299.9)) == "ok"
+    assert judged(problem_row("adamw", 300.0)) == "MISS: warm 300 ms >= 300"
+    assert judged(problem_row("adamw", 120.0, failures=2)) == "MISS: 2 unsolved"
+
+
+def test_moco_is_also_held_to_its_floor_ratios() -> None:
+    assert judged(problem_row("moco", 120.0, floor=100.0, cpu=150.0)) == "ok"
+    assert judged(problem_row("moco", 121.0, floor=100.0, cpu=150.0)) == "MISS: warm/floor 1.21 > 1.2"
+    assert judged(problem_row("moco", 110.0, floor=100.0, cpu=151.0)) == "MISS: CPU/floor 1.51 > 1.5"
+    assert judged(problem_row("other", 121.0, floor=100.0, cpu=151.0)) == "ok"  # ratios are moco's alone
+
+
+def test_the_heaviest_five_are_named_slowest_first() -> None:
+    rows = [problem_row(f"p{n}", float(n * 10)) for n in range(8)]
+    assert [row.slug for row in heaviest(rows)] == ["p7", "p6", "p5", "p4", "p3"]
+    for row in rows:
+        row.verdict = judged(row)
+    text = render_catalogue(rows)
+    assert "heaviest 5: p7 (70 ms), p6 (60 ms), p5 (50 ms), p4 (40 ms), p3 (30 ms)" in text
+    assert "targets met: 8 of 8" in text
+    assert text.count("\np") == 8  # a row per problem
+
+
+def bench_row(median: float, throughput: float = 1.0, cpu: float | None = None) -> Row:
+    return Row(path="x", runs=3, median_ms=median, p95_ms=median, throughput_per_s=throughput, cpu_ms_per_sub=cpu)
+
+
+def test_the_issue_targets_are_ratios_of_the_same_run() -> None:
+    floor = bench_row(200.0)  # 5 submissions per second on one thread
+    warm = [bench_row(240.0, cpu=300.0), bench_row(230.0), bench_row(230.0), bench_row(230.0, throughput=7.5)]
+    lines = issue_targets(floor, warm)
+    assert lines["issue 36: warm@1 / floor"] == "1.20 (<= 1.2 target: met)"
+    assert lines["issue 36: throughput at 8 clients / floor rate"] == "1.50 (>= 1.5 target: met)"
+    assert lines["issue 36: CPU per submission (warm@1) / floor"] == "1.50 (<= 1.5 target: met)"
+    slow = issue_targets(floor, [bench_row(300.0, cpu=400.0), bench_row(1.0), bench_row(1.0), bench_row(1.0, 2.0)])
+    assert all("MISSED" in line for line in slow.values())
+
+
+def test_a_catalogue_only_run_prints_no_empty_main_table() -> None:
+    rows = [problem_row("adamw", 120.0)]
+    rows[0].verdict = judged(rows[0])
+    text = render(Results(machine={"summary": "2 cores"}, problem="all", catalogue=rows))
+    assert "median ms" not in text and "adamw" in text and "targets met: 1 of 1" in text
+    with_rows = render(Results(machine={"summary": "2 cores"}, problem="moco", rows=[bench_row(200.0)]))
+    assert "median ms" in with_rows
