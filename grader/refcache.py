@@ -33,6 +33,7 @@ import os
 import random
 import tempfile
 import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -46,7 +47,11 @@ from grader.problems import Problem
 log = logging.getLogger(__name__)
 
 FORMAT = 1  # bumped when the file's layout or the key's recipe changes
-MAX_ENTRIES = 4096  # answers kept per problem; past this, new answers are computed and not kept
+# What one problem's answers may hold. A check may ask the reference about a value the learner's code returned
+# (a chained experiment's state), so keys are not all the battery's own: the least recently used answers go
+# first, and the battery's seeded inputs, asked on every grading, stay. One answer above a quarter of the budget
+# is computed and not kept.
+MAX_BYTES = 64 * 2**20
 CACHE_DIR_VARIABLE = "PAPERLAB_CACHE_DIR"
 
 
@@ -134,6 +139,17 @@ def frozen(value: Any) -> Any:
     raise Uncachable(kind.__name__)
 
 
+def _nbytes(value: Any) -> int:
+    """About what a kept answer holds in memory: its tensors' bytes, and a little for every other value."""
+    if isinstance(value, torch.Tensor):
+        return value.untyped_storage().nbytes() + 64
+    if isinstance(value, tuple | list):
+        return 64 + sum(_nbytes(item) for item in value)
+    if isinstance(value, dict):
+        return 64 + sum(len(name) + _nbytes(item) for name, item in value.items())
+    return 64 + (len(value) if isinstance(value, str) else 0)
+
+
 def thawed(value: Any) -> Any:
     """A fresh copy of a kept answer, for one caller to do with as it likes."""
     if isinstance(value, torch.Tensor):
@@ -174,12 +190,14 @@ class ReferenceAnswers:
         self.directory = directory
         self.hits = 0
         self.misses = 0
-        self._answers: dict[str, Any] = {}
+        self._answers: OrderedDict[str, tuple[Any, int]] = OrderedDict()  # key -> (answer, its bytes), oldest first
+        self._bytes = 0
         self._dirty = False
         self._lock = threading.Lock()
         self.module = CachedReference(problem.reference, self, frozenset(problem.parameter_names))
         if directory is not None:
-            self._answers.update(self._read())
+            for key, value in self._read().items():
+                self._store(key, value)
 
     @property
     def path(self) -> Path | None:
@@ -197,10 +215,12 @@ class ReferenceAnswers:
         except Uncachable:
             return function(*args, **kwargs)
         with self._lock:
-            kept = self._answers.get(key, _MISSING)
-        if kept is not _MISSING:
+            found = self._answers.get(key)
+            if found is not None:
+                self._answers.move_to_end(key)
+        if found is not None:
             self.hits += 1
-            return thawed(kept)
+            return thawed(found[0])
         self.misses += 1
         before = _random_states()
         value = function(*args, **kwargs)
@@ -225,9 +245,24 @@ class ReferenceAnswers:
         except Uncachable:
             return
         with self._lock:
-            if len(self._answers) < MAX_ENTRIES and key not in self._answers:
-                self._answers[key] = kept
+            if self._store(key, kept):
                 self._dirty = True
+
+    def _store(self, key: str, kept: Any) -> bool:
+        """Keep one answer, evicting the least recently used past MAX_BYTES; False when it is not kept."""
+        size = _nbytes(kept)
+        if key in self._answers or size > MAX_BYTES // 4:
+            return False
+        self._answers[key] = (kept, size)
+        self._bytes += size
+        while self._bytes > MAX_BYTES:
+            _, (_, evicted) = self._answers.popitem(last=False)
+            self._bytes -= evicted
+        return True
+
+    @property
+    def nbytes(self) -> int:
+        return self._bytes
 
     def save(self) -> None:
         """Write the answers to disk (when this cache has a directory and something new to write): a new file
@@ -236,7 +271,7 @@ class ReferenceAnswers:
         if path is None or not self._dirty:
             return
         with self._lock:
-            answers, self._dirty = dict(self._answers), False
+            answers, self._dirty = {key: kept for key, (kept, _) in self._answers.items()}, False
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
@@ -267,8 +302,6 @@ class ReferenceAnswers:
                 continue
         return answers
 
-
-_MISSING = object()
 
 
 class CachedReference:
@@ -308,9 +341,9 @@ def _cached_function(name: str, function: Callable[..., Any], answers: Reference
     return cached
 
 
-# Problem -> its answers, one per loaded problem for the life of the process (the strong reference keeps id()
-# from being reused, as grader.fingerprint does).
-_by_problem: dict[int, tuple[Problem, ReferenceAnswers]] = {}
+# A problem's folder -> its loaded problem and answers, for the life of the process. One entry per folder: a
+# problem loaded again (the author's live reload) replaces its entry, so reloads do not pile up answers.
+_by_problem: dict[Path, tuple[Problem, ReferenceAnswers]] = {}
 _registry_lock = threading.Lock()
 _disk: Path | None = None
 
@@ -323,9 +356,9 @@ def use_disk(directory: Path | None) -> None:
 
 def answers_for(problem: Problem) -> ReferenceAnswers:
     with _registry_lock:
-        found = _by_problem.get(id(problem))
+        found = _by_problem.get(problem.folder)
         if found is not None and found[0] is problem:
             return found[1]
         answers = ReferenceAnswers(problem, directory=_disk)
-        _by_problem[id(problem)] = (problem, answers)
+        _by_problem[problem.folder] = (problem, answers)
         return answers

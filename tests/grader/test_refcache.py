@@ -258,12 +258,28 @@ def test_names_that_are_not_the_problems_functions_are_the_modules_own(folder: P
     assert "adder" in repr(answers.module)
 
 
-def test_the_cache_stops_growing_at_its_cap(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(refcache, "MAX_ENTRIES", 2)
+def test_past_its_bytes_the_least_recently_used_answer_goes(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A check may ask about a value the learner's code returned, so a server must not keep every answer.
+    monkeypatch.setattr(refcache, "MAX_BYTES", 300)  # four answers of one float (4 bytes + 64)
     answers = ReferenceAnswers(load_problem(folder))
     for n in range(4):
         answers.module.add_one(torch.full((1,), float(n)))
-    assert len(answers) == 2
+    answers.module.add_one(torch.full((1,), 0.0))  # asked again: now the most recently used
+    answers.module.add_one(torch.full((1,), 4.0))  # one too many: 1.0 is the oldest
+    assert len(answers) == 4 and answers.nbytes <= 300
+    hits, misses = answers.hits, answers.misses
+    answers.module.add_one(torch.full((1,), 0.0))
+    assert (answers.hits, answers.misses) == (hits + 1, misses)
+    answers.module.add_one(torch.full((1,), 1.0))
+    assert answers.misses == misses + 1
+
+
+def test_an_answer_above_a_quarter_of_the_budget_is_computed_and_not_kept(folder: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(refcache, "MAX_BYTES", 300)
+    answers = ReferenceAnswers(load_problem(folder))
+    assert torch.equal(answers.module.add_one(torch.zeros(100)), torch.ones(100))
+    assert len(answers) == 0 and answers.nbytes == 0
 
 
 # ------------------------------------------------------------------------------------------ in a grading
@@ -292,6 +308,13 @@ def test_each_loaded_problem_has_its_own_answers(folder: Path) -> None:
     one, two = load_problem(folder), load_problem(folder)
     assert answers_for(one) is answers_for(one)
     assert answers_for(one) is not answers_for(two)
+
+
+def test_a_problem_loaded_again_replaces_the_answers_of_its_folder(folder: Path) -> None:
+    # The author's live reload loads a problem on every edit: the process keeps one entry per folder.
+    for _ in range(3):
+        answers_for(load_problem(folder))
+    assert [path for path in refcache._by_problem if path == folder] == [folder]
 
 
 def test_use_disk_sets_where_answers_of_problems_loaded_later_go(folder: Path, disk: Path,
