@@ -51,7 +51,7 @@ FORMAT = 1  # bumped when the file's layout or the key's recipe changes
 # (a chained experiment's state), so keys are not all the battery's own: the least recently used answers go
 # first, and the battery's seeded inputs, asked on every grading, stay. One answer above a quarter of the budget
 # is computed and not kept.
-MAX_BYTES = 64 * 2**20
+MAX_BYTES = 16 * 2**20  # 31 problems: at most about half a GiB a process
 CACHE_DIR_VARIABLE = "PAPERLAB_CACHE_DIR"
 
 
