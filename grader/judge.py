@@ -23,10 +23,11 @@ from grader.calls import (
 )
 from grader.cancel import CancelToken, GradingStopped, OnCall
 from grader.checks import Check, _with_hint
+from grader.helpers_import import HELPERS_MODULE
 from grader.interleave import CallSession, GroupedCallSession, Interleaver, TaskSession
 from grader.messages import Call, CallReply, CallResults, CallsRequest, TooLarge
 from grader.pool import WorkerPool
-from grader.problems import HELPERS_MODULE, Problem
+from grader.problems import Problem
 from grader.report import CheckResult, Experiment, Report, ReportError, cap_text, summarise
 from grader.sandbox import SandboxUnavailable
 from grader.session import LoadResult, WorkerSession

@@ -13,7 +13,7 @@ import pytest
 import torch
 
 import grader.checks
-from grader.problems import HELPERS_MODULE, importable_as_helpers
+from grader.helpers_import import HELPERS_MODULE, importable_as_helpers
 from grader.sandbox import probe
 
 ROOT = Path(__file__).resolve().parent.parent
