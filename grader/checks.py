@@ -202,7 +202,7 @@ def fail(message: str) -> NoReturn:
 
 def _fail(message: str, call: Call, hint: str = "") -> NoReturn:
     """Fail with the hint as its own sentence, remembering the call a diagnosis may explain better."""
-    raise CheckFailed(_with_hint(message, hint), call=call if isinstance(call, CallResult) else None, bare=message)
+    raise CheckFailed(with_hint(message, hint), call=call if isinstance(call, CallResult) else None, bare=message)
 
 
 def expect(condition: bool, message: str) -> None:
@@ -478,10 +478,10 @@ def hint(text: str) -> Iterator[None]:
     except SubmissionRaised:
         raise
     except CheckFailed as exc:
-        raise CheckFailed(_with_hint(str(exc), text), call=exc.call, bare=exc.bare) from None
+        raise CheckFailed(with_hint(str(exc), text), call=exc.call, bare=exc.bare) from None
 
 
-def _with_hint(message: str, hint: str) -> str:
+def with_hint(message: str, hint: str) -> str:
     """The message, then the hint as a sentence of its own."""
     if not hint:
         return message
@@ -493,7 +493,7 @@ def expect_unchanged(result: CallResult, *, hint: str = "") -> None:
     if result.raised is not None:
         raise SubmissionRaised(result)
     if result.mutated:
-        fail(_with_hint(f"{result.call} modified its argument(s) {', '.join(result.mutated)} in place; "
+        fail(with_hint(f"{result.call} modified its argument(s) {', '.join(result.mutated)} in place; "
                         "inputs must be left unchanged (work on a copy)", hint))
 
 
@@ -502,7 +502,7 @@ def expect_no_alias(result: CallResult, *, hint: str = "") -> None:
     if result.raised is not None:
         raise SubmissionRaised(result)
     if result.aliased:
-        fail(_with_hint(f"{result.call} returned a tensor that shares storage with {', '.join(result.aliased)}; "
+        fail(with_hint(f"{result.call} returned a tensor that shares storage with {', '.join(result.aliased)}; "
                         "return new storage (e.g. .clone()), so later edits of one cannot change the other", hint))
 
 
@@ -514,7 +514,7 @@ def expect_grad_none(result: CallResult, *names: str, hint: str = "") -> None:
         if name not in result.grads:
             fail(f"internal: gradient of '{name}' was not requested")
         if result.grads[name] is not None:
-            fail(_with_hint(f"after backward() on {result.call}, {name}.grad should be None "
+            fail(with_hint(f"after backward() on {result.call}, {name}.grad should be None "
                             f"(no gradient may flow into {name}), but it is {describe(result.grads[name])}", hint))
 
 
@@ -526,9 +526,9 @@ def expect_grad_close(
         raise SubmissionRaised(result)
     grad = result.grads.get(name)
     if grad is None and result.backward_error:
-        fail(_with_hint(f"after {result.call}, no gradient could flow back to {name}: {result.backward_error}", hint))
+        fail(with_hint(f"after {result.call}, no gradient could flow back to {name}: {result.backward_error}", hint))
     if grad is None:
-        fail(_with_hint(f"after backward() on {result.call}, {name}.grad is None; the result must depend "
+        fail(with_hint(f"after backward() on {result.call}, {name}.grad is None; the result must depend "
                         f"differentiably on {name}", hint))
     expect_close(grad, expected, what=f"{name}.grad (compared with {source})", call=result.call, rtol=rtol,
                  atol=atol, hint=hint)

@@ -22,7 +22,7 @@ from grader.calls import (
     describe_call,
 )
 from grader.cancel import CancelToken, GradingStopped, OnCall
-from grader.checks import Check, _with_hint
+from grader.checks import Check, with_hint
 from grader.helpers_import import HELPERS_MODULE
 from grader.interleave import CallSession, GroupedCallSession, Interleaver, TaskSession
 from grader.messages import Call, CallReply, CallResults, CallsRequest, TooLarge
@@ -241,7 +241,7 @@ def _diagnosed(failure: CheckFailed, problem: Problem) -> tuple[str, str | None]
     except Exception:  # noqa: BLE001 - a diagnosis is a courtesy; the verdict stands without it
         log.warning("diagnosing %s failed", call.function, exc_info=True)
         return str(failure), None
-    return (_with_hint(failure.bare, diagnosis), diagnosis) if diagnosis else (str(failure), None)
+    return (with_hint(failure.bare, diagnosis), diagnosis) if diagnosis else (str(failure), None)
 
 
 def _storages_of(tree: Any) -> set[int]:

@@ -406,7 +406,7 @@ def load_spec(folder: Path) -> ProblemSpec:
     try:
         spec = ProblemSpec.model_validate(data)
     except ValidationError as exc:
-        raise ProblemError(_format_validation_error(path, text, exc)) from None
+        raise ProblemError(format_validation_error(path, text, exc)) from None
     if spec.slug != folder.name:
         raise ProblemError(
             f"{path}:{_line_of(text, 'slug')}: slug '{spec.slug}' must match the folder name '{folder.name}'"
@@ -445,7 +445,7 @@ def _line_of_location(text: str, location: list[str]) -> int:
     return found
 
 
-def _format_validation_error(path: Path, text: str, exc: ValidationError) -> str:
+def format_validation_error(path: Path, text: str, exc: ValidationError) -> str:
     lines = []
     for error in exc.errors():
         # a contract's keys are written beside the function's name, not under a "contract" key

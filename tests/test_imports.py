@@ -141,3 +141,55 @@ def test_a_cycle_is_found_and_named() -> None:
 @pytest.mark.parametrize("package", PACKAGES)
 def test_every_module_is_read(package: str) -> None:
     assert f"{package}.__main__" in MODULES and package in MODULES
+
+
+# ------------------------------------------------------------------------------------------------ private names
+
+# Where a private name may not cross a module's edge: the product's code. Tests are exempt: a test file may pin a
+# module's private helper down (the mutation-gated modules' helpers are tested one by one).
+PRODUCT = ("app", "grader", "bench", "client/paperlab")
+FIRST_PARTY = ("app", "grader", "bench", "paperlab")
+
+
+def private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def private_names_crossing(path: Path, root: Path = REPO) -> Iterator[str]:
+    """`from m import _x`, and `m._x` where `m` is a first-party module this file imported, both across modules."""
+    tree = ast.parse(path.read_text(), str(path))
+    bound: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            origin = "." * node.level + (node.module or "")
+            for alias in node.names:
+                if private(alias.name):
+                    yield f"{path.relative_to(root)}:{node.lineno}: from {origin} import {alias.name}"
+                if node.level or (node.module or "").split(".")[0] in FIRST_PARTY:
+                    bound.add(alias.asname or alias.name)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] in FIRST_PARTY:
+                    bound.add(alias.asname or alias.name.split(".")[0])
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Attribute) and private(node.attr) and isinstance(node.value, ast.Name)
+                and node.value.id in bound):
+            yield f"{path.relative_to(root)}:{node.lineno}: {node.value.id}.{node.attr}"
+
+
+def test_no_private_name_is_imported_across_modules() -> None:
+    """A name that starts with an underscore is its module's own: another module that needs it gets a public
+    name, so that what a module offers and what it keeps are told apart by reading its names alone."""
+    offenders = [found for root in PRODUCT for path in sorted((REPO / root).rglob("*.py"))
+                 if not any(part in NOT_MODULES for part in path.parts)
+                 for found in private_names_crossing(path)]
+    assert offenders == []
+
+
+def test_a_private_name_crossing_is_found(tmp_path: Path) -> None:
+    source = tmp_path / "probe.py"
+    source.write_text("from grader.checks import _with_hint, fail\nfrom grader import protocol\nimport os\n"
+                      "protocol._blob_table()\nos._exit(0)\nself._own = fail\n")
+    found = [line.split(": ", 1)[1] for line in private_names_crossing(source, tmp_path)]
+    assert found == ["from grader.checks import _with_hint", "protocol._blob_table"]
+

@@ -116,7 +116,7 @@ def _tensor_results(result: object) -> Iterator[TensorResult]:
             yield from _tensor_results(item)
 
 
-def _order(contract: FunctionContract) -> list[str]:
+def dependency_order(contract: FunctionContract) -> list[str]:
     """Symbols with the ones another is a multiple of first."""
     names = symbols(contract)
     ordered: list[str] = []
@@ -151,7 +151,7 @@ def distinct(contract: FunctionContract) -> Sizes:
     """Every symbol a size of its own; every variadic run one dimension (or its minimum rank), also distinct."""
     dims: dict[str, int] = {}
     taken: set[int] = set()
-    for name in _order(contract):
+    for name in dependency_order(contract):
         dims[name] = _pick(name, contract.dims[name], dims, taken)
         taken.add(dims[name])
     run_dims: dict[str, tuple[int, ...]] = {}
