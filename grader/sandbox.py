@@ -272,7 +272,7 @@ def probe() -> SandboxStatus:
             f"{detail or 'exit status ' + str(completed.returncode)}. "
             "Unprivileged user namespaces must be enabled (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu "
             "23.10+ AppArmor restricts them: allow bwrap or set kernel.apparmor_restrict_unprivileged_userns=0); "
-            "in a container, run it with the privileges described in README.md",
+            "in a container, run it with the privileges described in docs/operations.md",
             bwrap,
         )
     try:
