@@ -10,7 +10,9 @@ mistyped field (ProtocolError): nothing read from the worker falls back to a def
 The worker side builds the same wire dicts by hand (grader/worker.py). It runs beside the learner's code, and
 everything it does after the submission exists is C code or its own private module copy (docs/engine.md,
 "Trust"); this module, with its Python validation, stays on the trusted side and is never loaded in the
-sandbox. The worker always sends every field, so the strict parse here checks the worker as well.
+sandbox. The worker always sends every field, so the strict parse here checks the worker as well. Each message's
+`FIELDS` is derived from its dataclass (`wire`), and tests/grader/test_wire_schema.py reads the worker's source to
+prove that every dict it sends and every field it reads is exactly those.
 
 Values (results, gradients, arguments) stay encoded trees (grader.protocol.Encoder) inside these messages;
 grader.protocol.Decoder validates and rebuilds them with the frame's blobs. Frozen dataclasses with hand-written
@@ -20,15 +22,30 @@ result on a busy 2-core machine, timeit over a 12-result `CallResults`), a few m
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, Self, TypeAlias
+from typing import Any, ClassVar, Self, TypeAlias, TypeVar
 
 from grader.calls import ExceptionInfo, TracebackLine
 from grader.protocol import Arena, ProtocolError
 
 Tree: TypeAlias = Any  # an encoded value (grader.protocol): checked when it is decoded, with its blobs
+Message = TypeVar("Message", bound=type)
+
+
+def wire(*, op: bool = True, extra: tuple[str, ...] = ()) -> Callable[[Message], Message]:
+    """Class decorator: `FIELDS`, the names a message carries on the wire, derived from its dataclass fields, plus
+    `op` when the message has one and the `extra` names its `to_wire` adds (a request's arena). One source for the
+    schema: a field added to the dataclass is on the wire, and `from_wire` refuses a message without it."""
+
+    def derive(cls: Message) -> Message:
+        names = [field.name for field in dataclasses.fields(cls)]
+        cls.FIELDS = frozenset([*names, *(("op",) if op else ()), *extra])  # type: ignore[attr-defined]
+        return cls
+
+    return derive
 
 
 # ------------------------------------------------------------------------------------------- field checks
@@ -87,26 +104,30 @@ def _strings(value: Any, name: str) -> tuple[str, ...]:
 # ------------------------------------------------------------------------------- the template's channel
 
 
+@wire()
 @dataclass(frozen=True)
 class ForkRequest:
     """Judge -> template: fork a child for the job socket sent with this datagram. `ahead`: the child is forked
     before its submission exists, and warms itself up while it waits."""
 
     ahead: bool
+    FIELDS: ClassVar[frozenset[str]]
 
     def to_wire(self) -> dict[str, Any]:
         return {"op": "fork", "ahead": self.ahead}
 
 
+@wire()
 @dataclass(frozen=True)
 class _Signal:
     """A message that is nothing but its `op`."""
 
     OP: ClassVar[str]
+    FIELDS: ClassVar[frozenset[str]]
 
     @classmethod
     def from_wire(cls, message: Any) -> Self:
-        _op(_fields(message, cls.OP, frozenset({"op"})), cls.OP, cls.OP)
+        _op(_fields(message, cls.OP, cls.FIELDS), cls.OP, cls.OP)
         return cls()
 
 
@@ -117,12 +138,13 @@ class TemplateReady(_Signal):
     OP: ClassVar[str] = "ready"
 
 
+@wire()
 @dataclass(frozen=True)
 class Forked:
     """Template -> judge: the child exists. `pid`: its pid inside the sandbox (the judge finds its host pid)."""
 
     pid: int
-    FIELDS = frozenset({"op", "pid"})
+    FIELDS: ClassVar[frozenset[str]]
 
     @classmethod
     def from_wire(cls, message: Any) -> Forked:
@@ -131,6 +153,7 @@ class Forked:
         return cls(pid=_int(fields["pid"], "pid"))
 
 
+@wire()
 @dataclass(frozen=True)
 class ChildExited:
     """Template -> judge, the moment its child is reaped: how it ended, and what it used (rusage)."""
@@ -138,7 +161,7 @@ class ChildExited:
     exit_code: int
     cpu_s: float
     max_rss_kb: int  # peak resident memory, pages shared with the template included (the benchmark reports it)
-    FIELDS = frozenset({"op", "exit_code", "cpu_s", "max_rss_kb"})
+    FIELDS: ClassVar[frozenset[str]]
 
     @classmethod
     def from_wire(cls, message: Any) -> ChildExited:
@@ -151,6 +174,7 @@ class ChildExited:
 # ------------------------------------------------------------------------------------ a child's channel
 
 
+@wire()
 @dataclass(frozen=True)
 class LoadRequest:
     """Judge -> child, once: the submission and everything it runs under. `key` (hex) signs the child's replies;
@@ -165,6 +189,7 @@ class LoadRequest:
     banned_calls: tuple[str, ...]
     key: str
     processes_capped: bool
+    FIELDS: ClassVar[frozenset[str]]
 
     def to_wire(self) -> dict[str, Any]:
         return {"op": "load", "code": self.code, "seed": self.seed, "limits": dict(self.limits),
@@ -197,6 +222,7 @@ def _optional_exception(value: Any) -> ExceptionInfo | None:
     return None if value is None else exception_from_wire(value)
 
 
+@wire()
 @dataclass(frozen=True)
 class Loaded:
     """Child -> judge: the submission loaded (`functions`: the callables it defines) or raised (`raised`).
@@ -206,7 +232,7 @@ class Loaded:
     functions: tuple[str, ...]
     raised: ExceptionInfo | None
     output: str
-    FIELDS = frozenset({"op", "ok", "functions", "raised", "output"})
+    FIELDS: ClassVar[frozenset[str]]
 
     @classmethod
     def from_wire(cls, message: Any) -> Loaded:
@@ -219,6 +245,7 @@ class Loaded:
         return loaded
 
 
+@wire(op=False)
 @dataclass(frozen=True)
 class Call:
     """One call of a learner's function. `arguments`: the encoded `((args...), {kwargs})`; `grads`: the argument
@@ -229,18 +256,21 @@ class Call:
     arguments: Tree
     grads: tuple[str, ...] = ()
     grad_output: Tree | None = None
+    FIELDS: ClassVar[frozenset[str]]
 
     def to_wire(self) -> dict[str, Any]:
         return {"function": self.function, "arguments": self.arguments, "grads": list(self.grads),
                 "grad_output": self.grad_output}
 
 
+@wire(extra=("arena",))
 @dataclass(frozen=True)
 class CallsRequest:
     """Judge -> child: calls to make in order. Their tensors travel in an arena (grader.protocol.Arena), whose
     size and blob table go with the frame."""
 
     calls: tuple[Call, ...]
+    FIELDS: ClassVar[frozenset[str]]
 
     def to_wire(self, arena: Arena | None) -> dict[str, Any]:
         size, table = (arena.size, arena.table()) if arena is not None else (0, [])
@@ -248,6 +278,7 @@ class CallsRequest:
                 "arena": {"size": size, "blobs": table}}
 
 
+@wire(op=False)
 @dataclass(frozen=True)
 class CallReply:
     """What one call did. Exactly one of: `missing` (no such function), `raised`, or a `value`.
@@ -269,8 +300,7 @@ class CallReply:
     aliased: tuple[str, ...] = ()
     output: str = ""
     duration_ms: float = 0.0
-    FIELDS = frozenset({"value", "raised", "missing", "grads", "backward_error", "grad_output", "mutated",
-                        "aliased", "output", "duration_ms"})
+    FIELDS: ClassVar[frozenset[str]]
 
     @classmethod
     def from_wire(cls, message: Any) -> CallReply:
@@ -286,12 +316,13 @@ class CallReply:
                    duration_ms=_number(fields["duration_ms"], "duration_ms"))
 
 
+@wire()
 @dataclass(frozen=True)
 class CallResults:
     """Child -> judge: one reply per call of the request, in order."""
 
     results: tuple[CallReply, ...]
-    FIELDS = frozenset({"op", "results"})
+    FIELDS: ClassVar[frozenset[str]]
 
     @classmethod
     def from_wire(cls, message: Any) -> CallResults:
@@ -302,12 +333,13 @@ class CallResults:
         return cls(results=tuple(CallReply.from_wire(item) for item in fields["results"]))
 
 
+@wire()
 @dataclass(frozen=True)
 class TooLarge:
     """Child -> judge, instead of `CallResults`: the results' tensors total `size` bytes, over the message cap."""
 
     size: int
-    FIELDS = frozenset({"op", "size"})
+    FIELDS: ClassVar[frozenset[str]]
 
     @classmethod
     def from_wire(cls, message: Any) -> TooLarge:
@@ -325,6 +357,7 @@ class CallTimedOut(_Signal):
     OP: ClassVar[str] = "call_timed_out"
 
 
+@wire()
 @dataclass(frozen=True)
 class Tampered:
     """Child -> judge, instead of `Loaded` or `CallResults`: the learner's code changed torch for the worker's own
@@ -332,7 +365,7 @@ class Tampered:
     decoded argument that is not the judge's memory). `what` names the change. The child serves nothing more."""
 
     what: str
-    FIELDS = frozenset({"op", "what"})
+    FIELDS: ClassVar[frozenset[str]]
 
     @classmethod
     def from_wire(cls, message: Any) -> Tampered:

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import pytest
 
@@ -29,6 +30,7 @@ from grader.messages import (
     TooLarge,
     exception_from_wire,
     reply_from_wire,
+    wire,
 )
 from grader.protocol import Arena, ProtocolError
 
@@ -279,3 +281,44 @@ def test_a_load_request_sends_plain_containers() -> None:
     wire = LoadRequest(code="", seed=0, limits={}, modules={}, banned_calls=("a",), key="",
                        processes_capped=False).to_wire()
     assert (type(wire["limits"]), type(wire["modules"]), type(wire["banned_calls"])) == (dict, dict, list)
+
+
+# ------------------------------------------------------------------------------------------------ one schema
+
+
+def test_a_messages_wire_fields_are_its_dataclass_fields_and_its_op() -> None:
+    @wire()
+    @dataclass(frozen=True)
+    class Probe:
+        size: int
+        name: str = ""
+        FIELDS: ClassVar[frozenset[str]]
+        NOT_A_FIELD: ClassVar[int] = 3
+
+    assert Probe.FIELDS == frozenset({"op", "size", "name"})
+
+
+def test_a_message_without_an_op_has_only_its_fields_and_a_request_adds_what_to_wire_adds() -> None:
+    @wire(op=False)
+    @dataclass(frozen=True)
+    class Bare:
+        value: int
+        FIELDS: ClassVar[frozenset[str]]
+
+    @wire(extra=("arena", "more"))
+    @dataclass(frozen=True)
+    class Request:
+        calls: tuple[int, ...]
+        FIELDS: ClassVar[frozenset[str]]
+
+    assert Bare.FIELDS == frozenset({"value"})
+    assert Request.FIELDS == frozenset({"op", "calls", "arena", "more"})
+    assert wire()(Bare) is Bare  # the decorator hands back the class itself
+
+
+@pytest.mark.parametrize("request_", [ForkRequest(ahead=True), LoadRequest("x = 1", 3, {}, {}, (), "ab", False),
+                                      Call("f", {"tuple": []}), CallsRequest(())],
+                         ids=lambda request: type(request).__name__)
+def test_every_request_sends_exactly_its_fields(request_: Any) -> None:
+    sent = request_.to_wire(None) if isinstance(request_, CallsRequest) else request_.to_wire()
+    assert sent.keys() == type(request_).FIELDS
