@@ -200,7 +200,7 @@ def fail(message: str) -> NoReturn:
     raise CheckFailed(message)
 
 
-def _fail(message: str, call: Call, hint: str = "") -> NoReturn:
+def _fail(message: str, call: CallSource, hint: str = "") -> NoReturn:
     """Fail with the hint as its own sentence, remembering the call a diagnosis may explain better."""
     raise CheckFailed(with_hint(message, hint), call=call if isinstance(call, CallResult) else None, bare=message)
 
@@ -224,7 +224,7 @@ def tolerance(dtype: torch.dtype) -> tuple[float, float]:
     return _TOLERANCES.get(dtype, (0.0, 0.0))
 
 
-Call = str | CallResult | None  # the call a value came from: a CallResult is described only if a check fails
+CallSource = str | CallResult | None  # the call a value came from: a CallResult is described only if a check fails
 
 
 class _Label:
@@ -232,7 +232,7 @@ class _Label:
 
     __slots__ = ("what", "call")
 
-    def __init__(self, what: str, call: Call) -> None:
+    def __init__(self, what: str, call: CallSource) -> None:
         self.what = what
         self.call = call
 
@@ -249,7 +249,7 @@ def expect_tensor(
     device: str | None = None,
     requires_grad: bool | None = None,
     what: str = "the result",
-    call: Call = None,
+    call: CallSource = None,
 ) -> torch.Tensor:
     """Check a value is a tensor with the given properties, in the order a learner should fix them."""
     label = _Label(what, call)
@@ -272,7 +272,7 @@ def expect_close(
     expected: Any,
     *,
     what: str = "the result",
-    call: Call = None,
+    call: CallSource = None,
     rtol: float | None = None,
     atol: float | None = None,
     check_dtype: bool = True,
@@ -346,7 +346,7 @@ def precision_note(got: torch.Tensor, expected: torch.Tensor) -> str:
             "numbers); make every intermediate in the inputs' dtype.")
 
 
-def expect_equal(got: Any, expected: Any, *, what: str = "the result", call: Call = None, hint: str = "") -> None:
+def expect_equal(got: Any, expected: Any, *, what: str = "the result", call: CallSource = None, hint: str = "") -> None:
     """Exact equality: same type for Python scalars (True is not 1), bit-equal tensors of the same dtype."""
     label = _Label(what, call)
     if isinstance(expected, torch.Tensor):

@@ -24,7 +24,7 @@ from grader.calls import LimitKind, WorkerLost
 from grader.cancel import CancelToken, GradingStopped
 from grader.interleave import Answer
 from grader.limits import Limits
-from grader.messages import CallsRequest, CallTimedOut, LoadRequest, Tampered, reply_from_wire
+from grader.messages import CallsRequest, LoadRequest, Tampered, TimedOut, reply_from_wire
 from grader.sandbox import Cgroup
 
 
@@ -39,7 +39,7 @@ class Forker(Protocol):
 
 
 class _CallLimitExceeded(Exception):
-    """The child said one call of a request did not return within the call limit (messages.CallTimedOut)."""
+    """The child said one call of a request did not return within the call limit (messages.TimedOut)."""
 
 
 # A request of calls waits this long past its limit before the judge's clock ends it: the child's own clock
@@ -185,7 +185,7 @@ class Child:
                 header, blobs = protocol.recv_frame(  # type: ignore[misc]
                     self.sock, max_blob_bytes=self.limits.message_mb * 1024 * 1024, key=self.key, deadline=deadline)
                 message = reply_from_wire(header)  # a malformed reply is the learner's interference
-                if isinstance(message, CallTimedOut):
+                if isinstance(message, TimedOut):
                     raise _CallLimitExceeded
                 if isinstance(message, Tampered):
                     raise _TorchChanged(message.what)

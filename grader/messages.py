@@ -3,7 +3,7 @@
 Two channels cross the boundary. The template's control socket carries one JSON datagram per message:
 `ForkRequest` from the judge; `TemplateReady`, `Forked` and `ChildExited` from the template. A child's job
 socket carries frames (grader.protocol): `LoadRequest` and `CallsRequest` from the judge; `Loaded`,
-`CallResults`, `TooLarge`, `CallTimedOut` and `Tampered` from the child. The judge builds requests only as these models
+`CallsReply`, `TooLarge`, `TimedOut` and `Tampered` from the child. The judge builds requests only as these models
 (`to_wire`) and reads every reply only through `from_wire`, which refuses a message with a missing, unknown or
 mistyped field (ProtocolError): nothing read from the worker falls back to a default.
 
@@ -17,7 +17,7 @@ prove that every dict it sends and every field it reads is exactly those.
 Values (results, gradients, arguments) stay encoded trees (grader.protocol.Encoder) inside these messages;
 grader.protocol.Decoder validates and rebuilds them with the frame's blobs. Frozen dataclasses with hand-written
 checks, not a model library: parsing a reply costs about what decoding its JSON costs (10-15 microseconds per call
-result on a busy 2-core machine, timeit over a 12-result `CallResults`), a few milliseconds per grading.
+result on a busy 2-core machine, timeit over a 12-result `CallsReply`), a few milliseconds per grading.
 """
 
 from __future__ import annotations
@@ -247,7 +247,7 @@ class Loaded:
 
 @wire(op=False)
 @dataclass(frozen=True)
-class Call:
+class RequestedCall:
     """One call of a learner's function. `arguments`: the encoded `((args...), {kwargs})`; `grads`: the argument
     keys ("0", "1", ... or keyword names) to return vector-Jacobian products for, with `grad_output` as the
     cotangent when the check chose one."""
@@ -269,7 +269,7 @@ class CallsRequest:
     """Judge -> child: calls to make in order. Their tensors travel in an arena (grader.protocol.Arena), whose
     size and blob table go with the frame."""
 
-    calls: tuple[Call, ...]
+    calls: tuple[RequestedCall, ...]
     FIELDS: ClassVar[frozenset[str]]
 
     def to_wire(self, arena: Arena | None) -> dict[str, Any]:
@@ -280,7 +280,7 @@ class CallsRequest:
 
 @wire(op=False)
 @dataclass(frozen=True)
-class CallReply:
+class CallOutcome:
     """What one call did. Exactly one of: `missing` (no such function), `raised`, or a `value`.
 
     `grads`: argument key -> encoded gradient (None: no gradient reached it); `backward_error`: why backward()
@@ -303,7 +303,7 @@ class CallReply:
     FIELDS: ClassVar[frozenset[str]]
 
     @classmethod
-    def from_wire(cls, message: Any) -> CallReply:
+    def from_wire(cls, message: Any) -> CallOutcome:
         fields = _fields(message, "call result", cls.FIELDS)
         grads = fields["grads"]
         if type(grads) is not dict or any(type(key) is not str for key in grads):
@@ -318,25 +318,25 @@ class CallReply:
 
 @wire()
 @dataclass(frozen=True)
-class CallResults:
+class CallsReply:
     """Child -> judge: one reply per call of the request, in order."""
 
-    results: tuple[CallReply, ...]
+    results: tuple[CallOutcome, ...]
     FIELDS: ClassVar[frozenset[str]]
 
     @classmethod
-    def from_wire(cls, message: Any) -> CallResults:
+    def from_wire(cls, message: Any) -> CallsReply:
         fields = _fields(message, "results", cls.FIELDS)
         _op(fields, "results", "results")
         if type(fields["results"]) is not list:
             raise ProtocolError("results must be a list")
-        return cls(results=tuple(CallReply.from_wire(item) for item in fields["results"]))
+        return cls(results=tuple(CallOutcome.from_wire(item) for item in fields["results"]))
 
 
 @wire()
 @dataclass(frozen=True)
 class TooLarge:
-    """Child -> judge, instead of `CallResults`: the results' tensors total `size` bytes, over the message cap."""
+    """Child -> judge, instead of `CallsReply`: the results' tensors total `size` bytes, over the message cap."""
 
     size: int
     FIELDS: ClassVar[frozenset[str]]
@@ -349,8 +349,8 @@ class TooLarge:
 
 
 @dataclass(frozen=True)
-class CallTimedOut(_Signal):
-    """Child -> judge, instead of `CallResults`: one of the calls did not return within the call limit (the
+class TimedOut(_Signal):
+    """Child -> judge, instead of `CallsReply`: one of the calls did not return within the call limit (the
     child's own clock). The learner's thread is still running it; the child serves nothing more and waits to be
     killed, so that the judge can first ask which line was running."""
 
@@ -360,7 +360,7 @@ class CallTimedOut(_Signal):
 @wire()
 @dataclass(frozen=True)
 class Tampered:
-    """Child -> judge, instead of `Loaded` or `CallResults`: the learner's code changed torch for the worker's own
+    """Child -> judge, instead of `Loaded` or `CallsReply`: the learner's code changed torch for the worker's own
     operations too (a kernel registered for an operator the worker uses, a mode left on the worker's thread, a
     decoded argument that is not the judge's memory). `what` names the change. The child serves nothing more."""
 
@@ -374,9 +374,9 @@ class Tampered:
         return cls(what=_str(fields["what"], "what")[:500])
 
 
-Reply: TypeAlias = Loaded | CallResults | TooLarge | CallTimedOut | Tampered
-_REPLIES: dict[str, type[Loaded] | type[CallResults] | type[TooLarge] | type[CallTimedOut] | type[Tampered]] = {
-    "loaded": Loaded, "results": CallResults, "too_large": TooLarge, "call_timed_out": CallTimedOut,
+Reply: TypeAlias = Loaded | CallsReply | TooLarge | TimedOut | Tampered
+_REPLIES: dict[str, type[Loaded] | type[CallsReply] | type[TooLarge] | type[TimedOut] | type[Tampered]] = {
+    "loaded": Loaded, "results": CallsReply, "too_large": TooLarge, "call_timed_out": TimedOut,
     "tampered": Tampered}
 
 
@@ -392,10 +392,10 @@ def reply_from_wire(message: Any) -> Reply:
 ControlMessage: TypeAlias = TemplateReady | Forked | ChildExited
 
 __all__ = [
-    "Call",
-    "CallReply",
-    "CallResults",
-    "CallTimedOut",
+    "RequestedCall",
+    "CallOutcome",
+    "CallsReply",
+    "TimedOut",
     "CallsRequest",
     "ChildExited",
     "ControlMessage",

@@ -16,18 +16,18 @@ import pytest
 from grader.limits import Limits
 from grader.messages import (
     EXCEPTION_FIELDS,
-    Call,
-    CallReply,
-    CallResults,
+    CallOutcome,
+    CallsReply,
     CallsRequest,
-    CallTimedOut,
     ChildExited,
     Forked,
     ForkRequest,
     Loaded,
     LoadRequest,
+    RequestedCall,
     Tampered,
     TemplateReady,
+    TimedOut,
     TooLarge,
 )
 
@@ -35,12 +35,12 @@ WORKER = Path(__file__).resolve().parents[2] / "grader" / "worker.py"
 TREE = ast.parse(WORKER.read_text(), str(WORKER))
 
 # What the worker sends, by its `op`: the template's control messages and a child's replies.
-SENT = {"ready": TemplateReady, "forked": Forked, "exited": ChildExited, "loaded": Loaded, "results": CallResults,
-        "too_large": TooLarge, "call_timed_out": CallTimedOut, "tampered": Tampered}
+SENT = {"ready": TemplateReady, "forked": Forked, "exited": ChildExited, "loaded": Loaded, "results": CallsReply,
+        "too_large": TooLarge, "call_timed_out": TimedOut, "tampered": Tampered}
 # What the worker reads, by (function, variable): the judge's requests as each function of the worker names them.
 READ = {("template", "request"): ForkRequest, ("_child", "header"): LoadRequest, ("_child", "request"): CallsRequest,
-        ("calls", "request"): CallsRequest, ("call", "call"): Call, ("gradients", "call"): Call,
-        ("_child", "call"): Call}
+        ("calls", "request"): CallsRequest, ("call", "call"): RequestedCall, ("gradients", "call"): RequestedCall,
+        ("_child", "call"): RequestedCall}
 # The reply to one call, which the worker fills in field by field.
 REPLY_VARIABLE = ("call", "gradients")
 
@@ -89,10 +89,10 @@ def test_every_message_the_worker_sends_carries_exactly_its_fields() -> None:
 def test_the_reply_to_a_call_starts_with_every_field_and_sets_only_those() -> None:
     replies = [keys for node in ast.walk(TREE) if isinstance(node, ast.Dict)
                and (keys := literal_keys(node)) is not None and "duration_ms" in keys]
-    assert replies == [set(CallReply.FIELDS)]
+    assert replies == [set(CallOutcome.FIELDS)]
     found = reads()
     written = set().union(*(found[(function, "reply")] for function in REPLY_VARIABLE))
-    assert written and written <= CallReply.FIELDS
+    assert written and written <= CallOutcome.FIELDS
 
 
 def test_an_exception_is_summarised_with_exactly_the_fields_the_judge_reads() -> None:
