@@ -27,6 +27,8 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.errors import SandboxError
+
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 CGROUP_PREFIX = "paperlab"
 CONTROLLERS = ("pids", "memory")
@@ -36,7 +38,7 @@ SUPERVISOR_LEAF = "paperlab-grader"
 UNIFIED = "unified"  # the key of a v2 cgroup's single directory in Cgroup.paths
 
 
-class CgroupError(Exception):
+class CgroupError(SandboxError):
     """No cgroup with the pids and memory controllers can be made here; the message says what to change."""
 
 

@@ -24,6 +24,7 @@ from grader.contract.build import build_battery
 from grader.contract.clauses import GeneratedClause
 from grader.contract.schema import FunctionContract
 from grader.diagnose import Diagnoser
+from grader.errors import AuthoringError
 from grader.helpers_import import HELPERS_MODULE, importable_as_helpers
 from grader.limits import Limits
 
@@ -34,7 +35,7 @@ DOTTED_NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$"
 MAX_HINTS = 3
 
 
-class ProblemError(Exception):
+class ProblemError(AuthoringError):
     """A problem folder is missing a file or has an invalid one; the message names the file and line."""
 
 

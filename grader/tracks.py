@@ -16,12 +16,13 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from grader.errors import AuthoringError
 from grader.problems import PROBLEMS_DIR, SLUG_PATTERN, format_validation_error
 
 TRACKS_FILE = "tracks.toml"
 
 
-class TracksError(Exception):
+class TracksError(AuthoringError):
     """problems/tracks.toml is missing or invalid; the message names the file and line."""
 
 

@@ -32,6 +32,8 @@ from typing import Annotated, Literal
 import torch
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from grader.errors import AuthoringError
+
 # ------------------------------------------------------------------------------------------------ vocabulary
 
 DTYPES: dict[str, torch.dtype] = {
@@ -63,7 +65,7 @@ SYMBOL = r"^[A-Za-z][A-Za-z0-9_]*$"
 VARIADIC = r"^\*[A-Za-z][A-Za-z0-9_]*$"
 
 
-class ContractError(ValueError):
+class ContractError(AuthoringError, ValueError):
     """A contract that cannot mean anything (an undefined symbol, a result dtype naming no argument, ...)."""
 
 

@@ -23,6 +23,7 @@ from grader.contract.schema import (
     TensorListArg,
     TensorResult,
 )
+from grader.errors import GraderError
 
 # Distinct sizes handed out in this order: small (inputs stay cheap), and no two alike.
 DISTINCT_SIZES = (3, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13)
@@ -231,7 +232,7 @@ def _unique(assignments: list[Sizes]) -> list[Sizes]:
 # ------------------------------------------------------------------------------------------------- binding
 
 
-class Unbound(Exception):
+class Unbound(GraderError):
     """A call's shapes do not fit the contract: ranks, sizes that disagree, or a size a symbol does not allow."""
 
 
