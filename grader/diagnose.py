@@ -213,7 +213,7 @@ def fresh_copy(value: Any, memo: dict[Any, Any] | None = None) -> Any:
         where = ("storage", storage.device.type, storage.data_ptr())
         copied = memo.get(where) if storage.data_ptr() else None
         if copied is None:
-            copied = memo[where] = storage.clone()
+            copied = memo[where] = storage.clone()  # type: ignore[no-untyped-call]  # torch leaves it untyped
         clone = value.new_empty(0).set_(copied, value.storage_offset(), value.size(), value.stride())
         return clone.requires_grad_(value.requires_grad)
     if type(value) in (tuple, list):
@@ -238,8 +238,8 @@ def same(a: Any, b: Any) -> bool:
         return bool(torch.isclose(a.detach().double(), b.detach().double(), rtol=rtol, atol=atol,
                                   equal_nan=True).all())
     if isinstance(a, tuple | list) or isinstance(b, tuple | list):
-        return (type(a) is type(b) and len(a) == len(b)  # type: ignore[arg-type]
-                and all(same(x, y) for x, y in zip(a, b, strict=True)))  # type: ignore[arg-type]
+        return (type(a) is type(b) and len(a) == len(b)
+                and all(same(x, y) for x, y in zip(a, b, strict=True)))
     if isinstance(a, float) and isinstance(b, float):
         return math.isclose(a, b, rel_tol=1e-7, abs_tol=1e-9) or (math.isnan(a) and math.isnan(b))
     return type(a) is type(b) and bool(a == b)

@@ -289,7 +289,7 @@ def run_check(check: Check, runner: CheckRunner, context: CheckContext) -> Check
         title=check.title,
         group=check.group,
         required=check.required,
-        status=status,  # type: ignore[arg-type]
+        status=status,
         message=cap_text(message),  # live events carry it as it is: cap here, not only in the report
         output=runner.take_output(),
         limit=limit,

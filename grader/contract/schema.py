@@ -457,7 +457,8 @@ class FunctionContract(_Strict):
         "a differentiable argument does, on every path")
 
     def error_for(self, rule: str) -> str:
-        return self.errors.get(rule, DEFAULT_ERRORS[rule])  # type: ignore[call-overload]
+        error: str = self.errors.get(rule, DEFAULT_ERRORS[rule])  # type: ignore[call-overload]
+        return error
 
     @field_validator("dims")
     @classmethod

@@ -204,7 +204,7 @@ def _as_tensor(values: list[Any], *, shape: tuple[int, ...], dtype: torch.dtype)
 def _tensor_list(st: Any, contract: FunctionContract, arg: TensorListArg, sizes: Sizes, dtype: torch.dtype) -> Any:
     local = sorted(local_symbols(contract, arg))
 
-    @st.composite
+    @st.composite  # type: ignore[untyped-decorator]  # mypy counts composite's result as untyped
     def items(draw: Callable[[Any], Any]) -> list[torch.Tensor | None]:
         out: list[torch.Tensor | None] = []
         for _ in range(sizes.dims[arg.length]):
