@@ -1,5 +1,5 @@
 # PaperLab: web server and grading worker image (CPU-only torch). The commands that build and run it, and the
-# privileges a grading worker needs, are in README.md ("Deployment").
+# privileges a grading worker needs, are in docs/operations.md ("Deployment").
 #
 # Base images are build arguments: the official images by default; where they cannot be pulled,
 # scripts/container/build-base.sh makes equivalents from Debian's own packages and scripts/container/build-image.sh

@@ -114,13 +114,17 @@ def lti(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace], int]:
     return cli.run
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m app", description="PaperLab web app")
     subcommands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, (help_text, setup) in _COMMANDS.items():
         subparser = subcommands.add_parser(name, help=help_text, description=help_text)
         subparser.set_defaults(run=setup(subparser))
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     result: int = args.run(args)
     return result
 

@@ -30,7 +30,8 @@ CHART_PLACEHOLDER = re.compile(
 
 def render_markdown(source: str) -> str:
     """Safe HTML for a Markdown document written by a problem author."""
-    return _parser().render(source)
+    html: str = _parser().render(source)
+    return html
 
 
 @cache

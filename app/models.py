@@ -1,6 +1,9 @@
 """Tables: learners, their submissions (code, status, report JSON, timings) and what they have solved.
 
-Only migrations (migrations/versions) create or change the schema; a test proves they match these models."""
+Only migrations (migrations/versions) create or change the schema; a test proves they match the models. The
+instructor side's tables, the courses' and LTI's live in their own modules, which import this one; app.tables
+imports them all, and is what sees every table (migrations, the test that compares them).
+"""
 
 from __future__ import annotations
 
@@ -62,7 +65,8 @@ class UTCDateTime(TypeDecorator[datetime]):
     def process_result_value(self, value: Any, dialect: Dialect) -> datetime | None:
         if value is None:
             return None
-        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+        aware: datetime = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+        return aware
 
 
 class Base(DeclarativeBase):
@@ -189,10 +193,3 @@ class ApiToken(Base):
     last_used_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
     revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
 
-
-# The instructor side's tables live in their own module, and so do the courses' (rosters, assignments, the
-# gradebook's overrides, learner accounts) and LTI's; importing them here registers them on Base.metadata wherever
-# the models are loaded (the app, migrations, the test that compares the two).
-from app.courses import models as _course_models  # noqa: E402,F401
-from app.instructor import models as _instructor_models  # noqa: E402,F401
-from app.lti import models as _lti_models  # noqa: E402,F401

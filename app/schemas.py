@@ -117,7 +117,7 @@ def submission_out(submission: Submission) -> SubmissionOut:
     return SubmissionOut(
         id=submission.id,
         problem=submission.problem,
-        status=submission.status,  # type: ignore[arg-type]  # the CHECK constraint holds it to Status
+        status=submission.status,  # the CHECK constraint holds it to Status
         created_at=submission.created_at,
         code=submission.code,
         report=report,
@@ -129,7 +129,7 @@ def attempt(submission: Submission) -> Attempt:
     return Attempt(
         id=submission.id,
         created_at=submission.created_at,
-        status=submission.status,  # type: ignore[arg-type]
+        status=submission.status,
         passed=submission.checks_passed,
         total=submission.checks_total,
         solved=submission.solved,

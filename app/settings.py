@@ -1,5 +1,5 @@
 """The one typed settings object. Every value comes from the environment (or a `.env` file) through here;
-nothing else in the app reads `os.environ`. README.md's "Settings" section lists every field (a test
+nothing else in the app reads `os.environ`. docs/operations.md's "Settings" section lists every field (a test
 checks)."""
 
 from __future__ import annotations
@@ -192,7 +192,7 @@ class Settings(BaseSettings):
 
 
 def environment_variable(field_name: str) -> str:
-    """The environment variable that sets `field_name` (what README.md documents)."""
+    """The environment variable that sets `field_name` (what docs/operations.md documents)."""
     alias = Settings.model_fields[field_name].validation_alias
     if isinstance(alias, AliasChoices):
         return str(alias.choices[0])

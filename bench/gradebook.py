@@ -35,7 +35,7 @@ from app.db import make_engine, make_session_factory
 from app.instructor.accounts import add_instructor
 from app.main import create_app
 from app.settings import Settings
-from bench.instructor_stats import IdleBackend, _copy, reset
+from bench.instructor_stats import IdleBackend, copy_rows, reset
 
 REPO = Path(__file__).resolve().parent.parent
 RESULTS = REPO / "bench" / "results" / "gradebook.json"
@@ -82,27 +82,27 @@ def seed(database_url: str, *, members: int, others: int) -> str:
                        (instructor_id, "owner@example.edu", "!", now))
         cursor.execute("INSERT INTO courses (id, title, join_code, time_zone, created_at) VALUES (%s, %s, %s, %s, %s)",
                        (course_id, "Benchmark course", "BENCH234", "UTC", now))
-        _copy(cursor, "learners", ["id", "created_at"], learners)
-        _copy(cursor, "course_members", ["id", "course_id", "learner_id", "name", "student_id", "email", "source",
+        copy_rows(cursor, "learners", ["id", "created_at"], learners)
+        copy_rows(cursor, "course_members", ["id", "course_id", "learner_id", "name", "student_id", "email", "source",
                                          "joined_at", "created_at"], member_rows)
-        _copy(cursor, "assignments", ["id", "course_id", "title", "position", "opens_at", "due_at", "late_policy",
+        copy_rows(cursor, "assignments", ["id", "course_id", "title", "position", "opens_at", "due_at", "late_policy",
                                       "penalty_percent", "floor_percent", "created_at"],
               [(a, course_id, title, position, opens, due, "penalty", 10, 50, now)
                for a, title, position in assignments])
-        _copy(cursor, "assignment_problems", ["assignment_id", "problem", "position"],
+        copy_rows(cursor, "assignment_problems", ["assignment_id", "problem", "position"],
               [(assignments[n // 10][0], problem, n % 10) for n, problem in enumerate(PROBLEMS)])
         # The solved rows' submissions: a stand-in row each (the gradebook never reads them).
-        _copy(cursor, "submissions", ["id", "learner_id", "problem", "code", "status", "solved", "attempts",
+        copy_rows(cursor, "submissions", ["id", "learner_id", "problem", "code", "status", "solved", "attempts",
                                       "created_at"],
               [(submission, learner, problem, "", "done", True, 1, at) for learner, problem, submission, at in solved])
-        _copy(cursor, "solved", ["learner_id", "problem", "submission_id", "solved_at"], solved)
-        _copy(cursor, "problem_learners", ["problem", "learner_id", "attempts", "first_submitted_at",
+        copy_rows(cursor, "solved", ["learner_id", "problem", "submission_id", "solved_at"], solved)
+        copy_rows(cursor, "problem_learners", ["problem", "learner_id", "attempts", "first_submitted_at",
                                            "last_submitted_at", "attempts_to_solve", "solved_submitted_at"], tallies)
-        _copy(cursor, "solution_reveals", ["learner_id", "problem", "failed_attempts", "revealed_at"], reveals)
+        copy_rows(cursor, "solution_reveals", ["learner_id", "problem", "failed_attempts", "revealed_at"], reveals)
         picked = rng.sample([row for row in member_rows if row[2] is not None], 30)
-        _copy(cursor, "extensions", ["assignment_id", "member_id", "due_at", "reason", "granted_by", "granted_at"],
+        copy_rows(cursor, "extensions", ["assignment_id", "member_id", "due_at", "reason", "granted_by", "granted_at"],
               [(assignments[0][0], row[0], due + timedelta(days=2), "illness", EMAIL, now) for row in picked[:10]])
-        _copy(cursor, "grade_overrides", ["assignment_id", "member_id", "problem", "score", "reason", "author",
+        copy_rows(cursor, "grade_overrides", ["assignment_id", "member_id", "problem", "score", "reason", "author",
                                           "created_at"],
               [(assignments[1][0], row[0], PROBLEMS[10], 75.0, "oral exam", EMAIL, now) for row in picked[10:]])
         cursor.execute("ANALYZE")

@@ -58,7 +58,7 @@ class IdleBackend:
         return BackendHealth(backend="idle", available=True, sandbox="none", queue_depth=0, queue_limit=None)
 
 
-def _copy(cursor: psycopg.Cursor, table: str, columns: list[str], rows: list[tuple[object, ...]]) -> None:
+def copy_rows(cursor: psycopg.Cursor, table: str, columns: list[str], rows: list[tuple[object, ...]]) -> None:
     with cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
         for row in rows:
             copy.write_row(row)
@@ -120,27 +120,27 @@ def seed(database_url: str, *, learners: int, attempts_each: int) -> int:
         rollup[0] += times
         rollup[1] += 1
     with psycopg.connect(url.render_as_string(hide_password=False)) as connection, connection.cursor() as cursor:
-        _copy(cursor, "learners", ["id", "created_at"], learner_rows)
-        _copy(cursor, "submissions", ["id", "learner_id", "problem", "code", "status", "report", "solved",
+        copy_rows(cursor, "learners", ["id", "created_at"], learner_rows)
+        copy_rows(cursor, "submissions", ["id", "learner_id", "problem", "code", "status", "report", "solved",
                                       "checks_passed", "checks_total", "attempts", "created_at", "started_at",
                                       "finished_at"], submissions)
-        _copy(cursor, "verdicts", ["submission_id", "learner_id", "problem", "solved", "passed", "total",
+        copy_rows(cursor, "verdicts", ["submission_id", "learner_id", "problem", "solved", "passed", "total",
                                    "first_failing_check", "regrade", "battery", "engine_version", "submitted_at",
                                    "graded_at"], verdicts)
-        _copy(cursor, "solved", ["learner_id", "problem", "submission_id", "solved_at"], solved)
-        _copy(cursor, "problem_learners", ["problem", "learner_id", "attempts", "first_submitted_at",
+        copy_rows(cursor, "solved", ["learner_id", "problem", "submission_id", "solved_at"], solved)
+        copy_rows(cursor, "problem_learners", ["problem", "learner_id", "attempts", "first_submitted_at",
                                            "last_submitted_at", "attempts_to_solve", "solved_submitted_at"],
               problem_learners)
-        _copy(cursor, "check_tallies", ["problem", "check_id", "learner_id", "attempts", "failures"],
+        copy_rows(cursor, "check_tallies", ["problem", "check_id", "learner_id", "attempts", "failures"],
               [("moco", checks[i], learner, n, f) for (learner, i), (n, f) in tallies.items()])
-        _copy(cursor, "check_rollups", ["problem", "check_id", "position", "attempts", "failures", "learners",
+        copy_rows(cursor, "check_rollups", ["problem", "check_id", "position", "attempts", "failures", "learners",
                                         "learners_failed"],
               [("moco", check, i, *rollups[i]) for i, check in enumerate(checks)])
-        _copy(cursor, "first_failure_rollups", ["problem", "check_id", "attempts"],
+        copy_rows(cursor, "first_failure_rollups", ["problem", "check_id", "attempts"],
               [("moco", check, n) for check, n in first.items()])
-        _copy(cursor, "diagnosis_tallies", ["problem", "check_id", "diagnosis", "learner_id", "times"],
+        copy_rows(cursor, "diagnosis_tallies", ["problem", "check_id", "diagnosis", "learner_id", "times"],
               [("moco", checks[i], d, learner, n) for (i, d, learner), n in diagnosis_tallies.items()])
-        _copy(cursor, "diagnosis_rollups", ["problem", "check_id", "diagnosis", "times", "learners"],
+        copy_rows(cursor, "diagnosis_rollups", ["problem", "check_id", "diagnosis", "times", "learners"],
               [("moco", checks[i], d, n, people) for (i, d), (n, people) in diagnosis_rollups.items()])
         cursor.execute("ANALYZE")
     return len(submissions)

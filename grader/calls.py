@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from grader.describe import describe
+from grader.errors import GradingError
 
 
 @dataclass(frozen=True)
@@ -130,7 +131,7 @@ LimitKind = Literal["time", "total_time", "memory", "output", "processes", "cras
 RESOURCE_LIMITS: frozenset[str] = frozenset({"time", "total_time", "memory", "output", "processes", "message_size"})
 
 
-class WorkerLost(Exception):
+class WorkerLost(GradingError):
     """The worker process died or was killed (time, memory, output or process limit, crash, exit)."""
 
     def __init__(self, reason: str, *, limit: LimitKind | None = None) -> None:

@@ -19,8 +19,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from grader.errors import GradingError
 
-class GradingStopped(Exception):
+
+class GradingStopped(GradingError):
     """The grading's CancelToken was set: the judge stops waiting, kills the child and reports what it has.
     `what`: the request that was running when it stopped (e.g. "momentum_update(...)"), when one was; `where`:
     the line of the learner's code it was on, as grader.child.Child.running_line words it."""

@@ -27,6 +27,8 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.errors import SandboxError
+
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 CGROUP_PREFIX = "paperlab"
 CONTROLLERS = ("pids", "memory")
@@ -36,7 +38,7 @@ SUPERVISOR_LEAF = "paperlab-grader"
 UNIFIED = "unified"  # the key of a v2 cgroup's single directory in Cgroup.paths
 
 
-class CgroupError(Exception):
+class CgroupError(SandboxError):
     """No cgroup with the pids and memory controllers can be made here; the message says what to change."""
 
 
@@ -221,7 +223,7 @@ def find_layout(root: Path = CGROUP_ROOT, proc_self_cgroup: str | None = None) -
         raise CgroupError(
             f"cgroup v2: uid {os.geteuid()} may not write {root} and its own cgroup {own} is not delegated to it. "
             "Run the grader as root, in a systemd unit with Delegate=yes (User= the grader's user), or in a "
-            "container with --cgroupns=private and a writable cgroup2 mount (README: Operating the sandbox)"
+            "container with --cgroupns=private and a writable cgroup2 mount (docs/operations.md: Operating the sandbox)"
         )
     missing = [c for c in CONTROLLERS if c not in _available_controllers(base)]
     if missing:
@@ -313,7 +315,8 @@ def create_root_cgroup(name: str | None = None, layout: CgroupLayout | None = No
         return group
     except OSError as exc:
         raise CgroupError(f"cannot create a cgroup under {CGROUP_ROOT} ({exc.strerror}); run the grader as root or "
-                          "delegate a writable cgroup subtree to its user (README: Operating the sandbox)") from None
+                          "delegate a writable cgroup subtree to its user "
+                          "(docs/operations.md: Operating the sandbox)") from None
 
 
 def remove_stale_cgroups(layout: CgroupLayout | None = None) -> None:

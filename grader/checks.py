@@ -200,9 +200,9 @@ def fail(message: str) -> NoReturn:
     raise CheckFailed(message)
 
 
-def _fail(message: str, call: Call, hint: str = "") -> NoReturn:
+def _fail(message: str, call: CallSource, hint: str = "") -> NoReturn:
     """Fail with the hint as its own sentence, remembering the call a diagnosis may explain better."""
-    raise CheckFailed(_with_hint(message, hint), call=call if isinstance(call, CallResult) else None, bare=message)
+    raise CheckFailed(with_hint(message, hint), call=call if isinstance(call, CallResult) else None, bare=message)
 
 
 def expect(condition: bool, message: str) -> None:
@@ -224,7 +224,7 @@ def tolerance(dtype: torch.dtype) -> tuple[float, float]:
     return _TOLERANCES.get(dtype, (0.0, 0.0))
 
 
-Call = str | CallResult | None  # the call a value came from: a CallResult is described only if a check fails
+CallSource = str | CallResult | None  # the call a value came from: a CallResult is described only if a check fails
 
 
 class _Label:
@@ -232,7 +232,7 @@ class _Label:
 
     __slots__ = ("what", "call")
 
-    def __init__(self, what: str, call: Call) -> None:
+    def __init__(self, what: str, call: CallSource) -> None:
         self.what = what
         self.call = call
 
@@ -249,7 +249,7 @@ def expect_tensor(
     device: str | None = None,
     requires_grad: bool | None = None,
     what: str = "the result",
-    call: Call = None,
+    call: CallSource = None,
 ) -> torch.Tensor:
     """Check a value is a tensor with the given properties, in the order a learner should fix them."""
     label = _Label(what, call)
@@ -272,7 +272,7 @@ def expect_close(
     expected: Any,
     *,
     what: str = "the result",
-    call: Call = None,
+    call: CallSource = None,
     rtol: float | None = None,
     atol: float | None = None,
     check_dtype: bool = True,
@@ -346,7 +346,7 @@ def precision_note(got: torch.Tensor, expected: torch.Tensor) -> str:
             "numbers); make every intermediate in the inputs' dtype.")
 
 
-def expect_equal(got: Any, expected: Any, *, what: str = "the result", call: Call = None, hint: str = "") -> None:
+def expect_equal(got: Any, expected: Any, *, what: str = "the result", call: CallSource = None, hint: str = "") -> None:
     """Exact equality: same type for Python scalars (True is not 1), bit-equal tensors of the same dtype."""
     label = _Label(what, call)
     if isinstance(expected, torch.Tensor):
@@ -478,10 +478,10 @@ def hint(text: str) -> Iterator[None]:
     except SubmissionRaised:
         raise
     except CheckFailed as exc:
-        raise CheckFailed(_with_hint(str(exc), text), call=exc.call, bare=exc.bare) from None
+        raise CheckFailed(with_hint(str(exc), text), call=exc.call, bare=exc.bare) from None
 
 
-def _with_hint(message: str, hint: str) -> str:
+def with_hint(message: str, hint: str) -> str:
     """The message, then the hint as a sentence of its own."""
     if not hint:
         return message
@@ -493,7 +493,7 @@ def expect_unchanged(result: CallResult, *, hint: str = "") -> None:
     if result.raised is not None:
         raise SubmissionRaised(result)
     if result.mutated:
-        fail(_with_hint(f"{result.call} modified its argument(s) {', '.join(result.mutated)} in place; "
+        fail(with_hint(f"{result.call} modified its argument(s) {', '.join(result.mutated)} in place; "
                         "inputs must be left unchanged (work on a copy)", hint))
 
 
@@ -502,7 +502,7 @@ def expect_no_alias(result: CallResult, *, hint: str = "") -> None:
     if result.raised is not None:
         raise SubmissionRaised(result)
     if result.aliased:
-        fail(_with_hint(f"{result.call} returned a tensor that shares storage with {', '.join(result.aliased)}; "
+        fail(with_hint(f"{result.call} returned a tensor that shares storage with {', '.join(result.aliased)}; "
                         "return new storage (e.g. .clone()), so later edits of one cannot change the other", hint))
 
 
@@ -514,7 +514,7 @@ def expect_grad_none(result: CallResult, *names: str, hint: str = "") -> None:
         if name not in result.grads:
             fail(f"internal: gradient of '{name}' was not requested")
         if result.grads[name] is not None:
-            fail(_with_hint(f"after backward() on {result.call}, {name}.grad should be None "
+            fail(with_hint(f"after backward() on {result.call}, {name}.grad should be None "
                             f"(no gradient may flow into {name}), but it is {describe(result.grads[name])}", hint))
 
 
@@ -526,9 +526,9 @@ def expect_grad_close(
         raise SubmissionRaised(result)
     grad = result.grads.get(name)
     if grad is None and result.backward_error:
-        fail(_with_hint(f"after {result.call}, no gradient could flow back to {name}: {result.backward_error}", hint))
+        fail(with_hint(f"after {result.call}, no gradient could flow back to {name}: {result.backward_error}", hint))
     if grad is None:
-        fail(_with_hint(f"after backward() on {result.call}, {name}.grad is None; the result must depend "
+        fail(with_hint(f"after backward() on {result.call}, {name}.grad is None; the result must depend "
                         f"differentiably on {name}", hint))
     expect_close(grad, expected, what=f"{name}.grad (compared with {source})", call=result.call, rtol=rtol,
                  atol=atol, hint=hint)

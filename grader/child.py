@@ -17,21 +17,29 @@ import socket
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from grader import protocol
 from grader.calls import LimitKind, WorkerLost
 from grader.cancel import CancelToken, GradingStopped
 from grader.interleave import Answer
 from grader.limits import Limits
-from grader.messages import CallsRequest, CallTimedOut, LoadRequest, Tampered, reply_from_wire
+from grader.messages import CallsRequest, LoadRequest, Tampered, TimedOut, reply_from_wire
 from grader.sandbox import Cgroup
 
-if TYPE_CHECKING:
-    from grader.template import Template
+
+class Forker(Protocol):
+    """What a child needs of the template that forked it (grader.template.Template): the control socket on which
+    the template says the child exited, and the reaping of the child's tree. A protocol, so that this module does
+    not import the template's, which imports this one."""
+
+    control: socket.socket | None
+
+    def reap(self, child: Child) -> ExitInfo: ...
+
 
 class _CallLimitExceeded(Exception):
-    """The child said one call of a request did not return within the call limit (messages.CallTimedOut)."""
+    """The child said one call of a request did not return within the call limit (messages.TimedOut)."""
 
 
 # A request of calls waits this long past its limit before the judge's clock ends it: the child's own clock
@@ -82,7 +90,7 @@ def _braces(text: str) -> str:
 class Child:
     """One single-use worker process holding one submission."""
 
-    template: Template
+    template: Forker
     sock: socket.socket
     host_pid: int
     cgroup: Cgroup | None
@@ -177,7 +185,7 @@ class Child:
                 header, blobs = protocol.recv_frame(  # type: ignore[misc]
                     self.sock, max_blob_bytes=self.limits.message_mb * 1024 * 1024, key=self.key, deadline=deadline)
                 message = reply_from_wire(header)  # a malformed reply is the learner's interference
-                if isinstance(message, CallTimedOut):
+                if isinstance(message, TimedOut):
                     raise _CallLimitExceeded
                 if isinstance(message, Tampered):
                     raise _TorchChanged(message.what)

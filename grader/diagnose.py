@@ -23,17 +23,47 @@ import math
 import threading
 import types
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import torch
 
 from grader.calls import CallResult
 from grader.checks import tolerance
+from grader.helpers_import import importable_as_helpers
 from grader.touches import Changes, changes
 
-if TYPE_CHECKING:
-    from grader.problems import Problem
+
+class Mutable(Protocol):
+    """What the diagnoser needs of a problem (grader.problems.Problem): its reference, its mutants' sources and
+    its helpers. A protocol, so that this module does not import grader.problems, which imports this one."""
+
+    @property
+    def slug(self) -> str: ...
+
+    @property
+    def reference(self) -> types.ModuleType: ...
+
+    @property
+    def helpers_module(self) -> types.ModuleType | None: ...
+
+    def reference_source(self) -> str: ...
+
+    def mutant_sources(self) -> Sequence[MutantText]: ...
+
+
+class MutantText(Protocol):
+    """A mutant as the diagnoser reads it (grader.problems.MutantSource)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def description(self) -> str: ...
+
+    @property
+    def code(self) -> str: ...
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +88,7 @@ class KnownMistake:
 class Diagnoser:
     """Lazily loads a problem's mutants into the judge, once, and answers `diagnose(call)`."""
 
-    problem: Problem
+    problem: Mutable
     _mutants: list[KnownMistake] | None = None
     _cache: OrderedDict[tuple[str, str], dict[int, Any]] = field(default_factory=OrderedDict)
     _suspects: dict[str, list[int]] = field(default_factory=dict)  # function -> the mutants that touch it
@@ -116,8 +146,6 @@ class Diagnoser:
             return self._suspects[function]
 
     def _load(self) -> list[KnownMistake]:
-        from grader.problems import importable_as_helpers  # problems imports this module
-
         loaded = []
         try:
             reference = self.problem.reference_source()
@@ -185,7 +213,7 @@ def fresh_copy(value: Any, memo: dict[Any, Any] | None = None) -> Any:
         where = ("storage", storage.device.type, storage.data_ptr())
         copied = memo.get(where) if storage.data_ptr() else None
         if copied is None:
-            copied = memo[where] = storage.clone()
+            copied = memo[where] = storage.clone()  # type: ignore[no-untyped-call]  # torch leaves it untyped
         clone = value.new_empty(0).set_(copied, value.storage_offset(), value.size(), value.stride())
         return clone.requires_grad_(value.requires_grad)
     if type(value) in (tuple, list):
@@ -210,8 +238,8 @@ def same(a: Any, b: Any) -> bool:
         return bool(torch.isclose(a.detach().double(), b.detach().double(), rtol=rtol, atol=atol,
                                   equal_nan=True).all())
     if isinstance(a, tuple | list) or isinstance(b, tuple | list):
-        return (type(a) is type(b) and len(a) == len(b)  # type: ignore[arg-type]
-                and all(same(x, y) for x, y in zip(a, b, strict=True)))  # type: ignore[arg-type]
+        return (type(a) is type(b) and len(a) == len(b)
+                and all(same(x, y) for x, y in zip(a, b, strict=True)))
     if isinstance(a, float) and isinstance(b, float):
         return math.isclose(a, b, rel_tol=1e-7, abs_tol=1e-9) or (math.isnan(a) and math.isnan(b))
     return type(a) is type(b) and bool(a == b)

@@ -30,7 +30,7 @@ import torch
 from grader.calls import WorkerLost
 from grader.cancel import GradingStopped
 from grader.limits import Limits
-from grader.messages import CallResults, CallsRequest, Reply
+from grader.messages import CallsReply, CallsRequest, Reply
 
 
 @dataclass(frozen=True)
@@ -102,7 +102,7 @@ class TaskSession:
         reply = self.scheduler.switch(Request(request, blobs, timeout, what, function))
         if isinstance(reply, BaseException):
             raise reply
-        if isinstance(reply.message, CallResults):
+        if isinstance(reply.message, CallsReply):
             self.call_seconds += sum(result.duration_ms for result in reply.message.results) / 1000
         return reply  # type: ignore[no-any-return]
 

@@ -22,11 +22,12 @@ from grader.calls import (
     describe_call,
 )
 from grader.cancel import CancelToken, GradingStopped, OnCall
-from grader.checks import Check, _with_hint
+from grader.checks import Check, with_hint
+from grader.helpers_import import HELPERS_MODULE
 from grader.interleave import CallSession, GroupedCallSession, Interleaver, TaskSession
-from grader.messages import Call, CallReply, CallResults, CallsRequest, TooLarge
+from grader.messages import CallOutcome, CallsReply, CallsRequest, RequestedCall, TooLarge
 from grader.pool import WorkerPool
-from grader.problems import HELPERS_MODULE, Problem
+from grader.problems import Problem
 from grader.refcache import answers_for
 from grader.report import CheckResult, Experiment, Report, ReportError, cap_text, summarise
 from grader.sandbox import SandboxUnavailable
@@ -153,7 +154,7 @@ class CheckRunner:
             arguments_blobs.append(
                 {key: _storages_of(tree) for key, tree in zip(keys, positional + [t for _, t in keyword], strict=True)})
             given = grad_outputs[index] if grad_outputs is not None else None
-            wire.append(Call(
+            wire.append(RequestedCall(
                 function=function.name,
                 arguments=arguments,
                 grads=tuple(function.key_of(name, args, kwargs) for name in grads),
@@ -172,7 +173,7 @@ class CheckRunner:
         if isinstance(reply, TooLarge):
             raise WorkerLost(f"{what()} returned {reply.size / 2**20:.1f} MiB of tensors; the limit is "
                              f"{limits.message_mb} MiB", limit="message_size")
-        if not isinstance(reply, CallResults) or len(reply.results) != len(calls):
+        if not isinstance(reply, CallsReply) or len(reply.results) != len(calls):
             raise WorkerLost(f"the worker answered {what()} with a malformed reply")
         results = reply.results
         written = answer.written
@@ -190,7 +191,7 @@ class CheckRunner:
         return outcome
 
     def _result(
-        self, function: RemoteFunction, description: Callable[[], str], item: CallReply, blobs: list[bytearray],
+        self, function: RemoteFunction, description: Callable[[], str], item: CallOutcome, blobs: list[bytearray],
         written: set[str],
     ) -> CallResult:
         if item.missing:
@@ -241,7 +242,7 @@ def _diagnosed(failure: CheckFailed, problem: Problem) -> tuple[str, str | None]
     except Exception:  # noqa: BLE001 - a diagnosis is a courtesy; the verdict stands without it
         log.warning("diagnosing %s failed", call.function, exc_info=True)
         return str(failure), None
-    return (_with_hint(failure.bare, diagnosis), diagnosis) if diagnosis else (str(failure), None)
+    return (with_hint(failure.bare, diagnosis), diagnosis) if diagnosis else (str(failure), None)
 
 
 def _storages_of(tree: Any) -> set[int]:
@@ -289,7 +290,7 @@ def run_check(check: Check, runner: CheckRunner, context: CheckContext) -> Check
         title=check.title,
         group=check.group,
         required=check.required,
-        status=status,  # type: ignore[arg-type]
+        status=status,
         message=cap_text(message),  # live events carry it as it is: cap here, not only in the report
         output=runner.take_output(),
         limit=limit,

@@ -3,32 +3,49 @@
 Two channels cross the boundary. The template's control socket carries one JSON datagram per message:
 `ForkRequest` from the judge; `TemplateReady`, `Forked` and `ChildExited` from the template. A child's job
 socket carries frames (grader.protocol): `LoadRequest` and `CallsRequest` from the judge; `Loaded`,
-`CallResults`, `TooLarge`, `CallTimedOut` and `Tampered` from the child. The judge builds requests only as these models
+`CallsReply`, `TooLarge`, `TimedOut` and `Tampered` from the child. The judge builds requests only as these models
 (`to_wire`) and reads every reply only through `from_wire`, which refuses a message with a missing, unknown or
 mistyped field (ProtocolError): nothing read from the worker falls back to a default.
 
 The worker side builds the same wire dicts by hand (grader/worker.py). It runs beside the learner's code, and
 everything it does after the submission exists is C code or its own private module copy (docs/engine.md,
 "Trust"); this module, with its Python validation, stays on the trusted side and is never loaded in the
-sandbox. The worker always sends every field, so the strict parse here checks the worker as well.
+sandbox. The worker always sends every field, so the strict parse here checks the worker as well. Each message's
+`FIELDS` is derived from its dataclass (`wire`), and tests/grader/test_wire_schema.py reads the worker's source to
+prove that every dict it sends and every field it reads is exactly those.
 
 Values (results, gradients, arguments) stay encoded trees (grader.protocol.Encoder) inside these messages;
 grader.protocol.Decoder validates and rebuilds them with the frame's blobs. Frozen dataclasses with hand-written
 checks, not a model library: parsing a reply costs about what decoding its JSON costs (10-15 microseconds per call
-result on a busy 2-core machine, timeit over a 12-result `CallResults`), a few milliseconds per grading.
+result on a busy 2-core machine, timeit over a 12-result `CallsReply`), a few milliseconds per grading.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, Self, TypeAlias
+from typing import Any, ClassVar, Self, TypeAlias, TypeVar
 
 from grader.calls import ExceptionInfo, TracebackLine
 from grader.protocol import Arena, ProtocolError
 
 Tree: TypeAlias = Any  # an encoded value (grader.protocol): checked when it is decoded, with its blobs
+Message = TypeVar("Message", bound=type)
+
+
+def wire(*, op: bool = True, extra: tuple[str, ...] = ()) -> Callable[[Message], Message]:
+    """Class decorator: `FIELDS`, the names a message carries on the wire, derived from its dataclass fields, plus
+    `op` when the message has one and the `extra` names its `to_wire` adds (a request's arena). One source for the
+    schema: a field added to the dataclass is on the wire, and `from_wire` refuses a message without it."""
+
+    def derive(cls: Message) -> Message:
+        names = [field.name for field in dataclasses.fields(cls)]
+        cls.FIELDS = frozenset([*names, *(("op",) if op else ()), *extra])  # type: ignore[attr-defined]
+        return cls
+
+    return derive
 
 
 # ------------------------------------------------------------------------------------------- field checks
@@ -87,26 +104,30 @@ def _strings(value: Any, name: str) -> tuple[str, ...]:
 # ------------------------------------------------------------------------------- the template's channel
 
 
+@wire()
 @dataclass(frozen=True)
 class ForkRequest:
     """Judge -> template: fork a child for the job socket sent with this datagram. `ahead`: the child is forked
     before its submission exists, and warms itself up while it waits."""
 
     ahead: bool
+    FIELDS: ClassVar[frozenset[str]]
 
     def to_wire(self) -> dict[str, Any]:
         return {"op": "fork", "ahead": self.ahead}
 
 
+@wire()
 @dataclass(frozen=True)
 class _Signal:
     """A message that is nothing but its `op`."""
 
     OP: ClassVar[str]
+    FIELDS: ClassVar[frozenset[str]]
 
     @classmethod
     def from_wire(cls, message: Any) -> Self:
-        _op(_fields(message, cls.OP, frozenset({"op"})), cls.OP, cls.OP)
+        _op(_fields(message, cls.OP, cls.FIELDS), cls.OP, cls.OP)
         return cls()
 
 
@@ -117,12 +138,13 @@ class TemplateReady(_Signal):
     OP: ClassVar[str] = "ready"
 
 
+@wire()
 @dataclass(frozen=True)
 class Forked:
     """Template -> judge: the child exists. `pid`: its pid inside the sandbox (the judge finds its host pid)."""
 
     pid: int
-    FIELDS = frozenset({"op", "pid"})
+    FIELDS: ClassVar[frozenset[str]]
 
     @classmethod
     def from_wire(cls, message: Any) -> Forked:
@@ -131,6 +153,7 @@ class Forked:
         return cls(pid=_int(fields["pid"], "pid"))
 
 
+@wire()
 @dataclass(frozen=True)
 class ChildExited:
     """Template -> judge, the moment its child is reaped: how it ended, and what it used (rusage)."""
@@ -138,7 +161,7 @@ class ChildExited:
     exit_code: int
     cpu_s: float
     max_rss_kb: int  # peak resident memory, pages shared with the template included (the benchmark reports it)
-    FIELDS = frozenset({"op", "exit_code", "cpu_s", "max_rss_kb"})
+    FIELDS: ClassVar[frozenset[str]]
 
     @classmethod
     def from_wire(cls, message: Any) -> ChildExited:
@@ -151,6 +174,7 @@ class ChildExited:
 # ------------------------------------------------------------------------------------ a child's channel
 
 
+@wire()
 @dataclass(frozen=True)
 class LoadRequest:
     """Judge -> child, once: the submission and everything it runs under. `key` (hex) signs the child's replies;
@@ -165,6 +189,7 @@ class LoadRequest:
     banned_calls: tuple[str, ...]
     key: str
     processes_capped: bool
+    FIELDS: ClassVar[frozenset[str]]
 
     def to_wire(self) -> dict[str, Any]:
         return {"op": "load", "code": self.code, "seed": self.seed, "limits": dict(self.limits),
@@ -197,6 +222,7 @@ def _optional_exception(value: Any) -> ExceptionInfo | None:
     return None if value is None else exception_from_wire(value)
 
 
+@wire()
 @dataclass(frozen=True)
 class Loaded:
     """Child -> judge: the submission loaded (`functions`: the callables it defines) or raised (`raised`).
@@ -206,7 +232,7 @@ class Loaded:
     functions: tuple[str, ...]
     raised: ExceptionInfo | None
     output: str
-    FIELDS = frozenset({"op", "ok", "functions", "raised", "output"})
+    FIELDS: ClassVar[frozenset[str]]
 
     @classmethod
     def from_wire(cls, message: Any) -> Loaded:
@@ -219,8 +245,9 @@ class Loaded:
         return loaded
 
 
+@wire(op=False)
 @dataclass(frozen=True)
-class Call:
+class RequestedCall:
     """One call of a learner's function. `arguments`: the encoded `((args...), {kwargs})`; `grads`: the argument
     keys ("0", "1", ... or keyword names) to return vector-Jacobian products for, with `grad_output` as the
     cotangent when the check chose one."""
@@ -229,18 +256,21 @@ class Call:
     arguments: Tree
     grads: tuple[str, ...] = ()
     grad_output: Tree | None = None
+    FIELDS: ClassVar[frozenset[str]]
 
     def to_wire(self) -> dict[str, Any]:
         return {"function": self.function, "arguments": self.arguments, "grads": list(self.grads),
                 "grad_output": self.grad_output}
 
 
+@wire(extra=("arena",))
 @dataclass(frozen=True)
 class CallsRequest:
     """Judge -> child: calls to make in order. Their tensors travel in an arena (grader.protocol.Arena), whose
     size and blob table go with the frame."""
 
-    calls: tuple[Call, ...]
+    calls: tuple[RequestedCall, ...]
+    FIELDS: ClassVar[frozenset[str]]
 
     def to_wire(self, arena: Arena | None) -> dict[str, Any]:
         size, table = (arena.size, arena.table()) if arena is not None else (0, [])
@@ -248,8 +278,9 @@ class CallsRequest:
                 "arena": {"size": size, "blobs": table}}
 
 
+@wire(op=False)
 @dataclass(frozen=True)
-class CallReply:
+class CallOutcome:
     """What one call did. Exactly one of: `missing` (no such function), `raised`, or a `value`.
 
     `grads`: argument key -> encoded gradient (None: no gradient reached it); `backward_error`: why backward()
@@ -269,11 +300,10 @@ class CallReply:
     aliased: tuple[str, ...] = ()
     output: str = ""
     duration_ms: float = 0.0
-    FIELDS = frozenset({"value", "raised", "missing", "grads", "backward_error", "grad_output", "mutated",
-                        "aliased", "output", "duration_ms"})
+    FIELDS: ClassVar[frozenset[str]]
 
     @classmethod
-    def from_wire(cls, message: Any) -> CallReply:
+    def from_wire(cls, message: Any) -> CallOutcome:
         fields = _fields(message, "call result", cls.FIELDS)
         grads = fields["grads"]
         if type(grads) is not dict or any(type(key) is not str for key in grads):
@@ -286,28 +316,30 @@ class CallReply:
                    duration_ms=_number(fields["duration_ms"], "duration_ms"))
 
 
+@wire()
 @dataclass(frozen=True)
-class CallResults:
+class CallsReply:
     """Child -> judge: one reply per call of the request, in order."""
 
-    results: tuple[CallReply, ...]
-    FIELDS = frozenset({"op", "results"})
+    results: tuple[CallOutcome, ...]
+    FIELDS: ClassVar[frozenset[str]]
 
     @classmethod
-    def from_wire(cls, message: Any) -> CallResults:
+    def from_wire(cls, message: Any) -> CallsReply:
         fields = _fields(message, "results", cls.FIELDS)
         _op(fields, "results", "results")
         if type(fields["results"]) is not list:
             raise ProtocolError("results must be a list")
-        return cls(results=tuple(CallReply.from_wire(item) for item in fields["results"]))
+        return cls(results=tuple(CallOutcome.from_wire(item) for item in fields["results"]))
 
 
+@wire()
 @dataclass(frozen=True)
 class TooLarge:
-    """Child -> judge, instead of `CallResults`: the results' tensors total `size` bytes, over the message cap."""
+    """Child -> judge, instead of `CallsReply`: the results' tensors total `size` bytes, over the message cap."""
 
     size: int
-    FIELDS = frozenset({"op", "size"})
+    FIELDS: ClassVar[frozenset[str]]
 
     @classmethod
     def from_wire(cls, message: Any) -> TooLarge:
@@ -317,22 +349,23 @@ class TooLarge:
 
 
 @dataclass(frozen=True)
-class CallTimedOut(_Signal):
-    """Child -> judge, instead of `CallResults`: one of the calls did not return within the call limit (the
+class TimedOut(_Signal):
+    """Child -> judge, instead of `CallsReply`: one of the calls did not return within the call limit (the
     child's own clock). The learner's thread is still running it; the child serves nothing more and waits to be
     killed, so that the judge can first ask which line was running."""
 
     OP: ClassVar[str] = "call_timed_out"
 
 
+@wire()
 @dataclass(frozen=True)
 class Tampered:
-    """Child -> judge, instead of `Loaded` or `CallResults`: the learner's code changed torch for the worker's own
+    """Child -> judge, instead of `Loaded` or `CallsReply`: the learner's code changed torch for the worker's own
     operations too (a kernel registered for an operator the worker uses, a mode left on the worker's thread, a
     decoded argument that is not the judge's memory). `what` names the change. The child serves nothing more."""
 
     what: str
-    FIELDS = frozenset({"op", "what"})
+    FIELDS: ClassVar[frozenset[str]]
 
     @classmethod
     def from_wire(cls, message: Any) -> Tampered:
@@ -341,9 +374,9 @@ class Tampered:
         return cls(what=_str(fields["what"], "what")[:500])
 
 
-Reply: TypeAlias = Loaded | CallResults | TooLarge | CallTimedOut | Tampered
-_REPLIES: dict[str, type[Loaded] | type[CallResults] | type[TooLarge] | type[CallTimedOut] | type[Tampered]] = {
-    "loaded": Loaded, "results": CallResults, "too_large": TooLarge, "call_timed_out": CallTimedOut,
+Reply: TypeAlias = Loaded | CallsReply | TooLarge | TimedOut | Tampered
+_REPLIES: dict[str, type[Loaded] | type[CallsReply] | type[TooLarge] | type[TimedOut] | type[Tampered]] = {
+    "loaded": Loaded, "results": CallsReply, "too_large": TooLarge, "call_timed_out": TimedOut,
     "tampered": Tampered}
 
 
@@ -359,10 +392,10 @@ def reply_from_wire(message: Any) -> Reply:
 ControlMessage: TypeAlias = TemplateReady | Forked | ChildExited
 
 __all__ = [
-    "Call",
-    "CallReply",
-    "CallResults",
-    "CallTimedOut",
+    "RequestedCall",
+    "CallOutcome",
+    "CallsReply",
+    "TimedOut",
     "CallsRequest",
     "ChildExited",
     "ControlMessage",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import contextlib
 import importlib.util
 import inspect
 import io
@@ -12,7 +11,7 @@ import sys
 import tokenize
 import tomllib
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -21,10 +20,12 @@ from typing import Any, Literal, NamedTuple
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from grader.checks import CLAUSE_ID_PATTERN, Check, collect_checks, collect_legal_inputs
-from grader.contract.battery import build_battery
+from grader.contract.build import build_battery
 from grader.contract.clauses import GeneratedClause
 from grader.contract.schema import FunctionContract
 from grader.diagnose import Diagnoser
+from grader.errors import AuthoringError
+from grader.helpers_import import HELPERS_MODULE, importable_as_helpers
 from grader.limits import Limits
 
 PROBLEMS_DIR = Path(__file__).resolve().parent.parent / "problems"
@@ -34,7 +35,7 @@ DOTTED_NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$"
 MAX_HINTS = 3
 
 
-class ProblemError(Exception):
+class ProblemError(AuthoringError):
     """A problem folder is missing a file or has an invalid one; the message names the file and line."""
 
 
@@ -406,7 +407,7 @@ def load_spec(folder: Path) -> ProblemSpec:
     try:
         spec = ProblemSpec.model_validate(data)
     except ValidationError as exc:
-        raise ProblemError(_format_validation_error(path, text, exc)) from None
+        raise ProblemError(format_validation_error(path, text, exc)) from None
     if spec.slug != folder.name:
         raise ProblemError(
             f"{path}:{_line_of(text, 'slug')}: slug '{spec.slug}' must match the folder name '{folder.name}'"
@@ -445,7 +446,7 @@ def _line_of_location(text: str, location: list[str]) -> int:
     return found
 
 
-def _format_validation_error(path: Path, text: str, exc: ValidationError) -> str:
+def format_validation_error(path: Path, text: str, exc: ValidationError) -> str:
     lines = []
     for error in exc.errors():
         # a contract's keys are written beside the function's name, not under a "contract" key
@@ -484,27 +485,6 @@ def _failing_line(exc: BaseException, path: Path) -> int | None:
         if frame.f_code.co_filename == str(path):
             line = number
     return line
-
-
-@contextlib.contextmanager
-def importable_as_helpers(helpers: ModuleType | None) -> Iterator[None]:
-    """`import helpers` gives this problem's helpers.py meanwhile; each problem has its own, so none stays
-    importable by that name afterwards."""
-    if helpers is None:
-        yield
-        return
-    previous = sys.modules.get(HELPERS_MODULE)
-    sys.modules[HELPERS_MODULE] = helpers
-    try:
-        yield
-    finally:
-        if previous is None:
-            sys.modules.pop(HELPERS_MODULE, None)
-        else:
-            sys.modules[HELPERS_MODULE] = previous
-
-
-HELPERS_MODULE = "helpers"  # problems/<slug>/helpers.py, importable as `helpers` by every solution and check
 
 
 def load_problem(name_or_path: str | Path, problems_dir: Path = PROBLEMS_DIR) -> Problem:

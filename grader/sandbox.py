@@ -30,6 +30,7 @@ from grader.cgroups import (
     host_pid_of,
     remove_stale_cgroups,
 )
+from grader.errors import SandboxError
 
 WORKER_FILES = ("worker.py", "protocol.py", "seccomp.py")
 SANDBOX_WORKER_DIR = "/opt/paperlab"
@@ -39,7 +40,7 @@ __all__ = ["CGROUP_PREFIX", "CGROUP_ROOT", "Cgroup", "CgroupError", "CgroupLayou
            "SandboxUnavailable", "create_root_cgroup", "find_layout", "host_pid_of", "probe", "remove_stale_cgroups"]
 
 
-class SandboxUnavailable(Exception):
+class SandboxUnavailable(SandboxError):
     """No sandbox can be created on this machine; the message says why and what the operator can do."""
 
 
@@ -272,7 +273,7 @@ def probe() -> SandboxStatus:
             f"{detail or 'exit status ' + str(completed.returncode)}. "
             "Unprivileged user namespaces must be enabled (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu "
             "23.10+ AppArmor restricts them: allow bwrap or set kernel.apparmor_restrict_unprivileged_userns=0); "
-            "in a container, run it with the privileges described in README.md",
+            "in a container, run it with the privileges described in docs/operations.md",
             bwrap,
         )
     try:

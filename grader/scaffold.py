@@ -14,6 +14,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from grader.errors import AuthoringError
 from grader.problems import SLUG_PATTERN
 
 TEMPLATE_DIR = Path(__file__).resolve().parent / "problem_template"
@@ -26,7 +27,7 @@ TITLE_PLACEHOLDER = "{{title}}"
 _SKIPPED = shutil.ignore_patterns("__pycache__", "*.pyc", ".*")
 
 
-class ScaffoldError(Exception):
+class ScaffoldError(AuthoringError):
     """`new` refused: the slug is invalid or the folder already exists. The message says what to do."""
 
 

@@ -14,9 +14,10 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from grader.calls import WorkerLost
+from grader.helpers_import import HELPERS_MODULE
 from grader.judge import exception_info
 from grader.pool import WorkerPool
-from grader.problems import HELPERS_MODULE, Problem
+from grader.problems import Problem
 from grader.sandbox import SandboxUnavailable
 
 SCRATCH_FILE = "scratch.py"

@@ -4,7 +4,7 @@ It holds the submission's time budgets over every request (the total time limit 
 then the advisory budget), pipelines grouped requests to one child (grader.interleave), and starts over on a
 fresh child of the same template (or of a replacement, when the template died) when a call killed the current one.
 
-A budget is spent by the learner's calls as the child measures them (`CallReply.duration_ms`: the calls' time
+A budget is spent by the learner's calls as the child measures them (`CallOutcome.duration_ms`: the calls' time
 less the time the learner's thread waited for a CPU another process held), so a busy machine spends no more of
 it than a quiet one. A submission could only lie to spend less, which buys it no more than the wall-clock
 ceiling (`Limits.wall_ceiling_factor` times the budget) that bounds every wait for it anyway.
@@ -23,7 +23,7 @@ from grader.cancel import CallStarted, CancelToken, GradingStopped, OnCall
 from grader.child import CHILD_CLOCK_FIRST_S, Child
 from grader.interleave import Answer, Request
 from grader.limits import Limits
-from grader.messages import CallResults, CallsRequest, Loaded, LoadRequest
+from grader.messages import CallsReply, CallsRequest, Loaded, LoadRequest
 from grader.template import Template
 
 
@@ -95,7 +95,7 @@ class WorkerSession:
         return self.budget.seconds * self.limits.wall_ceiling_factor - (time.monotonic() - self._started)
 
     def _charge(self, answer: Answer) -> Answer:
-        if isinstance(answer.message, CallResults):
+        if isinstance(answer.message, CallsReply):
             self._spent += sum(result.duration_ms for result in answer.message.results) / 1000
         return answer
 

@@ -16,12 +16,13 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from grader.problems import PROBLEMS_DIR, SLUG_PATTERN, _format_validation_error
+from grader.errors import AuthoringError
+from grader.problems import PROBLEMS_DIR, SLUG_PATTERN, format_validation_error
 
 TRACKS_FILE = "tracks.toml"
 
 
-class TracksError(Exception):
+class TracksError(AuthoringError):
     """problems/tracks.toml is missing or invalid; the message names the file and line."""
 
 
@@ -164,7 +165,7 @@ def load_tracks(problems_dir: Path = PROBLEMS_DIR, path: Path | None = None) -> 
     try:
         spec = TracksFile.model_validate(data)
     except ValidationError as exc:
-        raise TracksError(_format_validation_error(path, text, exc)) from None
+        raise TracksError(format_validation_error(path, text, exc)) from None
     return Tracks(tuple(_present(track, problems_dir) for track in spec.tracks))
 
 

@@ -92,12 +92,12 @@ class CallRecorder:
                 recorder.keep(owners.get(id(runner), "?"), function.name, tuple(call_args), dict(call_kwargs))
             return original_run_calls(runner, function, calls, *args, **kwargs)
 
-        judge.run_check = run_check  # type: ignore[assignment]
+        judge.run_check = run_check
         runner_class.run_calls = run_calls  # type: ignore[union-attr]
         try:
             yield self
         finally:
-            judge.run_check = original_run_check  # type: ignore[assignment]
+            judge.run_check = original_run_check
             runner_class.run_calls = original_run_calls  # type: ignore[union-attr]
 
 

@@ -9,8 +9,8 @@ from alembic import context
 from sqlalchemy import Connection
 
 from app.db import make_engine
-from app.models import Base
 from app.settings import Settings
+from app.tables import Base
 
 config = context.config
 target_metadata = Base.metadata

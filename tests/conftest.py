@@ -1,20 +1,23 @@
 """Shared fixtures for the engine's tests: the adder fixture problem, one warm sandboxed WorkerPool for the whole
 session (starting one costs seconds), a helper that grades a code string, and checks that a pool left no
-process, cgroup or file behind."""
+process, cgroup or file behind.
+
+The engine is imported inside the fixtures, not here: every test loads this file, and the engine brings torch
+(seconds), which a test of the web app's pages or of the docs never needs."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
-from grader.judge import grade
-from grader.pool import WorkerPool
-from grader.problems import Problem, load_problem
-from grader.report import Report
-from grader.sandbox import probe
+if TYPE_CHECKING:
+    from grader.pool import WorkerPool
+    from grader.problems import Problem
+    from grader.report import Report
 
 TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent
@@ -28,6 +31,8 @@ HOST_SECRET = f"host-secret-{os.getpid()}-d41d8cd98f00"
 
 @pytest.fixture(scope="session")
 def adder() -> Problem:
+    from grader.problems import load_problem
+
     return load_problem(ADDER_DIR)
 
 
@@ -39,6 +44,8 @@ def adder_correct() -> str:
 @pytest.fixture(scope="session")
 def sandbox_status() -> str | None:
     """None where bubblewrap and cgroups work here, else the precise reason they do not."""
+    from grader.sandbox import probe
+
     status = probe()
     return None if status.available else status.reason
 
@@ -53,6 +60,8 @@ def need_sandbox(sandbox_status: str | None) -> None:
 
 def new_pool(size: int) -> WorkerPool:
     """A started sandboxed pool. Set the host secret first, so a leak through the templates' environment shows."""
+    from grader.pool import WorkerPool
+
     os.environ[HOST_SECRET_NAME] = HOST_SECRET
     return WorkerPool(size=size).start()
 
@@ -73,6 +82,7 @@ def sandbox_pool(sandbox_status: str | None) -> Iterator[WorkerPool]:
 @pytest.fixture
 def grade_code(adder: Problem, sandbox_pool: WorkerPool) -> Callable[..., Report]:
     """grade_code(code, problem=adder, pool=session pool) -> Report."""
+    from grader.judge import grade
 
     def run(code: str, *, problem: Problem | None = None, pool: WorkerPool | None = None) -> Report:
         return grade(problem or adder, code, pool=pool or sandbox_pool)

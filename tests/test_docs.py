@@ -1,9 +1,13 @@
 """The docs keep up with the code: every module of grader/ and app/ is in its map (docs/engine.md, docs/app.md),
-every name the check API exports is documented for authors, and the Python blocks of docs/authoring.md and
-docs/engine.md run."""
+every name the check API exports is documented for authors, the Python blocks of docs/authoring.md and
+docs/engine.md run, the maps list exactly the commands the CLIs define, and every code example imports the engine
+only through its front door."""
 
 from __future__ import annotations
 
+import argparse
+import ast
+import importlib
 import os
 import re
 import types
@@ -12,8 +16,9 @@ from pathlib import Path
 import pytest
 import torch
 
+import grader
 import grader.checks
-from grader.problems import HELPERS_MODULE, importable_as_helpers
+from grader.helpers_import import HELPERS_MODULE, importable_as_helpers
 from grader.sandbox import probe
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -121,3 +126,71 @@ def test_the_authoring_doc_shows_a_helpers_py_and_a_starter_that_imports_it() ->
     blocks = python_blocks()
     first = next(index for index, (_, marker, _) in enumerate(blocks) if marker == HELPERS_MARKER)
     assert any(marker is None and HELPERS_IMPORT.search(code) for _, marker, code in blocks[first + 1 :])
+
+
+# ------------------------------------------------------------------------------- the CLI and the front door
+
+
+def subcommands(parser: argparse.ArgumentParser) -> list[str]:
+    [action] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]  # noqa: SLF001
+    return sorted(action.choices)
+
+
+def commands_in_map(doc: str, module: str) -> list[str]:
+    """The commands a module map's row for `module` names: the backticked words between "CLI:" and the first
+    semicolon (`grade` or `python -m app serve` alike)."""
+    [row] = [line for line in (DOCS / doc).read_text().splitlines() if line.startswith(f"| `{module}` |")]
+    listed = row.split("CLI:", 1)[1].split(";", 1)[0]
+    return sorted(re.findall(r"`(?:python -m \w+ )?([a-z][a-z-]*)`", listed))
+
+
+@pytest.mark.parametrize(("doc", "module", "package"), [("engine.md", "grader/__main__.py", "grader"),
+                                                       ("app.md", "app/__main__.py", "app")])
+def test_the_map_lists_exactly_the_commands_the_cli_defines(doc: str, module: str, package: str) -> None:
+    cli = importlib.import_module(f"{package}.__main__")
+    assert commands_in_map(doc, module) == subcommands(cli.build_parser())
+
+
+# What a code example may import from the engine: its front door (grader/__init__.py, which app/ and bench/ use)
+# and, in a problem's own files, the check API (grader.checks, docs/authoring.md).
+FRONT_DOORS = {"grader": grader.__all__, "grader.checks": grader.checks.__all__}
+
+
+IMPORT_LINE = re.compile(r"^\s*(from \S+ import [^(]*|import \S+.*)$")
+
+
+def engine_imports(code: str) -> list[tuple[str, str | None]]:
+    """(module, name) of every import of grader in `code`; name None for `import grader...`. An excerpt that is
+    not whole Python (`...` for a body) is read by its import lines alone."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        tree = ast.parse("\n".join(line.strip() for line in code.splitlines() if IMPORT_LINE.match(line)))
+    found: list[tuple[str, str | None]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, None) for alias in node.names if alias.name.split(".")[0] == "grader"]
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "grader":
+            found += [(node.module or "", alias.name) for alias in node.names]
+    return found
+
+
+def doc_python_blocks() -> list[tuple[str, int, str]]:
+    return [(path.name, line, code) for path in sorted([*DOCS.glob("*.md"), ROOT / "README.md"])
+            for line, _, code in python_blocks(path.read_text())]
+
+
+def test_every_code_example_imports_the_engine_only_through_its_front_door() -> None:
+    outside = [f"{doc}:{line}: {module}.{name}" for doc, line, code in doc_python_blocks()
+               for module, name in engine_imports(code)
+               if module not in FRONT_DOORS or name not in FRONT_DOORS[module]]
+    assert outside == []
+
+
+def test_the_front_door_rule_sees_an_internal_import() -> None:
+    code = ("import grader.judge\nfrom grader import grade\nfrom grader.pool import WorkerPool\n"
+            "from grader.checks import check\n")
+    found = engine_imports(code)
+    assert found == [("grader.judge", None), ("grader", "grade"), ("grader.pool", "WorkerPool"),
+                     ("grader.checks", "check")]
+    assert [m for m, n in found if m not in FRONT_DOORS or n not in FRONT_DOORS[m]] == ["grader.judge", "grader.pool"]

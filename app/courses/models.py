@@ -26,6 +26,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
+from app.instructor import models as _instructor_tables  # noqa: F401 - registers `instructors`, which a key names
 from app.models import Base, UTCDateTime, new_id, utcnow
 
 LATE_POLICIES = ("none", "penalty")

@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 
 from app.courses.models import CourseMember
 from app.instructor.models import CheckRollup, CheckTally, DiagnosisTally, ProblemLearner, Verdict
-from app.instructor.stats import CheckStat, DiagnosisStat, FirstFailure, ProblemStats, _aware, _share
+from app.instructor.stats import CheckStat, DiagnosisStat, FirstFailure, ProblemStats, aware_utc, fraction
 from app.models import Solved
 
 
@@ -34,7 +34,7 @@ def course_problem_stats(*, session: Session, course_id: str, problem: str) -> P
         select(ProblemLearner.attempts_to_solve, ProblemLearner.first_submitted_at, ProblemLearner.solved_submitted_at)
         .where(ProblemLearner.problem == problem, in_course, ProblemLearner.attempts_to_solve.is_not(None))).all()
     counts = [int(row[0]) for row in rows if row[0] is not None]
-    seconds = [(_aware(row[2]) - _aware(row[1])).total_seconds() for row in rows if row[1] and row[2]]
+    seconds = [(aware_utc(row[2]) - aware_utc(row[1])).total_seconds() for row in rows if row[1] and row[2]]
     return ProblemStats(
         problem=problem, learners_tried=int(tried), learners_solved=int(solved), attempts=int(attempts),
         median_attempts_to_solve=float(statistics.median(counts)) if counts else None,
@@ -55,9 +55,9 @@ def _checks(session: Session, problem: str, learners: Select[Any]) -> list[Check
         .group_by(CheckTally.check_id)
     ):
         found.append(CheckStat(check_id=check_id, attempts=int(attempts), failed_attempts=int(failures),
-                               attempt_failure_share=_share(int(failures), int(attempts)), learners=int(learners_n),
+                               attempt_failure_share=fraction(int(failures), int(attempts)), learners=int(learners_n),
                                learners_failed=int(failed_n),
-                               learner_failure_share=_share(int(failed_n), int(learners_n))))
+                               learner_failure_share=fraction(int(failed_n), int(learners_n))))
     found.sort(key=lambda c: (-c.attempt_failure_share, -c.learner_failure_share, positions.get(c.check_id, 0)))
     return found
 
@@ -68,7 +68,7 @@ def _first_failing(session: Session, problem: str, learners: Select[Any]) -> lis
         .where(Verdict.problem == problem, Verdict.regrade.is_(False), Verdict.learner_id.in_(learners))
         .group_by(Verdict.first_failing_check)).all()
     total = sum(int(n) for _, n in rows)
-    found = [FirstFailure(check_id=check, attempts=int(n), share=_share(int(n), total)) for check, n in rows]
+    found = [FirstFailure(check_id=check, attempts=int(n), share=fraction(int(n), total)) for check, n in rows]
     return sorted(found, key=lambda f: (-f.attempts, f.check_id or ""))
 
 

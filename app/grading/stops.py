@@ -127,7 +127,7 @@ class RedisStops:
 
     def _listen(self) -> None:
         while not self._stopping.is_set():
-            pubsub = self._redis.pubsub(ignore_subscribe_messages=True)
+            pubsub = self._redis.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]  # redis-py: untyped
             try:
                 pubsub.subscribe(stop_channel(self._prefix))
                 self._ready.set()

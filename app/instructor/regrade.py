@@ -26,7 +26,7 @@ from sqlalchemy.orm import Session
 
 from app.db import SessionFactory
 from app.errors import AppError
-from app.grading import GradingBackend, Submitter
+from app.grading.base import GradingBackend, Submitter
 from app.instructor.battery import battery_hash
 from app.instructor.models import Regrade, Verdict
 from app.models import Solved, Submission

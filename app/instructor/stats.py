@@ -75,7 +75,7 @@ class LearnerRow(BaseModel):
     last_activity: datetime | None
 
 
-def _share(part: int, whole: int) -> float:
+def fraction(part: int, whole: int) -> float:
     return round(part / whole, 4) if whole else 0.0
 
 
@@ -108,11 +108,11 @@ def _solver_medians(session: Session, problem: str) -> tuple[float | None, float
     if not rows:
         return None, None
     counts = [int(row[0]) for row in rows if row[0] is not None]
-    seconds = [(_aware(row[2]) - _aware(row[1])).total_seconds() for row in rows if row[1] and row[2]]
+    seconds = [(aware_utc(row[2]) - aware_utc(row[1])).total_seconds() for row in rows if row[1] and row[2]]
     return float(statistics.median(counts)), (round(statistics.median(seconds), 1) if seconds else None)
 
 
-def _aware(value: datetime | str) -> datetime:
+def aware_utc(value: datetime | str) -> datetime:
     """Aggregates bypass the column type: SQLite hands back naive UTC text, PostgreSQL an aware datetime."""
     parsed = datetime.fromisoformat(value) if isinstance(value, str) else value
     return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
@@ -127,10 +127,10 @@ def _check_stats(session: Session, problem: str) -> list[CheckStat]:
                 check_id=row.check_id,
                 attempts=row.attempts,
                 failed_attempts=row.failures,
-                attempt_failure_share=_share(row.failures, row.attempts),
+                attempt_failure_share=fraction(row.failures, row.attempts),
                 learners=row.learners,
                 learners_failed=row.learners_failed,
-                learner_failure_share=_share(row.learners_failed, row.learners),
+                learner_failure_share=fraction(row.learners_failed, row.learners),
             ),
         )
         for row in rows
@@ -147,7 +147,7 @@ def _first_failing(session: Session, problem: str, attempts: int) -> list[FirstF
     ).all()
     return [
         FirstFailure(check_id=row.check_id if row.check_id != NO_FAILURE else None, attempts=row.attempts,
-                     share=_share(row.attempts, attempts))
+                     share=fraction(row.attempts, attempts))
         for row in rows
     ]
 
@@ -178,7 +178,7 @@ def problem_overviews(*, session: Session, problems: list[str]) -> list[ProblemO
             problem=problem,
             learners_tried=tried.get(problem, (0, 0, None))[0],
             attempts=tried.get(problem, (0, 0, None))[1],
-            last_attempt_at=_aware(tried[problem][2]) if problem in tried and tried[problem][2] else None,
+            last_attempt_at=aware_utc(tried[problem][2]) if problem in tried and tried[problem][2] else None,
             learners_solved=solved.get(problem, 0),
         )
         for problem in problems
@@ -231,7 +231,7 @@ def learner_rows(*, session: Session, limit: int = 500) -> list[LearnerRow]:
             problems_attempted=int(problems),
             problems_solved=int(solved_count),
             attempts=int(attempts),
-            last_activity=_aware(last) if last else None,
+            last_activity=aware_utc(last) if last else None,
         )
         for learner_id, name, student_id, problems, solved_count, attempts, last in rows
     ]

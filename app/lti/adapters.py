@@ -29,7 +29,7 @@ from pylti1p3.registration import Registration
 from pylti1p3.request import Request as LibraryRequest
 from pylti1p3.service_connector import ServiceConnector
 from pylti1p3.session import SessionService
-from pylti1p3.tool_config import ToolConfAbstract
+from pylti1p3.tool_config.abstract import ToolConfAbstract
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 

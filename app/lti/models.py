@@ -14,6 +14,7 @@ from datetime import datetime
 from sqlalchemy import CheckConstraint, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
+from app.courses import models as _course_tables  # noqa: F401 - registers `courses`, `assignments`, `instructors`
 from app.models import Base, UTCDateTime, new_id, utcnow
 
 SCORE_STATUSES = ("pending", "sent", "failed", "superseded")

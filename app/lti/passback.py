@@ -153,7 +153,8 @@ class SendFailed(Exception):
 
 
 def backoff(attempts: int) -> timedelta:
-    return min(LONGEST_RETRY, FIRST_RETRY * (2 ** max(0, attempts - 1)))
+    delay: timedelta = min(LONGEST_RETRY, FIRST_RETRY * (2 ** max(0, attempts - 1)))
+    return delay
 
 
 def claim_next(session_factory: SessionFactory) -> str | None:

@@ -46,7 +46,7 @@ def sync_roster(*, runtime: LtiRuntime, session: Session, course: Course, actor:
         assert platform is not None and context.memberships_url is not None
         with http_session() as http:
             service = NamesRolesProvisioningService(runtime.connector(platform, http), {
-                "context_memberships_url": context.memberships_url})  # type: ignore[typeddict-item]
+                "context_memberships_url": context.memberships_url})
             try:
                 people = service.get_members()
             except (LtiException, RequestException) as exc:

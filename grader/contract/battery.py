@@ -11,7 +11,6 @@ the first time a grading needs them (they depend only on the problem's files).
 from __future__ import annotations
 
 import functools
-import inspect
 import math
 import zlib
 from collections.abc import Callable, Iterable
@@ -30,7 +29,6 @@ from grader.checks import (
     expect_grad_none,
     fail,
 )
-from grader.contract.clauses import GeneratedClause, function_clauses, search_clause
 from grader.contract.draw import (
     LAYOUT_NAMES,
     LAYOUTS,
@@ -645,33 +643,3 @@ def _gradient_carriers(value: Any, spec: object) -> list[bool]:
                     for flag in _gradient_carriers(item, inner)]
         return [flag for item in value for flag in _gradient_carriers(item, spec)]
     return []
-
-
-def build_battery(slug: str, functions: Iterable[tuple[str, FunctionContract | None]], reference: ModuleType,
-                  legal_inputs: dict[str, LegalInputs]) -> tuple[list[Check], list[GeneratedClause]]:
-    """Every generic check of a problem, function by function, and the clauses they cover."""
-    found: list[Check] = []
-    clauses: list[GeneratedClause] = []
-    batteries: list[FunctionBattery] = []
-    for name, contract in functions:
-        if contract is None:
-            continue
-        implementation = getattr(reference, name)
-        defaults = {p.name: p.default for p in inspect.signature(implementation).parameters.values()
-                    if p.default is not inspect.Parameter.empty and p.name in contract.args}
-        battery = FunctionBattery(slug, name, contract, legal_inputs.get(name), defaults)
-        checks = battery.checks()
-        cited = {clause for check in checks for clause in check.clauses}
-        stated = function_clauses(name, contract, autograd=any(c.id.endswith(".autograd") for c in checks),
-                                  same_tensor=bool(battery.same_tensor_cases),
-                                  finite_differences=battery.finite_difference_case is not None)
-        found.extend(checks)
-        clauses.extend(clause for clause in stated if clause.id in cited)
-        if contract.search_examples:
-            batteries.append(battery)
-    if batteries:
-        from grader.contract.search import search_check  # it imports this module
-
-        found.append(search_check(batteries))
-        clauses.append(search_clause())
-    return found, clauses

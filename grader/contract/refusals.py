@@ -103,7 +103,7 @@ def _unchecked(contract: FunctionContract) -> dict[str, set[str]]:
 
 
 def _with(legal: dict[str, Any], name: str, value: Any) -> dict[str, Any]:
-    args = fresh(legal)
+    args: dict[str, Any] = fresh(legal)
     args[name] = value
     return args
 

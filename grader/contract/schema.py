@@ -33,6 +33,8 @@ from typing import Annotated, Literal
 import torch
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from grader.errors import AuthoringError
+
 # ------------------------------------------------------------------------------------------------ vocabulary
 
 DTYPES: dict[str, torch.dtype] = {
@@ -64,7 +66,7 @@ SYMBOL = r"^[A-Za-z][A-Za-z0-9_]*$"
 VARIADIC = r"^\*[A-Za-z][A-Za-z0-9_]*$"
 
 
-class ContractError(ValueError):
+class ContractError(AuthoringError, ValueError):
     """A contract that cannot mean anything (an undefined symbol, a result dtype naming no argument, ...)."""
 
 
@@ -456,7 +458,8 @@ class FunctionContract(_Strict):
         "a differentiable argument does, on every path")
 
     def error_for(self, rule: str) -> str:
-        return self.errors.get(rule, DEFAULT_ERRORS[rule])  # type: ignore[call-overload]
+        error: str = self.errors.get(rule, DEFAULT_ERRORS[rule])  # type: ignore[call-overload]
+        return error
 
     @field_validator("dims")
     @classmethod

@@ -41,7 +41,7 @@ from grader.contract.schema import (
     TensorListArg,
     TupleArg,
 )
-from grader.contract.sizes import Sizes, _order, fits, runs, satisfied
+from grader.contract.sizes import Sizes, dependency_order, fits, runs, satisfied
 
 SHRINK_CALLS = 60  # learner calls a failing search may spend making its input smaller
 MAX_SIZE_ABOVE_MIN = 3  # sizes drawn in [min, min + 3]: small inputs, readable when printed
@@ -95,7 +95,7 @@ def strategy(battery: FunctionBattery) -> Any:
     @st.composite
     def draw_example(draw: Callable[[Any], Any]) -> Example:
         dims: dict[str, int] = {}
-        for name in _order(contract):
+        for name in dependency_order(contract):
             dims[name] = draw(_size(st, name, contract, dims))
         run_dims: dict[str, tuple[int, ...]] = {}
         for name in runs(contract):
@@ -204,7 +204,7 @@ def _as_tensor(values: list[Any], *, shape: tuple[int, ...], dtype: torch.dtype)
 def _tensor_list(st: Any, contract: FunctionContract, arg: TensorListArg, sizes: Sizes, dtype: torch.dtype) -> Any:
     local = sorted(local_symbols(contract, arg))
 
-    @st.composite
+    @st.composite  # type: ignore[untyped-decorator]  # mypy counts composite's result as untyped
     def items(draw: Callable[[Any], Any]) -> list[torch.Tensor | None]:
         out: list[torch.Tensor | None] = []
         for _ in range(sizes.dims[arg.length]):

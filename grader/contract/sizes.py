@@ -23,6 +23,7 @@ from grader.contract.schema import (
     TensorListArg,
     TensorResult,
 )
+from grader.errors import GraderError
 
 # Distinct sizes handed out in this order: small (inputs stay cheap), and no two alike.
 DISTINCT_SIZES = (3, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13)
@@ -116,7 +117,7 @@ def _tensor_results(result: object) -> Iterator[TensorResult]:
             yield from _tensor_results(item)
 
 
-def _order(contract: FunctionContract) -> list[str]:
+def dependency_order(contract: FunctionContract) -> list[str]:
     """Symbols with the ones another is a multiple of first."""
     names = symbols(contract)
     ordered: list[str] = []
@@ -151,7 +152,7 @@ def distinct(contract: FunctionContract) -> Sizes:
     """Every symbol a size of its own; every variadic run one dimension (or its minimum rank), also distinct."""
     dims: dict[str, int] = {}
     taken: set[int] = set()
-    for name in _order(contract):
+    for name in dependency_order(contract):
         dims[name] = _pick(name, contract.dims[name], dims, taken)
         taken.add(dims[name])
     run_dims: dict[str, tuple[int, ...]] = {}
@@ -231,7 +232,7 @@ def _unique(assignments: list[Sizes]) -> list[Sizes]:
 # ------------------------------------------------------------------------------------------------- binding
 
 
-class Unbound(Exception):
+class Unbound(GraderError):
     """A call's shapes do not fit the contract: ranks, sizes that disagree, or a size a symbol does not allow."""
 
 

@@ -44,7 +44,7 @@ setup_cgroups() {
 if [ "$(id -u)" = 0 ]; then
   if ! setup_cgroups 2>/dev/null; then
     warn "no writable cgroup hierarchy for the sandbox's process and memory caps: grading workers need"
-    warn "--cap-add SYS_ADMIN (see README.md, Deployment); continuing without it"
+    warn "--cap-add SYS_ADMIN (see docs/operations.md, Deployment); continuing without it"
   fi
   exec setpriv --reuid=paperlab --regid=paperlab --init-groups --no-new-privs "$@"
 fi

@@ -1,24 +1,30 @@
 """Fixtures for the web app's tests: an app factory taking test settings, a temporary SQLite file and var
 dir per test, the real grader (one warm WorkerPool shared by the whole session, because starting one costs
-seconds), and small action helpers (submit, wait for the verdict, read the event stream)."""
+seconds), and small action helpers (submit, wait for the verdict, read the event stream).
+
+The app and the engine are imported inside the fixtures: a test that needs neither (the Markdown renderer's, the
+settings') is collected without torch."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
-from fastapi import FastAPI
 
-from app.grading.inprocess import InProcessBackend
-from app.main import create_app
 from app.settings import Settings, environment_variable
-from app.state import BackendContext, BackendFactory
-from grader.pool import WorkerPool
-from grader.sandbox import probe
-from tests.app.app_support import PROBLEMS, TestClient
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
+
+    from app.grading.inprocess import InProcessBackend
+    from app.state import BackendContext, BackendFactory
+    from grader.pool import WorkerPool
+    from tests.app.app_support import TestClient
+
+PROBLEMS = Path(__file__).parent / "fixtures" / "problems"  # app_support.PROBLEMS, without importing the engine
 
 
 @pytest.fixture(autouse=True)
@@ -31,6 +37,8 @@ def _clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture(scope="session")
 def sandbox_available() -> bool:
+    from grader.sandbox import probe
+
     return probe().available
 
 
@@ -55,6 +63,8 @@ class SharedPool:
 def worker_pool(sandbox_available: bool) -> Iterator[WorkerPool]:
     # Where this machine cannot make a bubblewrap sandbox, grade without one: these tests are about the web
     # app, and tests/grader proves the sandbox. The report then says "sandbox": "none".
+    from grader.pool import WorkerPool
+
     with WorkerPool(size=2, unsafe=not sandbox_available) as pool:
         yield pool
 
@@ -79,6 +89,7 @@ def make_settings(tmp_path: Path) -> Callable[..., Settings]:
 @pytest.fixture
 def real_backend(worker_pool: WorkerPool) -> BackendFactory:
     """The in-process backend exactly as the app builds it, on the session's warm pool."""
+    from app.grading.inprocess import InProcessBackend
 
     def factory(context: BackendContext) -> InProcessBackend:
         return InProcessBackend(
@@ -102,6 +113,8 @@ class Server:
 
     def learner(self) -> TestClient:
         """Another browser: its own cookie jar, so another learner."""
+        from tests.app.app_support import TestClient
+
         return TestClient(self.app)
 
 
@@ -109,6 +122,9 @@ class Server:
 def make_server(
     make_settings: Callable[..., Settings], real_backend: BackendFactory
 ) -> Iterator[Callable[..., Server]]:
+    from app.main import create_app
+    from tests.app.app_support import TestClient
+
     clients: list[TestClient] = []
 
     def make(*, backend_factory: BackendFactory | None = None, **overrides: Any) -> Server:

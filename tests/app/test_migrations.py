@@ -11,7 +11,7 @@ from sqlalchemy import inspect
 
 from app.db import make_engine
 from app.migrate import alembic_config, upgrade
-from app.models import Base
+from app.tables import Base
 
 
 def test_migrations_create_the_schema_from_empty_and_match_the_models(tmp_path: Path) -> None:

@@ -17,19 +17,19 @@ from app.settings import REPO_ROOT, Settings, environment_variable
 
 
 def _settings_section() -> str:
-    readme = (REPO_ROOT / "README.md").read_text()
-    match = re.search(r"^## Settings\n(.*?)(?=^## |\Z)", readme, flags=re.MULTILINE | re.DOTALL)
-    assert match, 'README.md has no "## Settings" section'
+    operations = (REPO_ROOT / "docs" / "operations.md").read_text()
+    match = re.search(r"^## Settings\n(.*?)(?=^## |\Z)", operations, flags=re.MULTILINE | re.DOTALL)
+    assert match, 'docs/operations.md has no "## Settings" section'
     return match.group(1)
 
 
 @pytest.mark.parametrize("name", list(Settings.model_fields))
-def test_every_setting_is_documented_in_the_readme(name: str) -> None:
+def test_every_setting_is_documented_in_the_operations_guide(name: str) -> None:
     variable = environment_variable(name)
-    assert f"| `{variable}` |" in _settings_section(), f"README.md's Settings table does not list {variable}"
+    assert f"| `{variable}` |" in _settings_section(), f"docs/operations.md's Settings table does not list {variable}"
 
 
-def test_the_readme_lists_no_setting_that_does_not_exist() -> None:
+def test_the_operations_guide_lists_no_setting_that_does_not_exist() -> None:
     documented = set(re.findall(r"^\| `([A-Z_]+)` \|", _settings_section(), flags=re.MULTILINE))
     assert documented == {environment_variable(name) for name in Settings.model_fields}
 

@@ -10,7 +10,7 @@ import torch
 from grader.calls import WorkerLost
 from grader.interleave import Answer, Interleaver, Request, TaskSession
 from grader.limits import Limits
-from grader.messages import Call, CallReply, CallResults, CallsRequest
+from grader.messages import CallOutcome, CallsReply, CallsRequest, RequestedCall
 
 
 @dataclass
@@ -45,15 +45,15 @@ class FakeSession:
             if "crash" in tags:
                 raise WorkerLost(f"the worker process crashed during {request.what}",
                                  limit="crash" if request.function else None)
-            results = tuple(CallReply(value=tag, duration_ms=2.0) for tag in tags)
+            results = tuple(CallOutcome(value=tag, duration_ms=2.0) for tag in tags)
             self.log.append("reply " + ",".join(tags))
-            yield Answer(CallResults(results), [], tuple(False for _ in request.blobs))
+            yield Answer(CallsReply(results), [], tuple(False for _ in request.blobs))
 
 
 def ask(session: TaskSession, *tags: str, blobs: tuple[bytes, ...] = ()) -> list[str]:
-    request = CallsRequest(tuple(Call(function="f", arguments=tag) for tag in tags))
+    request = CallsRequest(tuple(RequestedCall(function="f", arguments=tag) for tag in tags))
     answer = session.calls(request, list(blobs), timeout=5.0 * len(tags), what="a call")
-    assert isinstance(answer.message, CallResults)
+    assert isinstance(answer.message, CallsReply)
     return [result.value for result in answer.message.results]
 
 
@@ -185,9 +185,9 @@ def test_without_merging_every_request_goes_alone():
 
 
 def ask_function(session: TaskSession, function: str, *tags: str) -> list[str]:
-    request = CallsRequest(tuple(Call(function=function, arguments=tag) for tag in tags))
+    request = CallsRequest(tuple(RequestedCall(function=function, arguments=tag) for tag in tags))
     answer = session.calls(request, [], timeout=5.0 * len(tags), what=f"{function}()", function=function)
-    assert isinstance(answer.message, CallResults)
+    assert isinstance(answer.message, CallsReply)
     return [result.value for result in answer.message.results]
 
 

@@ -17,7 +17,7 @@ from grader.calls import WorkerLost
 from grader.cancel import GradingStopped
 from grader.interleave import NOT_RUN, Answer, Interleaver, Request, TaskSession
 from grader.limits import Limits
-from grader.messages import Call, CallReply, CallResults, CallsRequest, TooLarge
+from grader.messages import CallOutcome, CallsReply, CallsRequest, RequestedCall, TooLarge
 
 LIMIT_KINDS = sorted(NOT_RUN)
 
@@ -46,7 +46,7 @@ class ScriptedSession:
                 raise WorkerLost(f"{tag} during {what}", limit=tag[:-1] or None)  # type: ignore[arg-type]
             if tag == "big":
                 return Answer(TooLarge(size=9), [])
-        return Answer(CallResults(tuple(CallReply(value=tag, duration_ms=self.duration_ms) for tag in tags)), [])
+        return Answer(CallsReply(tuple(CallOutcome(value=tag, duration_ms=self.duration_ms) for tag in tags)), [])
 
     def calls(self, request: CallsRequest, blobs: list[bytes], *, timeout: float,
               what: str | Callable[[], str], function: str = "") -> Answer:
@@ -59,7 +59,7 @@ class ScriptedSession:
 
 def ask(session: TaskSession, function: str, *tags: str, timeout: float = 3.0) -> Any:
     """The tags' values, or "<limit>: <reason>" when the request failed."""
-    request = CallsRequest(tuple(Call(function=function, arguments=tag) for tag in tags))
+    request = CallsRequest(tuple(RequestedCall(function=function, arguments=tag) for tag in tags))
     try:
         answer = session.calls(request, [], timeout=timeout, what=lambda: f"{function}({','.join(tags)})",
                                function=function)

@@ -24,7 +24,7 @@ from grader.checks import Check
 from grader.interleave import Answer, Request
 from grader.judge import CheckContext, CheckRunner, RemoteFunction, Submission, exception_info, grade
 from grader.limits import Limits
-from grader.messages import CallReply, CallResults, CallsRequest, CallTimedOut, TooLarge
+from grader.messages import CallOutcome, CallsReply, CallsRequest, TimedOut, TooLarge
 from grader.problems import FunctionSpec, Problem, ProblemSpec
 from grader.protocol import MAX_DEPTH, MAX_ITEMS, Decoder, Encoder, ProtocolError
 from grader.report import MAX_MESSAGE_CHARS, CheckResult, Report, cap_text
@@ -106,19 +106,19 @@ class InProcessWorker:
             given = None if call.grad_output is None else decoder.decode(call.grad_output)
             replies.append(self._run(call.function, args, kwargs, given, encoder))
         written = tuple(bytes(now) != bytes(before) for now, before in zip(memory, blobs, strict=True))
-        return Answer(CallResults(tuple(replies)), [bytearray(blob) for blob in encoder.blobs], written)
+        return Answer(CallsReply(tuple(replies)), [bytearray(blob) for blob in encoder.blobs], written)
 
     def _run(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any], given: Any,
-             encoder: Encoder) -> CallReply:
+             encoder: Encoder) -> CallOutcome:
         try:
             out = self.functions[name](*args, **kwargs, **({"grad_output": given} if given is not None else {}))
         except Exception as exc:  # noqa: BLE001 - the learner's exception, summarised as the worker does
-            return CallReply(raised=ExceptionInfo(type=type(exc).__name__,
+            return CallOutcome(raised=ExceptionInfo(type=type(exc).__name__,
                                                   ancestry=tuple(c.__name__ for c in type(exc).__mro__[:-1]),
                                                   message=str(exc), traceback=(TracebackLine(3, name, "x"),)))
         if not isinstance(out, Scripted):
             out = Scripted(value=out)
-        return CallReply(
+        return CallOutcome(
             value=encoder.encode(out.value), raised=out.raised, missing=out.missing,
             grads={key: None if grad is None else encoder.encode(grad) for key, grad in (out.grads or {}).items()},
             backward_error=out.backward_error,
@@ -471,7 +471,7 @@ def nest(depth: int) -> Any:
     return value
 
 
-CANNED = Answer(CallResults((CallReply(value=0),)), [])
+CANNED = Answer(CallsReply((CallOutcome(value=0),)), [])
 
 
 @pytest.mark.parametrize("how", ["positional", "keyword"])
@@ -508,11 +508,11 @@ def test_a_calls_arguments_may_hold_exactly_the_item_cap_as_the_worker_counts_it
 
 
 @pytest.mark.parametrize("reply", [
-    pytest.param(CallReply(value={"list": [0] * (MAX_ITEMS - 1)}, grads={"0": None}), id="absent-gradient"),
-    pytest.param(CallReply(value={"list": [0] * (MAX_ITEMS - 1)}, grad_output=None), id="absent-cotangent"),
+    pytest.param(CallOutcome(value={"list": [0] * (MAX_ITEMS - 1)}, grads={"0": None}), id="absent-gradient"),
+    pytest.param(CallOutcome(value={"list": [0] * (MAX_ITEMS - 1)}, grad_output=None), id="absent-cotangent"),
 ])
-def test_a_reply_may_hold_exactly_the_item_cap_whatever_is_absent(reply: CallReply) -> None:
-    run = runner(InProcessWorker(answers=[Answer(CallResults((reply,)), [])]))
+def test_a_reply_may_hold_exactly_the_item_cap_whatever_is_absent(reply: CallOutcome) -> None:
+    run = runner(InProcessWorker(answers=[Answer(CallsReply((reply,)), [])]))
     assert len(add_of(run).call(1, 2).value) == MAX_ITEMS - 1
 
 
@@ -527,7 +527,7 @@ def answer(message: Any, blobs: Sequence[bytes] = ()) -> Answer:
     return Answer(message, [bytearray(blob) for blob in blobs])
 
 
-CORRUPT_VALUE = CallReply(value={"tensor": {"dtype": "float32", "shape": [4], "stride": [1], "offset": 0,
+CORRUPT_VALUE = CallOutcome(value={"tensor": {"dtype": "float32", "shape": [4], "stride": [1], "offset": 0,
                                             "storage": 0}})
 FAILURES = [
     pytest.param(answer(TooLarge(size=3 * 2**20 + 2**19)), 1,
@@ -535,20 +535,20 @@ FAILURES = [
     pytest.param(answer(TooLarge(size=3 * 2**20)), 2,
                  "2 calls of add, e.g. add(x=1, y=2) returned 3.0 MiB of tensors; the limit is 8 MiB", "message_size",
                  id="too-large-several"),
-    pytest.param(answer(CallTimedOut()), 1, "the worker answered add(x=1, y=2) with a malformed reply", None,
+    pytest.param(answer(TimedOut()), 1, "the worker answered add(x=1, y=2) with a malformed reply", None,
                  id="not-results"),
-    pytest.param(answer(CallResults(())), 1, "the worker answered add(x=1, y=2) with a malformed reply", None,
+    pytest.param(answer(CallsReply(())), 1, "the worker answered add(x=1, y=2) with a malformed reply", None,
                  id="too-few-results"),
-    pytest.param(answer(CallResults((CallReply(value=1),) * 3)), 2,
+    pytest.param(answer(CallsReply((CallOutcome(value=1),) * 3)), 2,
                  "the worker answered 2 calls of add, e.g. add(x=1, y=2) with a malformed reply", None,
                  id="too-many-results"),
-    pytest.param(answer(CallResults((CORRUPT_VALUE,)), [b"1234"]), 1,
+    pytest.param(answer(CallsReply((CORRUPT_VALUE,)), [b"1234"]), 1,
                  "the worker sent a malformed message during add(x=1, y=2) (tensor view reaches outside its storage)",
                  None, id="forged-value"),
-    pytest.param(answer(CallResults((CallReply(grads={"0": {"bogus": 1}}),))), 1,
+    pytest.param(answer(CallsReply((CallOutcome(grads={"0": {"bogus": 1}}),))), 1,
                  "the worker sent a malformed message during add(x=1, y=2) (unknown tag 'bogus')", None,
                  id="forged-gradient"),
-    pytest.param(answer(CallResults((CallReply(grad_output=2**70),))), 1,
+    pytest.param(answer(CallsReply((CallOutcome(grad_output=2**70),))), 1,
                  "the worker sent a malformed message during add(x=1, y=2) (an integer beyond 64 bits)", None,
                  id="forged-cotangent"),
 ]

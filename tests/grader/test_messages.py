@@ -8,15 +8,15 @@ from typing import Any
 import pytest
 
 from grader.messages import (
-    Call,
-    CallReply,
-    CallResults,
+    CallOutcome,
+    CallsReply,
     CallsRequest,
     ChildExited,
     Forked,
     ForkRequest,
     Loaded,
     LoadRequest,
+    RequestedCall,
     TemplateReady,
     TooLarge,
     reply_from_wire,
@@ -32,13 +32,13 @@ LOADED: dict[str, Any] = {"op": "loaded", "ok": True, "functions": ["f"], "raise
 
 def test_a_call_reply_reads_every_field() -> None:
     reply = reply_from_wire({"op": "results", "results": [CALL_REPLY]})
-    assert reply == CallResults((CallReply(value=1.5, grads={"0": None}, mutated=("1",), output="hi",
+    assert reply == CallsReply((CallOutcome(value=1.5, grads={"0": None}, mutated=("1",), output="hi",
                                            duration_ms=0.25),))
 
 
 def test_an_exception_summary_is_typed_down_to_its_traceback() -> None:
     reply = reply_from_wire({"op": "results", "results": [dict(CALL_REPLY, raised=RAISED)]})
-    assert isinstance(reply, CallResults)
+    assert isinstance(reply, CallsReply)
     raised = reply.results[0].raised
     assert raised is not None and raised.ancestry == ("ValueError", "Exception")
     assert (raised.traceback[0].line, raised.traceback[0].function, raised.traceback[0].text) == (3, "f", "x")
@@ -94,6 +94,6 @@ def test_requests_always_send_every_field() -> None:
     load = LoadRequest(code="", seed=0, limits={}, modules={}, banned_calls=(), key="00", processes_capped=True)
     assert set(load.to_wire()) == {"op", "code", "seed", "limits", "modules", "banned_calls", "key",
                                    "processes_capped"}
-    wire = CallsRequest((Call(function="f", arguments={"tuple": []}),)).to_wire(None)
+    wire = CallsRequest((RequestedCall(function="f", arguments={"tuple": []}),)).to_wire(None)
     assert wire == {"op": "calls", "calls": [{"function": "f", "arguments": {"tuple": []}, "grads": [],
                                               "grad_output": None}], "arena": {"size": 0, "blobs": []}}

@@ -8,27 +8,29 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import pytest
 
 from grader.calls import ExceptionInfo, TracebackLine
 from grader.messages import (
-    Call,
-    CallReply,
-    CallResults,
+    CallOutcome,
+    CallsReply,
     CallsRequest,
-    CallTimedOut,
     ChildExited,
     Forked,
     ForkRequest,
     Loaded,
     LoadRequest,
+    RequestedCall,
     Tampered,
     TemplateReady,
+    TimedOut,
     TooLarge,
     exception_from_wire,
     reply_from_wire,
+    wire,
 )
 from grader.protocol import Arena, ProtocolError
 
@@ -39,7 +41,7 @@ RAISED_INFO = ExceptionInfo(type="ValueError", ancestry=("ValueError", "Exceptio
 REPLY: dict[str, Any] = {"value": {"tuple": [1, 2]}, "raised": None, "missing": False, "grads": {"0": None, "x": 5},
                          "backward_error": "no grad", "grad_output": {"list": [1.0]}, "mutated": ["1", "x"],
                          "aliased": ["0"], "output": "printed\n", "duration_ms": 1.25}
-REPLY_MODEL = CallReply(value={"tuple": [1, 2]}, raised=None, missing=False, grads={"0": None, "x": 5},
+REPLY_MODEL = CallOutcome(value={"tuple": [1, 2]}, raised=None, missing=False, grads={"0": None, "x": 5},
                         backward_error="no grad", grad_output={"list": [1.0]}, mutated=("1", "x"), aliased=("0",),
                         output="printed\n", duration_ms=1.25)
 LOADED: dict[str, Any] = {"op": "loaded", "ok": True, "functions": ["f", "g"], "raised": None, "output": "hello"}
@@ -63,14 +65,14 @@ VALID = [
                  id="loaded"),
     pytest.param(reply_from_wire, dict(LOADED, ok=False, functions=[], raised=RAISED),
                  Loaded(ok=False, functions=(), raised=RAISED_INFO, output="hello"), id="failed-load"),
-    pytest.param(reply_from_wire, {"op": "results", "results": [REPLY]}, CallResults((REPLY_MODEL,)), id="results"),
-    pytest.param(reply_from_wire, {"op": "results", "results": []}, CallResults(()), id="no-results"),
+    pytest.param(reply_from_wire, {"op": "results", "results": [REPLY]}, CallsReply((REPLY_MODEL,)), id="results"),
+    pytest.param(reply_from_wire, {"op": "results", "results": []}, CallsReply(()), id="no-results"),
     pytest.param(reply_from_wire, results(raised=RAISED, backward_error=None, duration_ms=0),
-                 CallResults((CallReply(value={"tuple": [1, 2]}, raised=RAISED_INFO, grads={"0": None, "x": 5},
+                 CallsReply((CallOutcome(value={"tuple": [1, 2]}, raised=RAISED_INFO, grads={"0": None, "x": 5},
                                         grad_output={"list": [1.0]}, mutated=("1", "x"), aliased=("0",),
                                         output="printed\n"),)), id="raised"),
     pytest.param(reply_from_wire, {"op": "too_large", "size": 7}, TooLarge(size=7), id="too-large"),
-    pytest.param(reply_from_wire, {"op": "call_timed_out"}, CallTimedOut(), id="timed-out"),
+    pytest.param(reply_from_wire, {"op": "call_timed_out"}, TimedOut(), id="timed-out"),
     pytest.param(reply_from_wire, {"op": "tampered", "what": "a kernel registered for aten::view"},
                  Tampered(what="a kernel registered for aten::view"), id="tampered"),
     pytest.param(reply_from_wire, {"op": "tampered", "what": "x" * 600}, Tampered(what="x" * 500),
@@ -89,14 +91,14 @@ def test_a_well_formed_message_parses_to_exactly_its_model(parse: Any, wire: dic
 
 
 def test_every_field_of_a_call_reply_is_read_with_its_type() -> None:
-    (reply,) = CallResults.from_wire({"op": "results", "results": [REPLY]}).results
+    (reply,) = CallsReply.from_wire({"op": "results", "results": [REPLY]}).results
     assert (reply.backward_error, reply.mutated, reply.aliased, reply.output) == ("no grad", ("1", "x"), ("0",),
                                                                                  "printed\n")
     assert type(reply.duration_ms) is float and type(reply.mutated) is tuple
 
 
 def test_an_integer_duration_becomes_a_float() -> None:
-    (reply,) = CallResults.from_wire(results(duration_ms=2)).results
+    (reply,) = CallsReply.from_wire(results(duration_ms=2)).results
     assert reply.duration_ms == 2.0 and type(reply.duration_ms) is float
 
 
@@ -154,7 +156,7 @@ MALFORMED = [
     pytest.param(Tampered.from_wire, {"op": "tamper", "what": ""}, "tampered: op 'tamper', expected 'tampered'",
                  id="tampered-op"),
     pytest.param(Tampered.from_wire, {"op": "tampered", "what": 3}, "what must be a string", id="tampered-what"),
-    pytest.param(CallTimedOut.from_wire, {"op": "call_timed_out", "call": 1},
+    pytest.param(TimedOut.from_wire, {"op": "call_timed_out", "call": 1},
                  "call_timed_out: missing fields [], unknown fields ['call']", id="timed-out-extra"),
     # loaded
     pytest.param(Loaded.from_wire, dict(LOADED, op="load"), "loaded: op 'load', expected 'loaded'", id="loaded-op"),
@@ -197,36 +199,36 @@ MALFORMED = [
     pytest.param(Loaded.from_wire, dict(LOADED, ok=False, raised=dict(RAISED, message=None)),
                  "exception message must be a string", id="loaded-exception-checked"),
     # results
-    pytest.param(CallResults.from_wire, {"op": "result", "results": []}, "results: op 'result', expected 'results'",
+    pytest.param(CallsReply.from_wire, {"op": "result", "results": []}, "results: op 'result', expected 'results'",
                  id="results-op"),
-    pytest.param(CallResults.from_wire, {"op": "results"}, "results: missing fields ['results'], unknown fields []",
+    pytest.param(CallsReply.from_wire, {"op": "results"}, "results: missing fields ['results'], unknown fields []",
                  id="results-missing"),
-    pytest.param(CallResults.from_wire, {"op": "results", "results": {}}, "results must be a list",
+    pytest.param(CallsReply.from_wire, {"op": "results", "results": {}}, "results must be a list",
                  id="results-not-a-list"),
-    pytest.param(CallResults.from_wire, {"op": "results", "results": [[]]}, "call result: expected an object, got list",
+    pytest.param(CallsReply.from_wire, {"op": "results", "results": [[]]}, "call result: expected an object, got list",
                  id="result-not-an-object"),
-    pytest.param(CallResults.from_wire, {"op": "results", "results": [{"value": 1}]},
+    pytest.param(CallsReply.from_wire, {"op": "results", "results": [{"value": 1}]},
                  "call result: missing fields ['aliased', 'backward_error', 'duration_ms', 'grad_output', 'grads', "
                  "'missing', 'mutated', 'output', 'raised'], unknown fields []", id="result-only-a-value"),
-    pytest.param(CallResults.from_wire, results(grads=[]), "grads must be an object keyed by argument",
+    pytest.param(CallsReply.from_wire, results(grads=[]), "grads must be an object keyed by argument",
                  id="grads-a-list"),
-    pytest.param(CallResults.from_wire, results(grads=None), "grads must be an object keyed by argument",
+    pytest.param(CallsReply.from_wire, results(grads=None), "grads must be an object keyed by argument",
                  id="grads-none"),
-    pytest.param(CallResults.from_wire, results(grads={1: None}), "grads must be an object keyed by argument",
+    pytest.param(CallsReply.from_wire, results(grads={1: None}), "grads must be an object keyed by argument",
                  id="grads-int-key"),
-    pytest.param(CallResults.from_wire, results(missing=None), "missing must be true or false", id="missing"),
-    pytest.param(CallResults.from_wire, results(backward_error=1), "backward_error must be a string",
+    pytest.param(CallsReply.from_wire, results(missing=None), "missing must be true or false", id="missing"),
+    pytest.param(CallsReply.from_wire, results(backward_error=1), "backward_error must be a string",
                  id="backward-error"),
-    pytest.param(CallResults.from_wire, results(mutated="0"), "mutated must be a list of strings", id="mutated"),
-    pytest.param(CallResults.from_wire, results(aliased=[0]), "aliased must be a list of strings", id="aliased"),
-    pytest.param(CallResults.from_wire, results(output=b"x"), "output must be a string", id="output"),
-    pytest.param(CallResults.from_wire, results(duration_ms=None), "duration_ms must be a finite number >= 0",
+    pytest.param(CallsReply.from_wire, results(mutated="0"), "mutated must be a list of strings", id="mutated"),
+    pytest.param(CallsReply.from_wire, results(aliased=[0]), "aliased must be a list of strings", id="aliased"),
+    pytest.param(CallsReply.from_wire, results(output=b"x"), "output must be a string", id="output"),
+    pytest.param(CallsReply.from_wire, results(duration_ms=None), "duration_ms must be a finite number >= 0",
                  id="duration-none"),
-    pytest.param(CallResults.from_wire, results(duration_ms=-1), "duration_ms must be a finite number >= 0",
+    pytest.param(CallsReply.from_wire, results(duration_ms=-1), "duration_ms must be a finite number >= 0",
                  id="duration-negative"),
-    pytest.param(CallResults.from_wire, results(duration_ms=float("nan")), "duration_ms must be a finite number >= 0",
+    pytest.param(CallsReply.from_wire, results(duration_ms=float("nan")), "duration_ms must be a finite number >= 0",
                  id="duration-nan"),
-    pytest.param(CallResults.from_wire, results(raised={"type": "E"}),
+    pytest.param(CallsReply.from_wire, results(raised={"type": "E"}),
                  "exception: missing fields ['message', 'mro', 'traceback'], unknown fields []", id="result-exception"),
 ]
 
@@ -259,7 +261,7 @@ REQUESTS = [
                                      processes_capped=False).to_wire(),
                  {"op": "load", "code": "", "seed": 0, "limits": {}, "modules": {}, "banned_calls": [], "key": "",
                   "processes_capped": False}, id="load-uncapped"),
-    pytest.param(lambda: CallsRequest((Call("f", {"tuple": []}, grads=("0", "x"), grad_output=1.0),)).to_wire(
+    pytest.param(lambda: CallsRequest((RequestedCall("f", {"tuple": []}, grads=("0", "x"), grad_output=1.0),)).to_wire(
                      TinyArena()),
                  {"op": "calls", "calls": [{"function": "f", "arguments": {"tuple": []}, "grads": ["0", "x"],
                                             "grad_output": 1.0}], "arena": {"size": 5, "blobs": [[0, 3], [3, 2]]}},
@@ -279,3 +281,44 @@ def test_a_load_request_sends_plain_containers() -> None:
     wire = LoadRequest(code="", seed=0, limits={}, modules={}, banned_calls=("a",), key="",
                        processes_capped=False).to_wire()
     assert (type(wire["limits"]), type(wire["modules"]), type(wire["banned_calls"])) == (dict, dict, list)
+
+
+# ------------------------------------------------------------------------------------------------ one schema
+
+
+def test_a_messages_wire_fields_are_its_dataclass_fields_and_its_op() -> None:
+    @wire()
+    @dataclass(frozen=True)
+    class Probe:
+        size: int
+        name: str = ""
+        FIELDS: ClassVar[frozenset[str]]
+        NOT_A_FIELD: ClassVar[int] = 3
+
+    assert Probe.FIELDS == frozenset({"op", "size", "name"})
+
+
+def test_a_message_without_an_op_has_only_its_fields_and_a_request_adds_what_to_wire_adds() -> None:
+    @wire(op=False)
+    @dataclass(frozen=True)
+    class Bare:
+        value: int
+        FIELDS: ClassVar[frozenset[str]]
+
+    @wire(extra=("arena", "more"))
+    @dataclass(frozen=True)
+    class Request:
+        calls: tuple[int, ...]
+        FIELDS: ClassVar[frozenset[str]]
+
+    assert Bare.FIELDS == frozenset({"value"})
+    assert Request.FIELDS == frozenset({"op", "calls", "arena", "more"})
+    assert wire()(Bare) is Bare  # the decorator hands back the class itself
+
+
+@pytest.mark.parametrize("request_", [ForkRequest(ahead=True), LoadRequest("x = 1", 3, {}, {}, (), "ab", False),
+                                      RequestedCall("f", {"tuple": []}), CallsRequest(())],
+                         ids=lambda request: type(request).__name__)
+def test_every_request_sends_exactly_its_fields(request_: Any) -> None:
+    sent = request_.to_wire(None) if isinstance(request_, CallsRequest) else request_.to_wire()
+    assert sent.keys() == type(request_).FIELDS

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from grader.helpers_import import importable_as_helpers
 from grader.limits import Limits
 from grader.problems import (
     REQUIRED_FILES,
     MutantError,
     ProblemError,
     discover,
-    importable_as_helpers,
     load_problem,
     strip_private_comments,
 )

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from grader import load_problem, scratch_example
-from grader.problems import PROBLEMS_DIR, importable_as_helpers
+from grader.helpers_import import importable_as_helpers
+from grader.problems import PROBLEMS_DIR
 from grader.scratch import SCRATCH_FILE
 
 PROBLEMS = sorted(path.parent.name for path in PROBLEMS_DIR.glob("*/problem.toml"))

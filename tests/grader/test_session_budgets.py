@@ -13,7 +13,7 @@ import pytest
 from grader.calls import WorkerLost
 from grader.interleave import Answer, Request
 from grader.limits import Limits
-from grader.messages import Call, CallReply, CallResults, CallsRequest, Loaded, LoadRequest
+from grader.messages import CallOutcome, CallsReply, CallsRequest, Loaded, LoadRequest, RequestedCall
 from grader.session import ADVISORY_BUDGET, TOTAL_BUDGET, Budget, WorkerSession
 
 LIMITS = Limits(call_timeout_s=2.0, total_timeout_s=10.0, advisory_budget_s=3.0, wall_ceiling_factor=4.0)
@@ -37,8 +37,8 @@ class TimedChild:
     def exchange(self, request: CallsRequest, blobs: list[bytes], *, timeout: float,
                  what: str | Callable[[], str], budget: str | None = None) -> Answer:
         self.waits.append((timeout, budget))
-        replies = tuple(CallReply(value=None, duration_ms=self.call_ms) for _ in request.calls)
-        return Answer(message=CallResults(replies), blobs=[])
+        replies = tuple(CallOutcome(value=None, duration_ms=self.call_ms) for _ in request.calls)
+        return Answer(message=CallsReply(replies), blobs=[])
 
     def send(self, request: CallsRequest, blobs: list[bytes], *, deadline: float, timeout: float,
              what: str | Callable[[], str], budget: str | None = None) -> CallsRequest:
@@ -47,8 +47,8 @@ class TimedChild:
 
     def receive(self, arena: CallsRequest, *, deadline: float, timeout: float, what: str | Callable[[], str],
                 budget: str | None = None) -> Answer:
-        replies = tuple(CallReply(value=None, duration_ms=self.call_ms) for _ in arena.calls)
-        return Answer(message=CallResults(replies), blobs=[])
+        replies = tuple(CallOutcome(value=None, duration_ms=self.call_ms) for _ in arena.calls)
+        return Answer(message=CallsReply(replies), blobs=[])
 
     def end(self) -> None:
         self.ended += 1
@@ -72,7 +72,7 @@ def session(child: TimedChild, limits: Limits = LIMITS) -> WorkerSession:
 
 
 def request(calls: int = 1) -> CallsRequest:
-    return CallsRequest(tuple(Call(function="f", arguments={"tuple": [{"tuple": []}, {"dict": []}]}, grads=(),
+    return CallsRequest(tuple(RequestedCall(function="f", arguments={"tuple": [{"tuple": []}, {"dict": []}]}, grads=(),
                                    grad_output=None) for _ in range(calls)))
 
 

@@ -28,7 +28,7 @@ POSTGRES_URLS = [
     "postgresql://root@127.0.0.1:5432/test",
 ]
 REDIS_URL = os.environ.get("PAPERLAB_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
-# Settings that make failures show up within a test's time: see README's Settings table for each.
+# Settings that make failures show up within a test's time: see the Settings table of docs/operations.md for each.
 FAST_RECOVERY = {
     "PAPERLAB_SWEEP_INTERVAL_S": "1",
     "PAPERLAB_GRADING_LEASE_MARGIN_S": "1",

@@ -10,7 +10,7 @@ from sqlalchemy import inspect
 
 from app.db import make_engine
 from app.migrate import alembic_config, upgrade
-from app.models import Base
+from app.tables import Base
 from tests.services.conftest import fresh_database
 
 pytestmark = [pytest.mark.services]

@@ -18,9 +18,9 @@ from app.db import make_engine
 from app.grading.inprocess import InProcessBackend
 from app.main import create_app
 from app.migrate import alembic_config, upgrade
-from app.models import Base
 from app.settings import Settings
 from app.state import BackendContext
+from app.tables import Base
 from grader.pool import WorkerPool
 from grader.sandbox import probe
 from tests.app.app_support import CORRECT, TestClient, run
