@@ -55,7 +55,7 @@ MAX_BYTES = 16 * 2**20  # 31 problems: at most about half a GiB a process
 CACHE_DIR_VARIABLE = "PAPERLAB_CACHE_DIR"
 
 
-class Uncachable(Exception):
+class _Uncachable(Exception):
     """A value the cache does not key or keep (a generator, a module, a tensor subclass, ...)."""
 
 
@@ -89,7 +89,7 @@ def _feed(digest: Any, value: Any, storages: dict[int, int]) -> None:
             raw = torch.empty(0, dtype=torch.uint8).set_(storage)
             digest.update(raw.numpy().tobytes())
         elif tensor.device.type not in ("cpu", "meta"):
-            raise Uncachable(f"a tensor on {tensor.device}")
+            raise _Uncachable(f"a tensor on {tensor.device}")
     elif value is None or kind in (bool, int, float, str):
         digest.update(f"{kind.__name__}:{value!r};".encode())
     elif kind in (tuple, list):
@@ -101,12 +101,12 @@ def _feed(digest: Any, value: Any, storages: dict[int, int]) -> None:
         digest.update(f"dict[{len(value)}](".encode())
         for name, item in value.items():
             if type(name) is not str:
-                raise Uncachable("a dict key that is not a string")
+                raise _Uncachable("a dict key that is not a string")
             _feed(digest, name, storages)
             _feed(digest, item, storages)
         digest.update(b")")
     else:
-        raise Uncachable(kind.__name__)
+        raise _Uncachable(kind.__name__)
 
 
 def call_key(function: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
@@ -123,12 +123,12 @@ def call_key(function: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> st
 
 
 def frozen(value: Any) -> Any:
-    """A copy of an answer to keep: tensors detached and cloned; raises Uncachable for anything else than plain
+    """A copy of an answer to keep: tensors detached and cloned; raises _Uncachable for anything else than plain
     values, or a tensor that requires grad."""
     kind = type(value)
     if kind is torch.Tensor:
         if value.requires_grad:
-            raise Uncachable("a tensor that requires grad")
+            raise _Uncachable("a tensor that requires grad")
         return value.clone()
     if value is None or kind in (bool, int, float, str):
         return value
@@ -136,7 +136,7 @@ def frozen(value: Any) -> Any:
         return kind(frozen(item) for item in value)
     if kind is dict and all(type(name) is str for name in value):
         return {name: frozen(item) for name, item in value.items()}
-    raise Uncachable(kind.__name__)
+    raise _Uncachable(kind.__name__)
 
 
 def _nbytes(value: Any) -> int:
@@ -212,7 +212,7 @@ class ReferenceAnswers:
         """`function(*args, **kwargs)`, answered from the cache when it may be (see the module's docstring)."""
         try:
             key = call_key(name, args, kwargs)
-        except Uncachable:
+        except _Uncachable:
             return function(*args, **kwargs)
         with self._lock:
             found = self._answers.get(key)
@@ -242,7 +242,7 @@ class ReferenceAnswers:
             return  # it shares storage with an argument: a copy would not
         try:
             kept = frozen(value)
-        except Uncachable:
+        except _Uncachable:
             return
         with self._lock:
             if self._store(key, kept):
@@ -298,7 +298,7 @@ class ReferenceAnswers:
                 continue
             try:
                 answers[key] = frozen(value)  # what was read is checked as what is kept: plain values only
-            except Uncachable:
+            except _Uncachable:
                 continue
         return answers
 

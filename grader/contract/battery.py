@@ -508,7 +508,9 @@ class FunctionBattery:
         if memo is None:
             return self._reference_grads(ref, case, cotangent)
         inputs = (case.args, case.grads, case.omit, cotangent)
-        return memo(f"{self.name}: gradients", inputs, lambda: self._reference_grads(ref, case, cotangent))
+        grads: dict[str, torch.Tensor | None] = memo(f"{self.name}: gradients", inputs,
+                                                     lambda: self._reference_grads(ref, case, cotangent))
+        return grads
 
     def _reference_grads(self, ref: ModuleType, case: Case, cotangent: Any) -> dict[str, torch.Tensor | None]:
         args = fresh(case.args, dtype=torch.float64)
