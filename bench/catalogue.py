@@ -14,8 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from bench.inprocess import InProcessPool
-from grader import WorkerPool, discover, grade
-from grader.problems import Problem
+from grader import Problem, WorkerPool, discover, grade
 
 WARM_TARGET_MS = 300.0  # every problem's warm median
 MOCO_WARM_OVER_FLOOR = 1.2
