@@ -8,6 +8,7 @@ The engine is imported inside the fixtures, not here: every test loads this file
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -187,3 +188,16 @@ def fresh_pool(need_sandbox: None) -> Iterator[Callable[[int], WorkerPool]]:
     for pool in pools:
         pool.close()
         assert_pool_removed(pool)
+
+
+@pytest.fixture(autouse=True)
+def _reference_cache_of_this_test(tmp_path_factory: pytest.TempPathFactory,
+                                  monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The CLI keeps the reference's answers on disk (grader.refcache): each test gets its own directory, so no
+    test reads answers another left (or writes into the home directory), and a CLI run inside a test does not
+    leave the process keeping answers on disk for the tests after it."""
+    monkeypatch.setenv("PAPERLAB_CACHE_DIR", str(tmp_path_factory.mktemp("reference-cache")))
+    yield
+    refcache = sys.modules.get("grader.refcache")  # imported only by tests that grade: keep app tests torch-free
+    if refcache is not None:
+        refcache.use_disk(None)
