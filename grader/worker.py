@@ -72,6 +72,7 @@ seccomp = _load_private("seccomp")
 _Tensor = torch.Tensor
 _Parameter = torch.nn.Parameter
 _list, _tuple, _int, _float, _bool, _str, _none, _repr = list, tuple, int, float, bool, str, type(None), repr
+_PLAIN_ITEMS = 1_000_000  # the longest list of plain values whose items are compared after a call
 _storage_ptr = protocol._storage_data_ptr
 _storage_nbytes = protocol._storage_nbytes
 _t_untyped_storage = protocol._t_untyped_storage
@@ -885,8 +886,8 @@ def _plain(value: Any, depth: int = 0) -> Any:
     holds anything else (a tensor's own facts are compared by _layout)."""
     kind = type(value)
     if kind is _list or kind is _tuple:
-        if depth > 4:
-            return None
+        if depth > 4 or len(value) > _PLAIN_ITEMS:
+            return None  # past what a plain argument holds: not compared (one grown this long has changed)
         items = []
         for item in value:
             snapshot = _plain(item, depth + 1)
