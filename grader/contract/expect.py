@@ -166,8 +166,12 @@ def _after_values(result: CallResult, case: Case, contract: FunctionContract,
         fail(f"{in_case(result, case)} returned a tensor that shares storage with {which}; the result must be new "
              "storage (e.g. .clone()), so that changing one can never change the other")
     if result.mutated:
-        fail(f"{in_case(result, case)} changed {', '.join(result.mutated)} (its values, shape, strides, version or "
-             "requires_grad); every argument must be left as it was: work on copies")
+        lists = all(isinstance(case.args.get(name), list | tuple) and not tensors_in(case.args.get(name))
+                    for name in result.mutated)
+        what = ("its items: appended, removed, reordered or replaced in place" if lists else
+                "its values, shape, strides, version or requires_grad")
+        fail(f"{in_case(result, case)} changed {', '.join(result.mutated)} ({what}); every argument must be left "
+             "as it was: work on copies")
     expect_requires_grad(value, contract.result, case, contract, result, path="the result", depends=depends)
 
 

@@ -240,7 +240,7 @@ DECODE_PATCH = "_reference_decode = decode\n\n\ndef decode(ids, merges):\n"
                      id="a bool among the ids"),
         pytest.param(ENCODE_PATCH + "    ids = _reference_encode(text, merges)\n"
                                     "    if isinstance(merges, list):\n        merges.clear()\n    return ids\n",
-                     "contract.encode.values", ["changed merges", "every argument must be left as it was"],
+                     "contract.encode.values", ["changed merges (its items", "every argument must be left as it was"],
                      id="merges cleared in place"),
         pytest.param(DECODE_PATCH + "    if isinstance(merges, list):\n        merges.sort()\n"
                                     "    return _reference_decode(ids, merges)\n",
