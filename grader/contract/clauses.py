@@ -51,8 +51,9 @@ def _arg_text(name: str, arg: object) -> str:
     if isinstance(arg, TupleArg):
         return f"{name} a tuple of {len(arg.items)}"
     if isinstance(arg, StrArg):
-        most = f" to {arg.max_length}" if arg.max_length is not None else ""
-        return (f"{name} a str of {arg.min_length}{most} characters"
+        lengths = (f"{arg.min_length} to {arg.max_length} characters" if arg.max_length is not None else
+                   "any length" if arg.min_length == 0 else f"at least {arg.min_length} characters")
+        return (f"{name} a str of {lengths}"
                 + (f" from {arg.alphabet!r}" if arg.alphabet is not None else " (any text UTF-8 can encode)"))
     if isinstance(arg, ListArg):
         return f"{name} a list of {arg.length} " + _item_text(arg.item)
