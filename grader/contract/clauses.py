@@ -94,7 +94,7 @@ def function_clauses(name: str, contract: FunctionContract, *, autograd: bool, s
     tensors = [n for n, a in contract.args.items() if isinstance(a, TensorArg | TensorListArg)]
     sequences = [n for n, a in contract.args.items() if isinstance(a, StrArg | ListArg)]
     scalars = [n for n, a in contract.args.items() if not isinstance(a, TensorArg | TensorListArg | StrArg | ListArg)]
-    plain = not tensors and not _has_tensor(contract.result)
+    plain = bool(sequences) and not tensors and not _has_tensor(contract.result)  # strs and lists, no tensors
     sized = ", ".join(f"{symbol} >= {spec.min}" for symbol, spec in contract.dims.items()
                       if not symbol.startswith("*"))
     clauses = [
@@ -132,8 +132,8 @@ def function_clauses(name: str, contract: FunctionContract, *, autograd: bool, s
     if contract.validates:
         clauses.append(GeneratedClause(f"{prefix}.refusals", _fit(
             "arguments outside the contract raise: " + ", ".join(
-                f"{rule} {contract.error_for(rule)}" for rule in ("kind", "dtype", "shape", "range", "finite",
-                                                                  "device")))))
+                f"{rule} {contract.error_for(rule)}" for rule in (("kind", "shape", "range") if plain else (
+                    "kind", "dtype", "shape", "range", "finite", "device"))))))
     if same_tensor:
         clauses.append(GeneratedClause(f"{prefix}.same_tensor", "the same tensor passed in two argument positions "
                                                                 "gives the result of two copies"))
