@@ -71,6 +71,8 @@ seccomp = _load_private("seccomp")
 # Captured before any learner code exists: C functions and descriptors that rebinding cannot reach.
 _Tensor = torch.Tensor
 _Parameter = torch.nn.Parameter
+_list, _tuple, _int, _float, _bool, _str, _none, _repr = list, tuple, int, float, bool, str, type(None), repr
+_PLAIN_ITEMS = 1_000_000  # the longest list of plain values whose items are compared after a call
 _storage_ptr = protocol._storage_data_ptr
 _storage_nbytes = protocol._storage_nbytes
 _t_untyped_storage = protocol._t_untyped_storage
@@ -755,6 +757,7 @@ class Served:
             return reply
         named = [(str(i), v) for i, v in enumerate(args)] + list(kwargs.items())
         tensors = [(key, value) for key, value in named if type(value) is _Tensor or type(value) is _Parameter]
+        plain = [(key, value, _plain(value)) for key, value in named if type(value) is _list or type(value) is _tuple]
         with _no_torch_function(), _no_torch_dispatch():
             layouts = [_layout(t) for _, t in tensors]
             # Where each argument's gradient accumulates, taken now: a call that clears requires_grad on the
@@ -777,6 +780,8 @@ class Served:
             # storage or version counter (t_(), resize_(), set_(), a same-value write) only this process sees.
             reply["mutated"] = [key for (key, t), layout in zip(tensors, layouts, strict=True)
                                 if not _same_layout(layout, _layout(t))]
+            # A list of plain values (token ids, pairs) changed in place: appended to, sorted, an item replaced.
+            reply["mutated"] += [key for key, value, before in plain if before is not None and _plain(value) != before]
             reply["aliased"] = _aliased(value, tensors)
             try:
                 reply["value"] = encoder.encode(value)
@@ -873,6 +878,28 @@ def _layout(t: Any) -> tuple[Any, ...]:
     return (tuple(_t_shape(t)), tuple(_t_stride(t)), _t_storage_offset(t), _storage_ptr(storage), _t_version(t),
             id(type(t)), bool(_t_requires_grad(t)), bool(_t_is_leaf(t)), _t_backward_hooks(t) is None,
             _t_post_accumulate_hooks(t) is None, id(grad_fn), grad_fn)
+
+
+def _plain(value: Any, depth: int = 0) -> Any:
+    """A snapshot of a list or tuple of plain Python values (ints, floats, bools, strs, None, nested lists and
+    tuples of them), made of those exact types only, so comparing two never runs the learner's code; None when it
+    holds anything else (a tensor's own facts are compared by _layout)."""
+    kind = type(value)
+    if kind is _list or kind is _tuple:
+        if depth > 4 or len(value) > _PLAIN_ITEMS:
+            return None  # past what a plain argument holds: not compared (one grown this long has changed)
+        items = []
+        for item in value:
+            snapshot = _plain(item, depth + 1)
+            if snapshot is None:
+                return None
+            items.append(snapshot)
+        return (kind is _list, _tuple(items))
+    if kind is _int or kind is _bool or kind is _str or kind is _none:
+        return (kind is _bool, kind is _str, value)
+    if kind is _float:
+        return ("float", _repr(value))  # nan equals itself here
+    return None
 
 
 def _same_layout(before: tuple[Any, ...], after: tuple[Any, ...]) -> bool:

@@ -44,7 +44,16 @@ from grader.contract.draw import (
 from grader.contract.expect import Case, expect_legal_call, split_arguments, tensors_in
 from grader.contract.legality import violations
 from grader.contract.refusals import Refusal, refusals
-from grader.contract.schema import DTYPES, FloatArg, FunctionContract, TensorArg, TensorListArg
+from grader.contract.schema import (
+    DTYPES,
+    FloatArg,
+    FunctionContract,
+    ListArg,
+    StrArg,
+    TensorArg,
+    TensorListArg,
+    TupleArg,
+)
 from grader.contract.sizes import Sizes, distinct, edges, satisfied, variations
 
 GROUP = "contract"
@@ -138,10 +147,14 @@ class FunctionBattery:
                 if not violations(self.contract, args):
                     cases.append(Case(self.with_grad(args), f"{name} = {value!r}", self.base))
         for name, arg in self.contract.args.items():
-            if isinstance(arg, TensorListArg) and arg.tuples:  # declared legal, so tried: a tuple as well as a list
+            if isinstance(arg, TensorListArg | ListArg) and arg.tuples:  # declared legal, so tried: a tuple too
                 args = self.with_grad(self.draw(self.base, f"edge-tuple-{name}"))
                 args[name] = tuple(args[name])
                 cases.append(Case(args, f"{name} as a tuple", self.base))
+            if isinstance(arg, ListArg) and isinstance(arg.item, TupleArg) and arg.item.lists:  # items as lists
+                args = self.draw(self.base, f"edge-item-lists-{name}")
+                args[name] = [list(item) for item in args[name]]
+                cases.append(Case(args, f"the items of {name} as lists", self.base))
         whole = self._floats_as_ints()
         if whole is not None:
             args = self.draw(self.base, "edge-ints", scalars=whole)
@@ -355,8 +368,8 @@ class FunctionBattery:
         return found
 
     def _scalar_clause(self) -> list[str]:
-        return ["scalars"] if any(not isinstance(a, TensorArg | TensorListArg) for a in self.contract.args.values()) \
-            else []
+        return ["scalars"] if any(not isinstance(a, TensorArg | TensorListArg | StrArg | ListArg)
+                                  for a in self.contract.args.values()) else []
 
     def _check(self, check_id: str, title: str, run: Callable[[Any, ModuleType], None],
                clauses: list[str]) -> Check:

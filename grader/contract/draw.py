@@ -18,6 +18,8 @@ from grader.contract.schema import (
     FunctionContract,
     IntArg,
     Interval,
+    ListArg,
+    StrArg,
     TensorArg,
     TensorListArg,
     TupleArg,
@@ -28,6 +30,9 @@ LegalInputs = Callable[[dict[str, Any], dict[str, int]], dict[str, Any]]
 # Typical magnitudes of drawn values: (0, inf) draws exp(N(0, 0.5^2)) around 1, unbounded floats N(0, 1).
 HALF_LINE_SPREAD = 0.5
 SCALAR_HALF_LINE = (0.2, 5.0)  # a positive scalar (a temperature, a learning rate multiplier) drawn log-uniformly
+# What "any Unicode text" draws from: a few letters (so that pairs repeat), whitespace of each kind, and characters
+# of two, three and four UTF-8 bytes.
+UNICODE_SAMPLE = "abcab  \t\néß日本😀"
 
 
 def group_dtypes(contract: FunctionContract, choice: str | None = None) -> dict[str, torch.dtype]:
@@ -78,6 +83,10 @@ def draw_arguments(
             args[name] = draw_tensor(arg, sizes.shape(arg.parsed_shape), dtypes[arg.group], sizes.dims, generator)
         elif isinstance(arg, TensorListArg):
             args[name] = _draw_list(contract, arg, sizes, dtypes[arg.item.group], generator)
+        elif isinstance(arg, StrArg):
+            args[name] = draw_str(arg, arg.longest_drawn, generator)
+        elif isinstance(arg, ListArg):
+            args[name] = [draw_scalar(arg.item, sizes.dims, generator) for _ in range(sizes.dims[arg.length])]
         else:
             args[name] = draw_scalar(arg, sizes.dims, generator)
     if legal is not None:
@@ -136,6 +145,13 @@ def int_bounds(interval: Interval, dims: dict[str, int]) -> tuple[int, int]:
     return int(first), int(last)
 
 
+def draw_str(arg: StrArg, length: int, generator: torch.Generator) -> str:
+    """`length` characters of the argument's alphabet (or of UNICODE_SAMPLE), uniformly."""
+    alphabet = arg.alphabet if arg.alphabet is not None else UNICODE_SAMPLE
+    picks = torch.randint(0, len(alphabet), (length,), generator=generator).tolist()
+    return "".join(alphabet[i] for i in picks)
+
+
 def draw_scalar(arg: FloatArg | IntArg | BoolArg | TupleArg, dims: dict[str, int],
                 generator: torch.Generator) -> Any:
     if isinstance(arg, BoolArg):
@@ -161,8 +177,15 @@ def draw_scalar(arg: FloatArg | IntArg | BoolArg | TupleArg, dims: dict[str, int
     return round(start + (end - start) * (0.05 + 0.9 * u), 6)  # well inside: the ends are the edges check's
 
 
-def edge_scalars(arg: FloatArg | IntArg | BoolArg | TupleArg, dims: dict[str, int]) -> list[Any]:
-    """The values at the edge of an argument's range: closed bounds themselves, open ones approached."""
+def edge_scalars(arg: FloatArg | IntArg | BoolArg | TupleArg | StrArg | ListArg, dims: dict[str, int]) -> list[Any]:
+    """The values at the edge of an argument's range: closed bounds themselves, open ones approached; for a str,
+    the shortest (the empty string) and, where it has one, the longest. A list's edges are its length's sizes."""
+    if isinstance(arg, StrArg):
+        alphabet = arg.alphabet if arg.alphabet is not None else UNICODE_SAMPLE
+        lengths = [arg.min_length] + ([arg.max_length] if arg.max_length is not None else [])
+        return [(alphabet * (n // len(alphabet) + 1))[:n] for n in dict.fromkeys(lengths)]
+    if isinstance(arg, ListArg):
+        return []
     if isinstance(arg, BoolArg):
         return [True, False]
     if isinstance(arg, TupleArg):

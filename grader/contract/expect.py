@@ -15,6 +15,7 @@ from grader.checks import describe, expect_close, expect_equal, expect_tensor, f
 from grader.contract.schema import (
     DTYPES,
     FunctionContract,
+    ListResult,
     ScalarResult,
     TensorArg,
     TensorListArg,
@@ -24,7 +25,7 @@ from grader.contract.schema import (
 )
 from grader.contract.sizes import Sizes
 
-PYTHON_TYPES = {"float": float, "int": int, "bool": bool, "none": type(None)}
+PYTHON_TYPES = {"float": float, "int": int, "bool": bool, "str": str, "none": type(None)}
 
 
 @dataclass
@@ -165,8 +166,12 @@ def _after_values(result: CallResult, case: Case, contract: FunctionContract,
         fail(f"{in_case(result, case)} returned a tensor that shares storage with {which}; the result must be new "
              "storage (e.g. .clone()), so that changing one can never change the other")
     if result.mutated:
-        fail(f"{in_case(result, case)} changed {', '.join(result.mutated)} (its values, shape, strides, version or "
-             "requires_grad); every argument must be left as it was: work on copies")
+        lists = all(isinstance(case.args.get(name), list | tuple) and not tensors_in(case.args.get(name))
+                    for name in result.mutated)
+        what = ("its items: appended, removed, reordered or replaced in place" if lists else
+                "its values, shape, strides, version or requires_grad")
+        fail(f"{in_case(result, case)} changed {', '.join(result.mutated)} ({what}); every argument must be left "
+             "as it was: work on copies")
     expect_requires_grad(value, contract.result, case, contract, result, path="the result", depends=depends)
 
 
@@ -191,6 +196,18 @@ def expect_result(value: Any, expected: Any, spec: object, case: Case, contract:
             fail(f"{where}: {path} is a tuple of {len(value)} items; the contract says {len(spec.items)}")
         for index, (item, wanted, item_spec) in enumerate(zip(value, tuple(expected), spec.items, strict=True)):
             expect_result(item, wanted, item_spec, case, contract, result, path=f"{path}[{index}]")
+        return
+    if isinstance(spec, ListResult):
+        if type(value) is not list:
+            fail(f"{where}: {path} is {_what(value)}; the contract says a list of {_kind_name(spec.item)}s")
+        for index, item in enumerate(value):  # every item's kind first: a bool among ints, a list for a tuple
+            _expect_kind(item, spec.item, where, f"{path}[{index}]")
+        wanted = list(expected)
+        if len(value) != len(wanted):
+            fail(f"{where}: {path} has {len(value)} items, the reference's {len(wanted)}: got "
+                 f"{describe(value, compact=True)}, expected {describe(wanted, compact=True)}")
+        for index, (item, wanted_item) in enumerate(zip(value, wanted, strict=True)):
+            expect_result(item, wanted_item, spec.item, case, contract, result, path=f"{path}[{index}]")
         return
     if isinstance(spec, ScalarResult):
         wanted_type = PYTHON_TYPES[spec.kind]
@@ -226,6 +243,23 @@ def expect_result(value: Any, expected: Any, spec: object, case: Case, contract:
     dtype = result_dtype(spec.dtype, contract, case.args)
     _expect_tensor_values(value, expected, shape, dtype, contract, where, result,
                           f"{path} (generic input: {case.label})")
+
+
+def _expect_kind(value: Any, spec: object, where: str, path: str) -> None:
+    """A list item's kind alone (exactly an int, exactly a tuple of its items), before any value is compared."""
+    if isinstance(spec, ScalarResult) and type(value) is not PYTHON_TYPES[spec.kind]:
+        fail(f"{where}: {path} is {_what(value)}; the contract says a Python {spec.kind}")
+    if isinstance(spec, TupleResult):
+        if type(value) is not tuple or len(value) != len(spec.items):
+            fail(f"{where}: {path} is {_what(value)}; the contract says a tuple of {len(spec.items)} "
+                 f"({', '.join(_kind_name(item) for item in spec.items)})")
+        for index, (item, item_spec) in enumerate(zip(value, spec.items, strict=True)):
+            _expect_kind(item, item_spec, where, f"{path}[{index}]")
+    if isinstance(spec, ListResult):
+        if type(value) is not list:
+            fail(f"{where}: {path} is {_what(value)}; the contract says a list of {_kind_name(spec.item)}s")
+        for index, item in enumerate(value):
+            _expect_kind(item, spec.item, where, f"{path}[{index}]")
 
 
 def _expect_tensor_values(value: Any, expected: Any, shape: tuple[int, ...], dtype: torch.dtype,
@@ -292,6 +326,8 @@ def _kind_name(spec: object) -> str:
         return spec.kind
     if isinstance(spec, TupleResult):
         return "tuple"
+    if isinstance(spec, ListResult):
+        return f"list of {_kind_name(spec.item)}s"
     return "?"
 
 

@@ -19,6 +19,8 @@ from grader.contract.schema import (
     FloatArg,
     FunctionContract,
     IntArg,
+    ListArg,
+    StrArg,
     TensorArg,
     TensorListArg,
     TupleArg,
@@ -59,6 +61,14 @@ def violations(contract: FunctionContract, args: dict[str, Any]) -> dict[str, st
                     broken("kind", f"{name}[{index}] is a {type(item).__name__}, not a tensor")
                     continue
                 tensors.append((f"{name}[{index}]", arg.item, item, local))
+        elif isinstance(arg, StrArg):
+            _str(name, arg, value, broken)
+        elif isinstance(arg, ListArg):
+            if type(value) is not list and not (arg.tuples and type(value) is tuple):
+                broken("kind", f"{name} is a {type(value).__name__}, not a list")
+                continue
+            for index, item in enumerate(value):
+                _scalar(f"{name}[{index}]", arg.item, item, broken)
         else:
             _scalar(name, arg, value, broken)
     for what, spec, t, _ in tensors:
@@ -84,7 +94,7 @@ def violations(contract: FunctionContract, args: dict[str, Any]) -> dict[str, st
             elif not local:
                 check_expressions(spec.parsed_shape, tuple(t.shape), dims, run_dims, what)
         for name, arg in contract.args.items():
-            if isinstance(arg, TensorListArg) and type(args.get(name)) in (list, tuple):
+            if isinstance(arg, TensorListArg | ListArg) and type(args.get(name)) in (list, tuple):
                 length = len(args[name])
                 if arg.length in dims and dims[arg.length] != length:
                     raise Unbound(f"{name} has {length} elements, {dims[arg.length]} expected")
@@ -126,6 +136,9 @@ def violations(contract: FunctionContract, args: dict[str, Any]) -> dict[str, st
             if isinstance(arg, FloatArg) and isinstance(value, int | float) and math.isfinite(value):
                 if not arg.interval.contains(float(value), dims):
                     broken("range", f"{name} = {value} is outside {arg.interval}")
+            if isinstance(arg, ListArg) and isinstance(value, list | tuple):
+                for index, item in enumerate(value):
+                    _item_ranges(f"{name}[{index}]", arg.item, item, dims, broken)
         except KeyError:
             continue  # a range over a size no legal argument gave: nothing to hold the value against
     return found
@@ -141,6 +154,35 @@ def _check_broadcast(spec: TensorArg, shape: tuple[int, ...], dims: dict[str, in
         size in (1, wanted) for size, wanted in zip(reversed(shape), reversed(target), strict=False))
     if not fits_target:
         raise Unbound(f"{what} of shape {list(shape)} does not broadcast to {list(target)}")
+
+
+def _str(name: str, arg: StrArg, value: Any, broken: Any) -> None:
+    if type(value) is not str:
+        broken("kind", f"{name} is a {type(value).__name__}, not a str")
+        return
+    if len(value) < arg.min_length or (arg.max_length is not None and len(value) > arg.max_length):
+        most = "" if arg.max_length is None else f" and at most {arg.max_length}"
+        broken("shape", f"{name} has {len(value)} characters, at least {arg.min_length}{most} expected")
+    if arg.utf8:
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            broken("range", f"{name} holds {value[exc.start]!r} at {exc.start}, which UTF-8 cannot encode")
+
+
+def _item_ranges(what: str, spec: FloatArg | IntArg | BoolArg | TupleArg, item: Any, dims: dict[str, int],
+                 broken: Any) -> None:
+    """A list item's numbers against their ranges, which may use the sizes bound by the call (KeyError: a size
+    nothing bound)."""
+    if isinstance(spec, TupleArg):
+        if type(item) in (tuple, list) and len(item) == len(spec.items):
+            for index, (inner, entry) in enumerate(zip(spec.items, item, strict=True)):
+                _item_ranges(f"{what}[{index}]", inner, entry, dims, broken)
+        return
+    interval = spec.interval if isinstance(spec, FloatArg | IntArg) else None
+    number = type(item) is int or (isinstance(spec, FloatArg) and type(item) is float and math.isfinite(item))
+    if interval is not None and number and not interval.contains(float(item), dims):
+        broken("range", f"{what} = {item} is outside {interval}")
 
 
 def _scalar(name: str, arg: FloatArg | IntArg | BoolArg | TupleArg, value: Any, broken: Any) -> None:

@@ -21,6 +21,8 @@ from grader.contract.schema import (
     FloatArg,
     FunctionContract,
     IntArg,
+    ListArg,
+    StrArg,
     TensorArg,
     TensorListArg,
     TupleArg,
@@ -83,6 +85,8 @@ def _below_minimum(contract: FunctionContract, sizes: Sizes,
 
 def _symbols_of(arg: object) -> set[str]:
     spec = arg if isinstance(arg, TensorArg) else arg.item if isinstance(arg, TensorListArg) else None
+    if isinstance(arg, ListArg):
+        return {arg.length}
     if spec is None:
         return {arg.size} if isinstance(arg, IntArg) and arg.size else set()
     return {s for e in spec.parsed_shape for s in ((e,) if isinstance(e, str) else e.symbols)}
@@ -117,6 +121,10 @@ def _candidates(contract: FunctionContract, legal: dict[str, Any],
             yield from _tensor_candidates(contract, legal, name, arg, value, tensor_names, sizes)
         elif isinstance(arg, TensorListArg) and isinstance(value, list):
             yield from _list_candidates(legal, name, arg, value)
+        elif isinstance(arg, StrArg) and isinstance(value, str):
+            yield from _str_candidates(legal, name, arg, value)
+        elif isinstance(arg, ListArg) and isinstance(value, list | tuple):
+            yield from _plain_list_candidates(legal, name, arg, list(value), sizes)
         elif isinstance(arg, FloatArg | IntArg | BoolArg | TupleArg):
             yield from _scalar_candidates(legal, name, arg, value, sizes)
         if not arg.optional:
@@ -206,6 +214,42 @@ def _list_candidates(legal: dict[str, Any], name: str, arg: TensorListArg,
         items = fresh(value)
         items[0] = None
         yield _with(legal, name, items), f"{name}:kind"
+
+
+def _str_candidates(legal: dict[str, Any], name: str, arg: StrArg,
+                    value: str) -> Iterator[tuple[dict[str, Any], str]]:
+    """Bytes, a list of its characters, a number; a lone surrogate; one character too few or too many."""
+    yield _with(legal, name, value.encode("utf-8", errors="replace")), f"{name}:kind"
+    yield _with(legal, name, list(value)), f"{name}:kind"
+    yield _with(legal, name, 1), f"{name}:kind"
+    if arg.utf8:
+        yield _with(legal, name, value + "\ud800"), f"{name}:range"
+    filler = (arg.alphabet or "a")[0]
+    if arg.min_length > 0:
+        yield _with(legal, name, value[: arg.min_length - 1]), f"{name}:shape"
+    if arg.max_length is not None:
+        yield _with(legal, name, (value + filler * (arg.max_length + 1))[: arg.max_length + 1]), f"{name}:shape"
+
+
+def _plain_list_candidates(legal: dict[str, Any], name: str, arg: ListArg, value: list[Any],
+                           sizes: Sizes) -> Iterator[tuple[dict[str, Any], str]]:
+    """Not a list (a str, a tuple where tuples are not declared, a dict); then its first item broken in each way
+    an item alone can be (None, the wrong kind, a tuple of the wrong length, a number outside its range)."""
+    yield _with(legal, name, str(value)), f"{name}:kind"
+    yield _with(legal, name, dict(enumerate(value))), f"{name}:kind"
+    if not arg.tuples:
+        yield _with(legal, name, tuple(value)), f"{name}:kind"
+    if not value:
+        return
+    bad_items: list[Any] = [None]
+    if isinstance(arg.item, TupleArg):
+        bad_items.append(value[0][0] if isinstance(value[0], tuple | list) and value[0] else 0)  # a bare number
+    for args, _ in _scalar_candidates({name: value[0]}, name, arg.item, value[0], sizes):
+        bad_items.append(args[name])
+    for bad in bad_items:
+        items = fresh(value)
+        items[0] = bad
+        yield _with(legal, name, items), f"{name}:item"
 
 
 def _scalar_candidates(legal: dict[str, Any], name: str, arg: FloatArg | IntArg | BoolArg | TupleArg, value: Any,

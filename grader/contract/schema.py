@@ -378,7 +378,67 @@ class TensorListArg(_Strict):
     unchecked: list[Rule] = Field(default_factory=list)
 
 
-Argument = Annotated[TensorArg | FloatArg | IntArg | BoolArg | TupleArg | TensorListArg,
+ListItem = Annotated[FloatArg | IntArg | BoolArg | TupleArg, Field(discriminator="kind")]
+
+
+class StrArg(_Strict):
+    """A Python str (bytes, a list of characters or a str subclass refused: TypeError). The battery draws text
+    from `alphabet`, or any Unicode text UTF-8 can encode when it has none."""
+
+    kind: Literal["str"]
+    min_length: int = Field(0, ge=0, description="fewer characters are refused (the rule 'shape')")
+    max_length: int | None = Field(None, ge=0, description="more characters are refused (the rule 'shape'); none "
+                                                           "by default")
+    alphabet: str | None = Field(None, min_length=1, description="the characters the battery draws; none: any "
+                                                                 "Unicode text UTF-8 can encode")
+    utf8: bool = Field(True, description="a str UTF-8 cannot encode (a lone surrogate) is refused (the rule "
+                                         "'range')")
+    optional: bool = False
+    unchecked: list[Rule] = Field(default_factory=list)
+
+    @property
+    def longest_drawn(self) -> int:
+        """The length of the longest text the battery draws: 16 characters above the minimum at most."""
+        most = self.min_length + STR_DRAWN_ABOVE_MIN
+        return most if self.max_length is None else min(most, self.max_length)
+
+    @model_validator(mode="after")
+    def _valid(self) -> StrArg:
+        if self.max_length is not None and self.max_length < self.min_length:
+            raise ValueError(f"max_length {self.max_length} is below min_length {self.min_length}")
+        return self
+
+
+STR_DRAWN_ABOVE_MIN = 16
+
+
+class ListArg(_Strict):
+    """A Python list of numbers or of tuples of numbers (token ids, merge pairs); a tuple of them too where
+    `tuples` says so. Item ranges may use size symbols, the list's own length among them."""
+
+    kind: Literal["list"]
+    item: ListItem
+    length: str = Field(pattern=SYMBOL, description="the symbol of the list's length")
+    tuples: bool = Field(False, description="a tuple of the same items is accepted as well as a list")
+    optional: bool = False
+    unchecked: list[Rule] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _valid(self) -> ListArg:
+        for spec in _list_items(self):
+            if isinstance(spec, IntArg) and spec.size is not None:
+                raise ValueError("a list's int items need a range, not a size")
+            if spec.optional:
+                raise ValueError("a list's items cannot be optional")
+        return self
+
+
+def _list_items(arg: ListArg) -> list[FloatArg | IntArg | BoolArg]:
+    """The scalar specs of a list's items: the item itself, or each entry of a tuple item."""
+    return list(arg.item.items) if isinstance(arg.item, TupleArg) else [arg.item]
+
+
+Argument = Annotated[TensorArg | FloatArg | IntArg | BoolArg | TupleArg | TensorListArg | StrArg | ListArg,
                      Field(discriminator="kind")]
 
 RequiresGrad = Literal["differentiable", "never"] | list[str]
@@ -403,9 +463,9 @@ class TensorResult(_Strict):
 
 
 class ScalarResult(_Strict):
-    """A Python float, int or bool (exactly that type), or None."""
+    """A Python float, int, bool or str (exactly that type), or None."""
 
-    kind: Literal["float", "int", "bool", "none"]
+    kind: Literal["float", "int", "bool", "str", "none"]
 
 
 class TensorListResult(_Strict):
@@ -423,7 +483,23 @@ class TupleResult(_Strict):
     items: list[Result] = Field(min_length=1)
 
 
-Result = Annotated[TensorResult | ScalarResult | TensorListResult | TupleResult, Field(discriminator="kind")]
+class ListResult(_Strict):
+    """A Python list (exactly a list) whose every item is of the kind `item` says, e.g. ints or tuples of two ints;
+    its length and items are the reference's."""
+
+    kind: Literal["list"]
+    item: Result
+
+    @model_validator(mode="after")
+    def _valid(self) -> ListResult:
+        if any(isinstance(part, TensorResult | TensorListResult) for _, part in _results("item", self.item)):
+            raise ValueError("a list result holds Python values (numbers, bools, strs, tuples and lists of them); "
+                             "for tensors use kind = 'tensor_list'")
+        return self
+
+
+Result = Annotated[TensorResult | ScalarResult | TensorListResult | TupleResult | ListResult,
+                   Field(discriminator="kind")]
 
 
 class Tolerances(_Strict):
@@ -506,8 +582,12 @@ class FunctionContract(_Strict):
                     yield f"args.{name}", (arg.size,)
                 if arg.interval is not None:
                     yield f"args.{name}", _interval_symbols(arg.interval)
-            if isinstance(arg, TensorListArg):
+            if isinstance(arg, TensorListArg | ListArg):
                 yield f"args.{name}.length", (arg.length,)
+            if isinstance(arg, ListArg):
+                for item in _list_items(arg):
+                    if isinstance(item, IntArg | FloatArg) and item.interval is not None:
+                        yield f"args.{name}.item", _interval_symbols(item.interval)
         for where, result in _results("result", self.result):
             if isinstance(result, TensorResult):
                 for entry in result.parsed_shape:
@@ -541,6 +621,8 @@ def _results(where: str, result: object) -> Iterator[tuple[str, object]]:
     if isinstance(result, TupleResult):
         for index, item in enumerate(result.items):
             yield from _results(f"{where}.items[{index}]", item)
+    if isinstance(result, ListResult):
+        yield from _results(f"{where}.item", result.item)
 
 
 def _interval_symbols(interval: Interval) -> tuple[str, ...]:
@@ -552,3 +634,4 @@ def _interval_symbols(interval: Interval) -> tuple[str, ...]:
 
 
 TupleResult.model_rebuild()
+ListResult.model_rebuild()

@@ -27,7 +27,7 @@ from grader.calls import CheckFailed, WorkerLost
 from grader.checks import Check, fail
 from grader.contract.battery import FunctionBattery, stable_seed
 from grader.contract.clauses import SEARCH_CLAUSE
-from grader.contract.draw import LAYOUTS, fresh, in_layout, int_bounds, local_symbols
+from grader.contract.draw import LAYOUTS, UNICODE_SAMPLE, fresh, in_layout, int_bounds, local_symbols
 from grader.contract.expect import Case
 from grader.contract.legality import violations
 from grader.contract.schema import (
@@ -37,6 +37,8 @@ from grader.contract.schema import (
     FunctionContract,
     IntArg,
     Interval,
+    ListArg,
+    StrArg,
     TensorArg,
     TensorListArg,
     TupleArg,
@@ -118,6 +120,11 @@ def strategy(battery: FunctionBattery) -> Any:
                 args[name] = draw(_tensor(st, arg, sizes.shape(arg.parsed_shape), dtypes[arg.group], dims))
             elif isinstance(arg, TensorListArg):
                 args[name] = draw(_tensor_list(st, contract, arg, sizes, dtypes[arg.item.group]))
+            elif isinstance(arg, StrArg):
+                args[name] = draw(_text(st, arg))
+            elif isinstance(arg, ListArg):
+                length = dims[arg.length]
+                args[name] = draw(st.lists(_scalar(st, arg.item, dims), min_size=length, max_size=length))
             else:
                 args[name] = draw(_scalar(st, arg, dims))
         if battery.legal is not None:
@@ -226,6 +233,16 @@ def _tensor_list(st: Any, contract: FunctionContract, arg: TensorListArg, sizes:
         return out
 
     return items()
+
+
+def _text(st: Any, arg: StrArg) -> Any:
+    """Text of the argument's alphabet, or any text UTF-8 can encode (no lone surrogates) when it has none; from
+    its shortest legal length to STR_DRAWN_ABOVE_MIN characters more (shrinking towards the shortest)."""
+    if arg.alphabet is not None:
+        characters = st.sampled_from(arg.alphabet)
+    else:  # characters that repeat (so that pairs recur) mixed with any at all
+        characters = st.one_of(st.sampled_from(UNICODE_SAMPLE), st.characters(codec="utf-8"))
+    return st.text(characters, min_size=arg.min_length, max_size=arg.longest_drawn)
 
 
 def _scalar(st: Any, arg: FloatArg | IntArg | BoolArg | TupleArg, dims: dict[str, int]) -> Any:
