@@ -10,7 +10,7 @@ direction of the difference, where the margin goes, soft labels, the mean, the e
 |z| = 1e4, the closed-form gradients, the tie convention of the accuracy, the order of a ranking and its pairs.
 
 Tolerances: results are compared with an independent float64 oracle (a softplus that only exponentiates
-non-positive numbers). float64 at rtol 1e-9 and atol 1e-10 (1 + max |z|); float32 at rtol 1e-5 and atol
+non-positive numbers). float64 at rtol 1e-7 and atol 1e-9 (1 + max |z|); float32 at rtol 1e-5 and atol
 16 eps32 (1 + max |z|): a correct float32 computation rounds z and each softplus once or twice, and a soft label
 written as softplus(-z) + (1 - p) z cancels terms of size |z|, so its error scales with |z|. Every mutant is
 off by far more (the self-test proves it).
@@ -74,7 +74,7 @@ def _tolerances(dtype, z):
     scale = 1.0 + (float(z.abs().max()) if z.numel() else 0.0)
     if dtype == F32:
         return 1e-5, 16 * EPS32 * scale
-    return 1e-9, 1e-10 * scale
+    return 1e-7, 1e-9 * scale
 
 
 def _expect_loss(result, expected, dtype, z, *, hint=""):
@@ -210,6 +210,41 @@ def empty(sub, ref):
                    f"after backward() on {result.call}, {name}.grad = {grad}: expected an empty gradient")
 
 
+# ----------------------------------------------------------------------------------------------- gradients
+
+
+@check("gradients.pairs", "Closed-form gradients: -(p - sigmoid(z)) / N into r_chosen, the opposite into r_rejected "
+       "and the margin, -z / N into the label", clauses=["gradients.pairs"])
+def gradient_pairs(sub, ref):
+    n = 5
+    a, b = seeded_randn(41, n), seeded_randn(42, n)
+    m = seeded_randn(43, n).abs()
+    p = torch.rand(n, generator=torch.Generator().manual_seed(44), dtype=F64)
+    names = ("r_chosen", "r_rejected", "margin", "label")
+    args = [t.clone().requires_grad_(True) for t in (a, b, m, p)]
+    hard = [t.clone().requires_grad_(True) for t in (a, b)]
+    soft, plain = sub.preference_loss.map([(tuple(args), {}), (tuple(hard), {})], grads=names[:2])
+    z = _z(a, b, m)
+    expected = -(p - torch.sigmoid(z)) / n
+    hints = {
+        "r_rejected": "(the rejected reward is trained too: its gradient is +(p - sigmoid(z)) / N, the chosen one's "
+                      "with the opposite sign; a rejected reward computed under no_grad or detached gets none)",
+        "r_chosen": "(d/dr_chosen of -(p log sigma(z) + (1 - p) log sigma(-z)) is -(p - sigma(z)), divided by N "
+                    "for the mean)",
+    }
+    for name, sign in (("r_rejected", -1.0), ("r_chosen", 1.0)):
+        expect_grad_close(soft, name, sign * expected, source="-(p - sigmoid(z)) / N", hint=hints[name])
+    z_hard = _z(a, b)
+    for name, sign in (("r_rejected", -1.0), ("r_chosen", 1.0)):
+        expect_grad_close(plain, name, sign * -(1 - torch.sigmoid(z_hard)) / n, source="-(1 - sigmoid(z)) / N",
+                          hint=hints[name])
+    full = sub.preference_loss.call(*[t.clone().requires_grad_(True) for t in (a, b, m, p)], grads=names)
+    expect_grad_close(full, "margin", expected.neg(), source="(p - sigmoid(z)) / N",
+                      hint="(the margin enters as -m inside z, so its gradient is that of r_rejected)")
+    expect_grad_close(full, "label", -z / n, source="-z / N",
+                      hint="(d/dp of p softplus(-z) + (1 - p) softplus(z) is softplus(-z) - softplus(z) = -z)")
+
+
 @check("loss.stable", "Value and gradients finite and correct at |z| up to 1e4, in float32 and float64",
        clauses=["loss.stable", "loss.soft_label", "loss.margin"])
 def stable(sub, ref):
@@ -245,41 +280,6 @@ def stable(sub, ref):
             expect_grad_close(result, name, (sign * expected).to(dtype), rtol=rtol, atol=atol,
                               source="-(p - sigmoid(z)) / N",
                               hint="(at z = -1e4 with p = 1 the gradient into r_chosen is -1 / N, at z = 1e4 it is 0)")
-
-
-# ----------------------------------------------------------------------------------------------- gradients
-
-
-@check("gradients.pairs", "Closed-form gradients: -(p - sigmoid(z)) / N into r_chosen, the opposite into r_rejected "
-       "and the margin, -z / N into the label", clauses=["gradients.pairs"])
-def gradient_pairs(sub, ref):
-    n = 5
-    a, b = seeded_randn(41, n), seeded_randn(42, n)
-    m = seeded_randn(43, n).abs()
-    p = torch.rand(n, generator=torch.Generator().manual_seed(44), dtype=F64)
-    names = ("r_chosen", "r_rejected", "margin", "label")
-    args = [t.clone().requires_grad_(True) for t in (a, b, m, p)]
-    hard = [t.clone().requires_grad_(True) for t in (a, b)]
-    soft, plain = sub.preference_loss.map([(tuple(args), {}), (tuple(hard), {})], grads=names[:2])
-    z = _z(a, b, m)
-    expected = -(p - torch.sigmoid(z)) / n
-    hints = {
-        "r_rejected": "(the rejected reward is trained too: its gradient is +(p - sigmoid(z)) / N, the chosen one's "
-                      "with the opposite sign; a rejected reward computed under no_grad or detached gets none)",
-        "r_chosen": "(d/dr_chosen of -(p log sigma(z) + (1 - p) log sigma(-z)) is -(p - sigma(z)), divided by N "
-                    "for the mean)",
-    }
-    for name, sign in (("r_rejected", -1.0), ("r_chosen", 1.0)):
-        expect_grad_close(soft, name, sign * expected, source="-(p - sigmoid(z)) / N", hint=hints[name])
-    z_hard = _z(a, b)
-    for name, sign in (("r_rejected", -1.0), ("r_chosen", 1.0)):
-        expect_grad_close(plain, name, sign * -(1 - torch.sigmoid(z_hard)) / n, source="-(1 - sigmoid(z)) / N",
-                          hint=hints[name])
-    full = sub.preference_loss.call(*[t.clone().requires_grad_(True) for t in (a, b, m, p)], grads=names)
-    expect_grad_close(full, "margin", expected.neg(), source="(p - sigmoid(z)) / N",
-                      hint="(the margin enters as -m inside z, so its gradient is that of r_rejected)")
-    expect_grad_close(full, "label", -z / n, source="-z / N",
-                      hint="(d/dp of p softplus(-z) + (1 - p) softplus(z) is softplus(-z) - softplus(z) = -z)")
 
 
 # ------------------------------------------------------------------------------------------------ accuracy
@@ -442,7 +442,7 @@ def ranking_permutation(sub, ref):
 
 # ---------------------------------------------------------------------------------------------- experiment
 
-FEATURES, TRAIN_PAIRS, HELD_OUT, STEPS, LEARNING_RATE, SHOWN = 6, 1000, 1000, 15, 4.0, 24
+FEATURES, TRAIN_PAIRS, HELD_OUT, STEPS, LEARNING_RATE = 6, 1000, 1000, 15, 4.0
 
 
 def _synthetic():
@@ -482,8 +482,8 @@ def _train(sub, chosen, rejected):
     return weights[: len(losses)], losses
 
 
-@check("experiment.training", "A linear reward model trained with your loss on Bradley-Terry preferences",
-       group="experiment", required=False)
+@check("experiment.training", "A linear reward model trained with your loss on Bradley-Terry preferences: loss, "
+       "accuracy, and how close the recovered reward comes to the hidden one", group="experiment", required=False)
 def experiment_training(sub, ref, ctx):
     w_true, chosen, rejected, held_chosen, held_rejected = _synthetic()
     weights, losses = _train(sub, chosen, rejected)
@@ -493,33 +493,20 @@ def experiment_training(sub, ref, ctx):
         calls += [((chosen @ w, rejected @ w), {}), ((held_chosen @ w, held_rejected @ w), {})]
     accuracies = [result.unwrap() for result in sub.preference_accuracy.map(calls)]
     best = sub.preference_loss.call(chosen @ w_true, rejected @ w_true).unwrap()
+    cosines = [float(torch.nn.functional.cosine_similarity(w, w_true, dim=0)) for w in weights]
     ctx.record_experiment(steps=list(range(len(losses))), series={
         "training_loss": losses,
         "loss_of_true_reward": [float(best)] * len(losses),
         "training_accuracy": accuracies[1::2],
         "accuracy_of_true_reward": [accuracies[0]] * len(losses),
         "held_out_agreement": accuracies[2::2],
+        "direction_cosine": cosines,
+        "scale_ratio": [float(w.norm() / w_true.norm()) for w in weights],
     })
     expect(len(losses) == STEPS + 1, f"your preference_loss gave no gradient to the rewards at step {len(losses) - 1}:"
            " the training stopped there")
-    expect(losses[-1] < losses[0] - 0.2 and accuracies[-1] > 0.9,
+    expect(losses[-1] < losses[0] - 0.2 and accuracies[-1] > 0.9 and cosines[-1] > 0.95,
            f"{STEPS} steps of gradient descent on your preference_loss took the loss from {losses[0]:.4f} to "
-           f"{losses[-1]:.4f} and left the held-out agreement with the hidden reward at {accuracies[-1]:.3f}: "
-           "training with a correct loss reaches about 0.32 and 0.97")
-
-
-@check("experiment.recovered", "The recovered reward against the hidden one on held-out responses",
-       group="experiment", required=False)
-def experiment_recovered(sub, ref, ctx):
-    w_true, chosen, rejected, *_ = _synthetic()
-    weights, _ = _train(sub, chosen, rejected)
-    responses = torch.randn(SHOWN, FEATURES, generator=torch.Generator().manual_seed(8), dtype=F64)
-    true_reward, recovered = responses @ w_true, responses @ weights[-1]
-    order = true_reward.argsort()
-    ctx.record_experiment(steps=list(range(1, SHOWN + 1)), x_label="response, by true reward", series={
-        "true_reward": true_reward[order].tolist(),
-        "recovered_reward": recovered[order].tolist(),
-    })
-    correlation = float(torch.corrcoef(torch.stack([true_reward, recovered]))[0, 1])
-    expect(correlation > 0.95, f"the reward trained with your preference_loss correlates {correlation:.3f} with the "
-           "hidden one on held-out responses: a correct loss recovers it (about 0.99)")
+           f"{losses[-1]:.4f}, left the held-out agreement with the hidden reward at {accuracies[-1]:.3f} and the "
+           f"cosine between the learned and the hidden weights at {cosines[-1]:.3f}: a correct loss reaches about "
+           "0.32, 0.97 and 0.997")
