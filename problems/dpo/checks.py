@@ -402,7 +402,7 @@ def loss_random(sub, ref):
 
 # ------------------------------------------------------------------------------------------------ experiment
 
-STEPS, LEARNING_RATE, BETA = 40, 3.0, 0.5
+STEPS, LEARNING_RATE, BETA = 20, 8.0, 0.5
 # A toy language model: at each (prompt, position) a trainable context vector h, and the logits h @ E^T against a
 # fixed unembedding E. In the "shared" model the tokens live in 2 dimensions, so raising one token moves others;
 # in the "tabular" model E is the identity, every logit is its own parameter.
@@ -430,7 +430,7 @@ def experiment(sub, ref, ctx):
     models = {"shared": torch.tensor(SHARED_E, dtype=F64), "tabular": torch.eye(6, dtype=F64)}
     chosen, rejected, mask = torch.tensor(CHOSEN), torch.tensor(REJECTED), torch.tensor(COMPLETION)
     params = {name: torch.zeros(3, 6, e.shape[1], dtype=F64) for name, e in models.items()}
-    series = {f"{key}_{name}": [] for name in models for key in ("margin", "chosen_logp", "rejected_logp")}
+    series = {f"{name}_{key}": [] for name in models for key in ("reward_margin", "chosen_logprob", "rejected_logprob")}
     references = {}
     for step in range(STEPS + 1):
         # 1. your sequence_logprob on the chosen and rejected answers of both models, with the gradient of each
@@ -463,9 +463,9 @@ def experiment(sub, ref, ctx):
         stop = False
         for result, name in zip(losses, models, strict=True):
             _, chosen_rewards, rejected_rewards = result.unwrap()
-            series[f"margin_{name}"].append(float((chosen_rewards - rejected_rewards).detach().mean()))
-            series[f"chosen_logp_{name}"].append(float(values[name, "chosen"].mean()))
-            series[f"rejected_logp_{name}"].append(float(values[name, "rejected"].mean()))
+            series[f"{name}_reward_margin"].append(float((chosen_rewards - rejected_rewards).detach().mean()))
+            series[f"{name}_chosen_logprob"].append(float(values[name, "chosen"].mean()))
+            series[f"{name}_rejected_logprob"].append(float(values[name, "rejected"].mean()))
             d_chosen = result.grads.get("policy_chosen_logps")
             d_rejected = result.grads.get("policy_rejected_logps")
             if d_chosen is None or d_rejected is None or any(jacobians[name, s] is None for s in ("chosen",
@@ -478,5 +478,5 @@ def experiment(sub, ref, ctx):
             params[name] = params[name] - LEARNING_RATE * d_logits @ models[name]
         if stop:
             break
-    steps = list(range(len(series["margin_shared"])))
+    steps = list(range(len(series["shared_reward_margin"])))
     ctx.record_experiment(steps=steps, series={key: values[: len(steps)] for key, values in series.items()})
