@@ -431,6 +431,8 @@ def experiment(sub, ref, ctx):
     chosen, rejected, mask = torch.tensor(CHOSEN), torch.tensor(REJECTED), torch.tensor(COMPLETION)
     params = {name: torch.zeros(3, 6, e.shape[1], dtype=F64) for name, e in models.items()}
     series = {f"{name}_{key}": [] for name in models for key in ("reward_margin", "chosen_logprob", "rejected_logprob")}
+    series["shared_token_3_probability"] = []  # where the shared model's probability goes: a token in no answer
+    differ = mask & (chosen != rejected)
     references = {}
     for step in range(STEPS + 1):
         # 1. your sequence_logprob on the chosen and rejected answers of both models, with the gradient of each
@@ -442,6 +444,8 @@ def experiment(sub, ref, ctx):
                 calls.append(((logits.clone().requires_grad_(True), tokens, mask), {}))
                 grad_outputs.append(torch.ones(3, dtype=F64))
         logprobs = sub.sequence_logprob.map(calls, grads=("logits",), grad_outputs=grad_outputs)
+        probs = torch.softmax(_policy_logits(params["shared"], models["shared"]), dim=-1)  # [P, T, V]
+        series["shared_token_3_probability"].append(float(probs[..., 3][differ].mean()))
         values, jacobians = {}, {}
         for index, name in enumerate(models):
             for offset, side in enumerate(("chosen", "rejected")):

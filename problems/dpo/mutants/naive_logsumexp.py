@@ -1,4 +1,4 @@
-"""This is what you get when the log-softmax is written as logits - log(sum(exp(logits))) without subtracting the maximum first: exp overflows for large logits and the result is nan.
+"""This is what you get when the log-softmax is written as logits - log(sum(exp(logits))) without subtracting the maximum first: exp overflows to inf for large logits and the log-probs come out -inf or nan.
 
 Overrides: _token_logps
 """
