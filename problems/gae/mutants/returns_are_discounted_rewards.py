@@ -1,0 +1,16 @@
+"""This is what you get when the second result is the discounted sum of rewards instead of advantages + values: it is the lambda = 1 return whatever lam is, not the lambda-return.
+
+Overrides: gae
+"""
+
+import torch
+
+
+def gae(rewards, values, dones, last_value, gamma=0.99, lam=0.95):
+    check_rollout(rewards, values, dones, last_value)
+    gamma, lam = check_factor("gamma", gamma), check_factor("lam", lam)
+    rewards, values, last_value = rewards.detach(), values.detach(), last_value.detach()
+    alive = _alive(dones, rewards.dtype)
+    deltas = rewards + gamma * alive * _next_values(values, last_value) - values
+    advantages = _discounted_sum(deltas, gamma * lam * alive, torch.zeros_like(last_value))
+    return advantages, _discounted_sum(rewards, gamma * alive, last_value)
