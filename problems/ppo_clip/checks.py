@@ -122,12 +122,12 @@ def _random_steps(seed, shape, spread=0.4):
     return logp_old + log_ratio, logp_old, advantages
 
 
-def _expect_loss(result, expected, dtype=F64, hint=""):
+def _expect_loss(result, expected, dtype=F64, hint="", tolerance=None):
     got = result.unwrap()
     expect(isinstance(got, torch.Tensor) and got.dim() == 0,
            f"{result.call} returned {got!r}: the loss must be a 0-d tensor (a mean over the steps, not a tensor per "
            "step or per row)")
-    rtol, atol = (1e-5, 1e-5) if dtype == F32 else (1e-7, 1e-9)
+    rtol, atol = tolerance or ((1e-5, 1e-5) if dtype == F32 else (1e-7, 1e-9))
     expect_close(got.detach(), expected.to(dtype), call=result, rtol=rtol, atol=atol, hint=hint)
 
 
@@ -389,10 +389,14 @@ def ppo_stable(sub, ref):
         expect(isinstance(got, torch.Tensor) and bool(torch.isfinite(got.detach()).all()),
                f"{result.call} returned {got!r}: not finite. With logits of 1e4 some probabilities are exactly 0: "
                "log(softmax) gives -inf there and 0 * -inf = nan; take log-probabilities from log_softmax")
-        _expect_loss(result, _oracle_ppo(base, actions, logp_old, *rest, ent_coef=0.1), dtype)
+        # float32: an implementation that forms logsumexp(z) = 1e4 + 0.41 rounds it to float32's spacing at 1e4
+        # (0.001) before subtracting it from z, so log-probabilities carry errors up to 5e-4: allow 5e-3
+        tolerance = (5e-3, 5e-3) if dtype == F32 else None
+        _expect_loss(result, _oracle_ppo(base, actions, logp_old, *rest, ent_coef=0.1), dtype, tolerance=tolerance)
         grad = result.grads.get("logits")
         expect(grad is not None and bool(torch.isfinite(grad).all()),
                f"after backward() on {result.call}, logits.grad = {grad}: not finite. The entropy or the "
                "log-probability went through log(softmax) or exp of a large logit")
         exact = _ppo_logits_grad(base, actions, logp_old, *rest, ent_coef=0.1)
-        expect_grad_close(result, "logits", exact.to(dtype), rtol=1e-5, atol=1e-5, source="the formula in float64")
+        rtol, atol = tolerance or (1e-7, 1e-9)
+        expect_grad_close(result, "logits", exact.to(dtype), rtol=rtol, atol=atol, source="the formula in float64")

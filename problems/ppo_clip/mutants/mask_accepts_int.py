@@ -1,0 +1,12 @@
+"""This is what you get when the value loss accepts a 0/1 integer mask (a tokenizer's attention_mask) instead of refusing it: the contract asks for a bool mask and a TypeError otherwise.
+
+Overrides: check_value_inputs
+"""
+
+_reference_check_value_inputs = check_value_inputs
+
+
+def check_value_inputs(values, old_values, returns, clip_eps, mask):
+    if mask is not None and hasattr(mask, "dtype") and not mask.is_floating_point():
+        mask = mask.bool() if mask.shape == values.shape else mask
+    _reference_check_value_inputs(values, old_values, returns, clip_eps, mask)
