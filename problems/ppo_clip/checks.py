@@ -400,3 +400,62 @@ def ppo_stable(sub, ref):
         exact = _ppo_logits_grad(base, actions, logp_old, *rest, ent_coef=0.1)
         rtol, atol = tolerance or (1e-7, 1e-9)
         expect_grad_close(result, "logits", exact.to(dtype), rtol=rtol, atol=atol, source="the formula in float64")
+
+
+# ---------------------------------------------------------------------------------------------- experiment
+
+ARM_MEANS = (0.0, 0.5, 1.0)  # a three-armed bandit: reward = arm mean + N(0, 1) noise
+RUNS, BATCH, ITERATIONS, EPOCHS, LEARNING_RATE, UNCLIPPED = 32, 8, 16, 6, 2.0, 1e6
+
+
+@check("experiment.bandit", "Your clipped surrogate against the unclipped one (clip_eps = 1e6), training a softmax "
+       "policy on a noisy three-armed bandit", group="experiment", required=False)
+def experiment(sub, ref, ctx):
+    """32 independent runs side by side in one [32, 8] batch: each iteration samples 8 pulls per run from the
+    current policy, normalises the rewards into advantages, then takes 6 gradient steps (SGD, lr 2) on the logits
+    with your clipped_surrogate's gradient. The same draws feed both arms of the comparison."""
+    means = torch.tensor(ARM_MEANS, dtype=F64)
+    generator = torch.Generator().manual_seed(2017)
+    thetas = {"clipped": torch.zeros(RUNS, 3, dtype=F64), "unclipped": torch.zeros(RUNS, 3, dtype=F64)}
+    eps = {"clipped": 0.2, "unclipped": UNCLIPPED}
+    series = {f"{metric}_{name}": [] for metric in ("expected_reward", "stuck_runs", "max_ratio", "clip_fraction")
+              for name in thetas}
+    for _ in range(ITERATIONS):
+        uniforms = torch.rand(RUNS, BATCH, generator=generator, dtype=F64)
+        noise = torch.randn(RUNS, BATCH, generator=generator, dtype=F64)
+        batches = {}
+        for name, theta in thetas.items():
+            cdf = torch.softmax(theta, dim=-1).cumsum(dim=-1)
+            actions = (uniforms.unsqueeze(-1) > cdf.unsqueeze(1)).sum(dim=-1).clamp(max=2)  # inverse CDF
+            rewards = means[actions] + noise
+            adv = (rewards - rewards.mean(dim=1, keepdim=True)) / (rewards.std(dim=1, keepdim=True) + 1e-8)
+            logp_old = torch.log_softmax(theta, dim=-1).gather(1, actions)
+            batches[name] = (actions, adv, logp_old)
+        for _ in range(EPOCHS):
+            calls, thetas_grad = [], {}
+            for name, theta in thetas.items():
+                actions, adv, logp_old = batches[name]
+                leaf = theta.clone().requires_grad_(True)
+                logp_new = torch.log_softmax(leaf, dim=-1).gather(1, actions)
+                thetas_grad[name] = (leaf, logp_new)
+                calls.append(((logp_new.detach().requires_grad_(True), logp_old, adv, eps[name]), {}))
+            results = sub.clipped_surrogate.map(calls, grads=("logp_new",))
+            for result, name in zip(results, thetas, strict=True):
+                result.unwrap()
+                grad = result.grads.get("logp_new")
+                if grad is None or not bool(torch.isfinite(grad).all()):
+                    return  # no usable gradient from your function: the chart stops here
+                leaf, logp_new = thetas_grad[name]
+                # your gradient is that of a mean over all RUNS * BATCH pulls: times RUNS, each run's own mean
+                (theta_grad,) = torch.autograd.grad(logp_new, leaf, grad_outputs=grad * RUNS)
+                thetas[name] = thetas[name] - LEARNING_RATE * theta_grad
+        for name, theta in thetas.items():
+            actions, adv, logp_old = batches[name]
+            probs = torch.softmax(theta, dim=-1)
+            ratio = torch.exp(torch.log_softmax(theta, dim=-1).gather(1, actions) - logp_old)
+            expected = probs @ means
+            series[f"expected_reward_{name}"].append(float(expected.mean()))
+            series[f"stuck_runs_{name}"].append(float((probs[:, :2].max(dim=-1).values > 0.9).sum()))
+            series[f"max_ratio_{name}"].append(float(ratio.max()))
+            series[f"clip_fraction_{name}"].append(float(((ratio - 1).abs() > 0.2).double().mean()))
+    ctx.record_experiment(steps=list(range(1, ITERATIONS + 1)), series=series, x_label="iteration (8 pulls, 6 epochs)")
