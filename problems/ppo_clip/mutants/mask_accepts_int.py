@@ -3,10 +3,12 @@
 Overrides: check_value_inputs
 """
 
+import torch
+
 _reference_check_value_inputs = check_value_inputs
 
 
 def check_value_inputs(values, old_values, returns, clip_eps, mask):
-    if mask is not None and hasattr(mask, "dtype") and not mask.is_floating_point():
-        mask = mask.bool() if mask.shape == values.shape else mask
+    if isinstance(mask, torch.Tensor) and mask.dtype != torch.bool and not mask.is_floating_point():
+        mask = mask != 0
     _reference_check_value_inputs(values, old_values, returns, clip_eps, mask)
