@@ -405,14 +405,14 @@ def ppo_stable(sub, ref):
 # ---------------------------------------------------------------------------------------------- experiment
 
 ARM_MEANS = (0.0, 0.5, 1.0)  # a three-armed bandit: reward = arm mean + N(0, 1) noise
-RUNS, BATCH, ITERATIONS, EPOCHS, LEARNING_RATE, UNCLIPPED = 32, 8, 16, 6, 2.0, 1e6
+RUNS, BATCH, ITERATIONS, EPOCHS, LEARNING_RATE, UNCLIPPED = 32, 8, 12, 4, 3.0, 1e6
 
 
 @check("experiment.bandit", "Your clipped surrogate against the unclipped one (clip_eps = 1e6), training a softmax "
        "policy on a noisy three-armed bandit", group="experiment", required=False)
 def experiment(sub, ref, ctx):
     """32 independent runs side by side in one [32, 8] batch: each iteration samples 8 pulls per run from the
-    current policy, normalises the rewards into advantages, then takes 6 gradient steps (SGD, lr 2) on the logits
+    current policy, normalises the rewards into advantages, then takes 4 gradient steps (SGD, lr 3) on the logits
     with your clipped_surrogate's gradient. The same draws feed both arms of the comparison."""
     means = torch.tensor(ARM_MEANS, dtype=F64)
     generator = torch.Generator().manual_seed(2017)
@@ -458,4 +458,4 @@ def experiment(sub, ref, ctx):
             series[f"stuck_runs_{name}"].append(float((probs[:, :2].max(dim=-1).values > 0.9).sum()))
             series[f"max_ratio_{name}"].append(float(ratio.max()))
             series[f"clip_fraction_{name}"].append(float(((ratio - 1).abs() > 0.2).double().mean()))
-    ctx.record_experiment(steps=list(range(1, ITERATIONS + 1)), series=series, x_label="iteration (8 pulls, 6 epochs)")
+    ctx.record_experiment(steps=list(range(1, ITERATIONS + 1)), series=series, x_label="iteration (8 pulls, 4 epochs)")
