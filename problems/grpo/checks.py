@@ -314,7 +314,7 @@ def loss_mask(sub, ref):
 
 PROMPTS, VOCAB, LENGTH, GROUP, STEPS, INNER, LEARNING_RATE = 6, 5, 4, 8, 20, 2, 0.2
 STOP = VOCAB - 1  # the end-of-answer token
-BETAS = {"beta_0.04": 0.04, "beta_0.4": 0.4}
+BETAS = {"beta_small": 0.04, "beta_large": 0.4}  # the paper's beta, and ten times it
 
 
 def _rollouts(logits, generator):
@@ -382,7 +382,7 @@ def experiment(sub, ref, ctx):
                 result.unwrap()
                 grad_new = result.grads.get("logp_new")
                 if grad_new is None or not bool(torch.isfinite(grad_new).all()):
-                    ctx.record_experiment(steps=list(range(1, len(series["kl_beta_0.04"]) + 1)), series=series)
+                    ctx.record_experiment(steps=list(range(1, len(series["kl_beta_small"]) + 1)), series=series)
                     return  # no usable gradient: the chart stops here
                 leaf, new = params[name]
                 (grad,) = torch.autograd.grad(new, leaf, grad_outputs=grad_new.to(F64))
