@@ -1,0 +1,394 @@
+"""Check battery for the GRPO problem (Shao et al., 2024, DeepSeekMath).
+
+Groups `advantages`, `loss` and `contract` are required; `experiment` is advisory (it records the chart of the
+notes). The declared contract in problem.toml covers shapes, dtypes, layouts, inputs left unchanged, new storage,
+requires_grad, gradients of logp_new against the reference and central differences, no gradient into logp_old,
+logp_ref, advantages or rewards, the same tensor passed twice (logp_new as logp_old), the refusals and a property
+search. The checks here hold what a declaration cannot say: hand examples, which entries form a group, the
+unbiased std and where eps goes, equal-reward groups, the clip on both sides of both signs of the advantage, the
+k3 estimator, the per-completion mean and the mask.
+
+Every input below is float64 and every expected value comes from the closed forms written out in this file (an
+oracle independent of the reference), compared at the contract's float64 tolerance (1e-9 relative, 1e-10
+absolute): the quantities are O(1) and well conditioned, so any correct order of operations lands far inside it.
+"""
+
+import math
+
+import torch
+
+from grader.checks import check, expect, expect_close, expect_grad_close, expect_tensor, legal_inputs
+
+F64 = torch.float64
+LN = math.log
+
+
+def _t(values, dtype=F64):
+    return torch.tensor(values, dtype=dtype)
+
+
+# ---------------------------------------------------------------------------- inputs the contract draws
+
+
+@legal_inputs("group_advantages")
+def _rewards_on_a_grid(args, sizes):
+    """Rewards on a grid of quarters, as graded rewards are: a group then either has equal rewards (advantage
+    exactly 0) or a spread of at least a quarter. Rewards that differ only in their last bits would make
+    (r - mean) / (std + 1e-4) amplify float32 rounding by up to 1e4, which no tolerance could tell from a bug."""
+    args["rewards"] = (args["rewards"] * 4).round() / 4
+    return args
+
+
+# ----------------------------------------------------------------------------- an independent oracle
+
+
+def _advantages(rewards, group_size, eps=1e-4):
+    """Group by group, with Python sums: (r - mean) / (sqrt(sum of squared deviations / (G - 1)) + eps)."""
+    values = [float(v) for v in rewards]
+    out = []
+    for start in range(0, len(values), group_size):
+        group = values[start:start + group_size]
+        if group_size == 1:
+            out.append(0.0)
+            continue
+        mean = sum(group) / group_size
+        std = math.sqrt(sum((v - mean) ** 2 for v in group) / (group_size - 1))
+        out.extend((v - mean) / (std + eps) for v in group)
+    return _t(out)
+
+
+def _token_terms(new, old, ref, advantage, clip_eps, beta):
+    """One token's surrogate - beta * k3, and its derivative in logp_new, from Python floats."""
+    ratio = math.exp(new - old)
+    clipped = min(max(ratio, 1 - clip_eps), 1 + clip_eps)
+    unclipped_term, clipped_term = ratio * advantage, clipped * advantage
+    surrogate = min(unclipped_term, clipped_term)
+    # the derivative of min(.): the unclipped branch's rho A where it is the smaller one, 0 where the flat clipped
+    # branch is (no check puts a ratio on the boundary, where the two touch)
+    d_surrogate = unclipped_term if unclipped_term <= clipped_term else 0.0
+    d = ref - new
+    kl = math.exp(d) - d - 1
+    d_kl = 1 - math.exp(d)  # d/d new of exp(ref - new) - (ref - new) - 1
+    return surrogate - beta * kl, d_surrogate - beta * d_kl
+
+
+def _loss(new, old, ref, advantages, mask, clip_eps=0.2, beta=0.04):
+    """(loss, d loss / d logp_new) by loops over completions and tokens."""
+    n, t = new.shape
+    total, grad = 0.0, torch.zeros(n, t, dtype=F64)
+    for i in range(n):
+        tokens = [j for j in range(t) if bool(mask[i, j])]
+        for j in tokens:
+            value, derivative = _token_terms(float(new[i, j]), float(old[i, j]), float(ref[i, j]),
+                                             float(advantages[i]), clip_eps, beta)
+            total += value / len(tokens)
+            grad[i, j] = -derivative / (len(tokens) * n)
+    return _t(-total / n), grad
+
+
+def _expect_loss(result, new, old, ref, advantages, mask, clip_eps=0.2, beta=0.04, *, hint="", grad_hint=""):
+    got = result.unwrap()
+    expect_tensor(got, shape=(), dtype=F64, call=result)
+    expected, grad = _loss(new, old, ref, advantages, mask, clip_eps, beta)
+    expect(bool(torch.isfinite(got.detach())), f"{result.call} returned {float(got.detach())}: not finite. {hint}")
+    expect_close(got, expected, call=result, hint=hint)
+    if "logp_new" in result.grads:
+        expect_grad_close(result, "logp_new", grad, source="the chain rule through the clip and the k3 penalty",
+                          hint=grad_hint or hint)
+
+
+def _leaf(t):
+    return t.clone().requires_grad_(True)
+
+
+# ------------------------------------------------------------------------------------------ advantages
+
+
+@check("advantages.hand_example", "Hand example: two prompts, four answers each, rewards 1000 and 1100",
+       clauses=["advantages.formula", "advantages.unbiased"])
+def advantages_hand_example(sub, ref):
+    # Group 1: mean 1/4, unbiased std sqrt((9/16 + 3/16) / 3) = 1/2, so [3/4, -1/4, -1/4, -1/4] / 0.5001.
+    # Group 2: mean 1/2, std sqrt(4 * 1/4 / 3) = 0.577350, so +-(1/2) / 0.577450 = +-0.865875.
+    rewards = _t([1.0, 0.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0])
+    result = sub.group_advantages.call(rewards, 4)
+    got = result.unwrap()
+    expect_tensor(got, shape=(8,), dtype=F64, call=result)
+    expect_close(got, _advantages(rewards, 4), call=result,
+                 hint="(group 1 has mean 1/4 and unbiased std 1/2: [0.75, -0.25, -0.25, -0.25] / (0.5 + 1e-4) = "
+                      "[1.49970, -0.49990, ...]; group 2 has mean 1/2 and std 0.577350: +-0.865875)")
+
+
+@check("advantages.groups", "Each run of group_size consecutive rewards is one prompt's group, normalised alone",
+       clauses=["advantages.groups", "advantages.formula"])
+def advantages_groups(sub, ref):
+    # Three prompts, three answers each. Shifting or scaling one group's rewards changes nothing in the others
+    # (batch statistics would), and a group graded alone gives what it gives in the batch.
+    rewards = _t([0.0, 1.0, 3.0, 10.0, 20.0, 60.0, 2.0, 2.5, 1.0])
+    shifted = rewards.clone()
+    shifted[3:6] += 100.0
+    results = sub.group_advantages.map([((rewards, 3), {}), ((shifted, 3), {}), ((rewards[3:6].clone(), 3), {})])
+    base, moved, alone = results
+    expect_close(base.unwrap(), _advantages(rewards, 3), call=base,
+                 hint="(prompt b owns rewards[b*G : (b+1)*G]; its mean and std come from those G entries only: "
+                      "reshape to [B, G] and reduce along the G axis)")
+    expect_close(moved.unwrap(), _advantages(rewards, 3), call=moved,
+                 hint=f"(adding 100 to the second prompt's rewards must change no advantage at all, compared with "
+                      f"{base.call}: each group is centred and scaled by its own statistics, not the batch's)")
+    expect_close(alone.unwrap(), _advantages(rewards, 3)[3:6], call=alone,
+                 hint="(one group alone must give what it gives inside the batch)")
+
+
+@check("advantages.std_and_eps", "The unbiased std, eps added to it: two answers, a tight group, a larger eps",
+       clauses=["advantages.unbiased", "advantages.formula"])
+def advantages_std_and_eps(sub, ref):
+    pair = _t([0.0, 1.0])  # unbiased std sqrt(1/2) = 0.707107 (the biased one is 1/2)
+    tight = _t([0.0, 0.001, 0.002, 0.003])  # std 0.00129: eps = 1e-4 is 7 % of it, so where it goes shows
+    results = sub.group_advantages.map([
+        ((pair, 2), {}),
+        ((tight, 4), {}),
+        ((pair, 2), {"eps": 0.5}),
+        ((tight, 4, 1e-4), {}),
+    ])
+    expect_close(results[0].unwrap(), _advantages(pair, 2), call=results[0],
+                 hint="(two answers 0 and 1: mean 1/2, unbiased std sqrt(((1/2)^2 + (1/2)^2) / (2 - 1)) = 0.707107, "
+                      "so +-0.5 / 0.707207 = +-0.707007; divide the squared deviations by G - 1, not G)")
+    expect_close(results[1].unwrap(), _advantages(tight, 4), call=results[1],
+                 hint="(std = 0.00129099, and eps is added to it: (r - mean) / (0.00129099 + 1e-4), not "
+                      "sqrt(var + eps), not max(std, eps))")
+    expect_close(results[2].unwrap(), _advantages(pair, 2, 0.5), call=results[2],
+                 hint="(with eps = 0.5: +-0.5 / (0.707107 + 0.5) = +-0.414214; use the eps you are given)")
+    expect_close(results[3].unwrap(), results[1].unwrap(), call=results[3],
+                 hint="(eps defaults to 1e-4)")
+
+
+@check("advantages.equal_groups", "Groups of equal rewards, and groups of one, give exactly 0, never nan",
+       clauses=["advantages.equal"])
+def advantages_equal_groups(sub, ref):
+    # All-correct and all-wrong groups carry no signal: (r - mean) = 0 exactly, divided by 0 + eps.
+    rewards = _t([1.0, 1.0, 1.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, -2.5, -2.5, -2.5])
+    results = sub.group_advantages.map([((rewards, 3), {}), ((rewards, 1), {}), ((rewards[:1].clone(), 1), {})])
+    for result, size in zip(results, (3, 1, 1), strict=True):
+        got = result.unwrap()
+        expect(isinstance(got, torch.Tensor) and bool(torch.isfinite(got).all()),
+               f"{result.call} returned {got.tolist() if isinstance(got, torch.Tensor) else got}: not finite. A "
+               "group whose rewards are all equal has std 0, and a group of one has no unbiased std at all "
+               "(torch.std of one value is nan): its advantage is 0, because r - mean is 0")
+        source = rewards if size == 3 else rewards[: got.shape[0]]
+        expect_close(got, _advantages(source, size), call=result,
+                     hint="(a group of equal rewards, or of a single answer, has advantage exactly 0)")
+
+
+# ------------------------------------------------------------------------------------------------- loss
+
+
+def _hand_inputs():
+    # Completion 1 (A = +1, two tokens): token 1 has rho = 1 and no KL; token 2 has rho = 0.3 / 0.2 = 1.5, clipped
+    # to 1.2 (A > 0 takes the smaller 1.2), and ref / new = 0.5, so KL = 0.5 - ln 0.5 - 1 = 0.193147.
+    # Completion 2 (A = -1, one token, then padding): rho = 0.2 / 0.4 = 0.5; min(-0.5, -0.8) = -0.8, no KL.
+    new = _t([[LN(0.5), LN(0.3)], [LN(0.2), LN(0.9)]])
+    old = _t([[LN(0.5), LN(0.2)], [LN(0.4), LN(0.1)]])
+    refp = _t([[LN(0.5), LN(0.15)], [LN(0.2), LN(0.01)]])
+    advantages = _t([1.0, -1.0])
+    mask = torch.tensor([[True, True], [True, False]])
+    return new, old, refp, advantages, mask
+
+
+@check("loss.hand_example", "Hand example: a ratio clipped above for A > 0, one clipped below for A < 0, one KL term",
+       clauses=["loss.surrogate", "loss.kl", "loss.per_sequence", "loss.mask"])
+def loss_hand_example(sub, ref):
+    new, old, refp, advantages, mask = _hand_inputs()
+    result = sub.grpo_loss.call(_leaf(new), old, refp, advantages, mask, grads=("logp_new",))
+    _expect_loss(result, new, old, refp, advantages, mask,
+                 hint="(completion 1: (1 + (1.2 - 0.04 * 0.193147)) / 2 = 1.096137; completion 2: min(0.5 * -1, "
+                      "0.8 * -1) = -0.8, its padded token ignored; loss = -(1.096137 - 0.8) / 2 = -0.148069)",
+                 grad_hint="(d loss / d logp_new: -(1/N)(1/|o_i|) times rho A where the unclipped term is the "
+                           "smaller one, 0 where the clipped one is, plus beta (1 - exp(ref - new)) / (N |o_i|))")
+
+
+CLIP_RATIOS = (0.5, 0.9, 1.0, 1.1, 1.5)
+
+
+@check("loss.clip", "The clip on both sides, for A > 0 and A < 0: values and which tokens keep a gradient",
+       clauses=["loss.surrogate", "loss.gradient"])
+def loss_clip(sub, ref):
+    # One token per completion, beta = 0: the loss is -(1/N) sum of min(rho A, clip(rho, 0.8, 1.2) A). For A > 0 the
+    # clip binds above (rho = 1.5 gives 1.2 A and no gradient), for A < 0 below (rho = 0.5 gives 0.8 A and none);
+    # rho = 1.5 with A < 0 and rho = 0.5 with A > 0 stay unclipped: the pessimistic side keeps its gradient.
+    cases = [(rho, a) for a in (1.5, -1.5) for rho in CLIP_RATIOS]
+    old = torch.full((len(cases), 1), LN(0.5), dtype=F64)
+    new = _t([[LN(0.5 * rho)] for rho, _ in cases])
+    advantages = _t([a for _, a in cases])
+    mask = torch.ones(len(cases), 1, dtype=torch.bool)
+    result = sub.grpo_loss.call(_leaf(new), old, new.clone(), advantages, mask, 0.2, 0.0, grads=("logp_new",))
+    _expect_loss(result, new, old, new, advantages, mask, 0.2, 0.0,
+                 hint=f"(ratios {list(CLIP_RATIOS)} with A = +1.5, then with A = -1.5, clip_eps = 0.2, beta = 0: "
+                      "each token gives min(rho A, clip(rho, 0.8, 1.2) A), the minimum taken after multiplying by "
+                      "A, so rho = 1.5 gives 1.8 for A = 1.5 but -2.25 for A = -1.5)",
+                 grad_hint="(a token whose clipped term is the smaller one gets no gradient: rho = 1.5 with A > 0, "
+                           "rho = 0.5 with A < 0; every other token gets -rho A / N)")
+
+
+KL_GAPS = (-2.0, -0.5, 0.5, 2.0)  # logp_ref - logp_new
+
+
+@check("loss.kl", "The k3 penalty exp(ref - new) - (ref - new) - 1, never negative, subtracted with weight beta",
+       clauses=["loss.kl", "loss.gradient"])
+def loss_kl(sub, ref):
+    # rho = 1 and A = 0, so the surrogate is 0 and the loss is beta times the mean k3 estimate:
+    # k3(d) = e^d - d - 1 = 0.135335 + 1, 0.106531, 0.148721, 4.389056 for d = -2, -0.5, 0.5, 2.
+    new = torch.full((len(KL_GAPS), 1), -2.5, dtype=F64)
+    refp = new + _t([[d] for d in KL_GAPS])
+    advantages = torch.zeros(len(KL_GAPS), dtype=F64)
+    mask = torch.ones(len(KL_GAPS), 1, dtype=torch.bool)
+    result = sub.grpo_loss.call(_leaf(new), new.clone(), refp, advantages, mask, 0.2, 0.5, grads=("logp_new",))
+    got = result.unwrap()
+    expect(bool(torch.isfinite(got.detach())) and float(got.detach()) >= 0,
+           f"{result.call} returned {float(got.detach())}: with A = 0 the loss is beta times the mean KL estimate, "
+           "which the k3 form exp(ref - new) - (ref - new) - 1 keeps >= 0 token by token (the k1 form new - ref "
+           "does not), and the penalty is subtracted from the objective, so it adds to the loss")
+    _expect_loss(result, new, new, refp, advantages, mask, 0.2, 0.5,
+                 hint="(with d = logp_ref - logp_new in [-2, -0.5, 0.5, 2], k3 = e^d - d - 1 = [1.135335, 0.106531, "
+                      "0.148721, 4.389056]; loss = 0.5 * their mean = 0.722455; the exponent is ref - new, not "
+                      "new - ref)",
+                 grad_hint="(d/d logp_new of beta * k3 / N is beta (1 - exp(ref - new)) / N: the penalty pulls "
+                           "logp_new towards logp_ref)")
+
+
+@check("loss.per_sequence", "Each completion's tokens are averaged first, then the completions; an empty one counts 0",
+       clauses=["loss.per_sequence", "loss.mask"])
+def loss_per_sequence(sub, ref):
+    # Completion 1: one token with objective 1 (rho = 1, A = 1); completion 2: three tokens with objective -1
+    # (A = -1); completion 3: no token at all. Per completion: -(1 + (-1) + 0) / 3 = 0. A token mean over the batch
+    # would give -(1 - 3) / 4 = 0.5; dividing each completion by T = 4 gives -(1/4 - 3/4) / 3 = 0.1667.
+    new = torch.full((3, 4), LN(0.25), dtype=F64)
+    advantages = _t([1.0, -1.0, 0.7])
+    mask = torch.tensor([[True, False, False, False], [True, True, True, False], [False] * 4])
+    result = sub.grpo_loss.call(_leaf(new), new.clone(), new.clone(), advantages, mask, grads=("logp_new",))
+    _expect_loss(result, new, new, new, advantages, mask,
+                 hint="(completion 1 has one token worth +1, completion 2 three tokens worth -1 each, completion 3 "
+                      "no token: -(1/3)(1/1 + (-3)/3 + 0) = 0. Average over each completion's own tokens, then over "
+                      "the N completions, the empty one counting 0)",
+                 grad_hint="(each token's gradient is divided by its own completion's length and by N: -A / (N "
+                           "|o_i|) here)")
+    lengths = sub.grpo_loss.map([
+        ((new[:1].clone(), new[:1].clone(), new[:1].clone(), advantages[:1].clone(), mask[:1].clone()), {}),
+        ((new[2:].clone(), new[2:].clone(), new[2:].clone(), advantages[2:].clone(), mask[2:].clone()), {}),
+    ])
+    for result, what in zip(lengths, ("one completion of one token worth +1 gives -1",
+                                      "one completion with no token gives 0 (an empty completion counts 0, not nan)"),
+                            strict=True):
+        got = result.unwrap()
+        expected = _t(-1.0 if what.startswith("one completion of") else 0.0)
+        expect_close(got, expected, call=result, hint=f"({what})")
+
+
+@check("loss.mask", "Whatever the masked positions hold changes neither the loss nor its gradient",
+       clauses=["loss.mask"])
+def loss_mask(sub, ref):
+    generator = torch.Generator().manual_seed(7)
+    n, t = 4, 5
+    new = -torch.rand(n, t, generator=generator, dtype=F64) * 2 - 0.05
+    old = new - 0.3 * torch.randn(n, t, generator=generator, dtype=F64).clamp(-1, 1)
+    old = old.clamp(max=0.0)
+    refp = (new + 0.5 * torch.randn(n, t, generator=generator, dtype=F64)).clamp(max=0.0)
+    advantages = _t([1.2, -0.7, 0.4, -1.5])
+    mask = torch.tensor([[True, True, True, False, False], [True, True, True, True, True],
+                         [True, False, False, False, False], [True, True, False, False, False]])
+    # Padding that is legal but far from the policy: ratios near e^-20 and e^20, KL terms near e^20.
+    noisy = [x.clone() for x in (new, old, refp)]
+    noisy[0][~mask] = -20.0
+    noisy[1][~mask] = -0.001
+    noisy[2][~mask] = -0.001
+    results = sub.grpo_loss.map([((_leaf(new), old, refp, advantages, mask), {}),
+                                 ((_leaf(noisy[0]), noisy[1], noisy[2], advantages, mask), {})],
+                                grads=("logp_new",))
+    _expect_loss(results[0], new, old, refp, advantages, mask,
+                 hint="(each completion's tokens are those where mask is True; the loss averages over them only)")
+    _expect_loss(results[1], *noisy, advantages, mask,
+                 hint=f"(the same completions as {results[0].call} with other values at the positions where mask is "
+                      "False: the loss must not change; average over the masked tokens only)",
+                 grad_hint="(positions where mask is False get exactly zero gradient)")
+
+
+# -------------------------------------------------------------------------------------------- experiment
+
+PROMPTS, VOCAB, LENGTH, GROUP, STEPS, INNER, LEARNING_RATE = 6, 5, 4, 8, 20, 2, 0.2
+STOP = VOCAB - 1  # the end-of-answer token
+BETAS = {"beta_small": 0.04, "beta_large": 0.4}  # the paper's beta, and ten times it
+
+
+def _rollouts(logits, generator):
+    """GROUP completions per prompt from a position-wise policy: tokens, mask (through the first STOP) and rewards
+    (1 when the completion stops right after the prompt's answer token, prompt p's answer being p % STOP)."""
+    prompts = torch.arange(PROMPTS).repeat_interleave(GROUP)
+    probs = torch.softmax(logits, dim=-1)[prompts]  # [N, T, V]: the policy ignores earlier tokens
+    tokens = torch.multinomial(probs.reshape(-1, VOCAB), 1, generator=generator).reshape(-1, LENGTH)
+    is_stop = tokens == STOP
+    first_stop = torch.where(is_stop.any(dim=1), is_stop.int().argmax(dim=1), torch.full_like(prompts, LENGTH))
+    mask = torch.arange(LENGTH).unsqueeze(0) <= first_stop.unsqueeze(1)  # the answer and its stop token
+    before = tokens.gather(1, (first_stop - 1).clamp(0, LENGTH - 1).unsqueeze(1)).squeeze(1)
+    rewards = ((first_stop > 0) & (first_stop < LENGTH) & (before == prompts % STOP)).to(F64)
+    return tokens, mask, rewards
+
+
+def _logp(logits, tokens):
+    prompts = torch.arange(PROMPTS).repeat_interleave(GROUP)
+    table = torch.log_softmax(logits, dim=-1)[prompts]  # [N, T, V]
+    return table.gather(2, tokens.unsqueeze(2)).squeeze(2).clamp(max=0.0)
+
+
+def _kl_to_reference(logits, reference):
+    """The exact KL(pi || pi_ref), averaged over every (prompt, position) state."""
+    log_p, log_q = torch.log_softmax(logits, dim=-1), torch.log_softmax(reference, dim=-1)
+    return float((log_p.exp() * (log_p - log_q)).sum(dim=-1).mean())
+
+
+@check("experiment.training", "Your two functions train a toy policy: mean reward and KL to the reference over 20 "
+       "steps, with beta = 0.04 and beta = 0.4", group="experiment", required=False)
+def experiment(sub, ref, ctx):
+    generator = torch.Generator().manual_seed(11)
+    reference = 0.5 * torch.randn(PROMPTS, LENGTH, VOCAB, generator=generator, dtype=F64)
+    reference[:, 1:, STOP] += 1.0  # the pretrained policy already likes to stop early
+    runs = {name: {"logits": reference.clone(), "adam": (torch.zeros_like(reference), torch.zeros_like(reference))}
+            for name in BETAS}
+    series = {f"reward_{name}": [] for name in BETAS} | {f"kl_{name}": [] for name in BETAS}
+    adam_step = 0
+    for _ in range(STEPS):
+        batches = {}
+        for name, run in runs.items():
+            tokens, mask, rewards = _rollouts(run["logits"], generator)
+            batches[name] = (tokens, mask, rewards, _logp(run["logits"], tokens).detach())
+            series[f"reward_{name}"].append(float(rewards.mean()))
+            series[f"kl_{name}"].append(_kl_to_reference(run["logits"], reference))
+        advantage_results = sub.group_advantages.map([((batches[name][2], GROUP), {}) for name in BETAS])
+        advantages = {}
+        for name, result in zip(BETAS, advantage_results, strict=True):
+            value = result.unwrap()
+            expect(isinstance(value, torch.Tensor) and value.shape == (PROMPTS * GROUP,),
+                   f"{result.call} returned another shape")
+            advantages[name] = value.detach().to(F64)
+        for _ in range(INNER):  # two updates per batch: on the second, logp_old is stale and the clip can bind
+            adam_step += 1
+            params, calls = {}, []
+            for name, run in runs.items():
+                params[name] = run["logits"].clone().requires_grad_(True)
+                tokens, mask, _, old = batches[name]
+                new = _logp(params[name], tokens)
+                params[name] = (params[name], new)
+                calls.append(((new.detach().requires_grad_(True), old, _logp(reference, tokens).detach(),
+                               advantages[name], mask, 0.2, BETAS[name]), {}))
+            results = sub.grpo_loss.map(calls, grads=("logp_new",))
+            for name, result in zip(BETAS, results, strict=True):
+                result.unwrap()
+                grad_new = result.grads.get("logp_new")
+                if grad_new is None or not bool(torch.isfinite(grad_new).all()):
+                    ctx.record_experiment(steps=list(range(1, len(series["kl_beta_small"]) + 1)), series=series)
+                    return  # no usable gradient: the chart stops here
+                leaf, new = params[name]
+                (grad,) = torch.autograd.grad(new, leaf, grad_outputs=grad_new.to(F64))
+                m, v = runs[name]["adam"]
+                m, v = 0.9 * m + 0.1 * grad, 0.999 * v + 0.001 * grad * grad
+                runs[name]["adam"] = (m, v)
+                step = LEARNING_RATE * (m / (1 - 0.9**adam_step)) / ((v / (1 - 0.999**adam_step)).sqrt() + 1e-8)
+                runs[name]["logits"] = runs[name]["logits"] - step
+    ctx.record_experiment(steps=list(range(1, STEPS + 1)), series=series)

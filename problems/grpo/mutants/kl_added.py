@@ -1,0 +1,11 @@
+"""This is what you get when beta * KL is added to the objective instead of subtracted: the loss rewards moving away from the reference.
+
+Overrides: grpo_loss
+"""
+
+
+def grpo_loss(logp_new, logp_old, logp_ref, advantages, mask, clip_eps=0.2, beta=0.04):
+    check_loss_inputs(logp_new, logp_old, logp_ref, advantages, mask, clip_eps, beta)
+    objective = _surrogate(logp_new, logp_old.detach(), advantages.detach(), clip_eps)
+    objective = objective + beta * _kl_k3(logp_new, logp_ref.detach())
+    return -_per_sequence_mean(objective, mask)
