@@ -18,6 +18,7 @@ CATALOGUE = {
     "training": ("Training and optimisation",
                  ["adamw", "lr_schedule", "clip_grad_norm", "batchnorm", "dropout", "distillation"]),
     "generative": ("Generative models", ["vae", "vqvae", "ddpm"]),
+    "post-training": ("Post-training and RL", ["reward_model", "dpo", "gae", "ppo_clip", "grpo", "reinforce"]),
 }
 
 TWO_TRACKS = '''
