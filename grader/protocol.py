@@ -434,12 +434,17 @@ class Encoder:
         data = _t_detach(t)
         if self.preserve_views:
             storage = _t_untyped_storage(data)
-            key = _storage_data_ptr(storage)
-            if key not in self._storages:
+            # Every empty storage has the null address: keyed by it, distinct empty arguments would arrive as one
+            # tensor (a gradient into one would show on the other). Nothing can alias in no bytes.
+            key = _storage_data_ptr(storage) if _storage_nbytes(storage) else None
+            if key is None or key not in self._storages:
                 raw = _t_set(_empty(0, dtype=_uint8), storage)
-                self._storages[key] = len(self.blobs)
+                if key is not None:
+                    self._storages[key] = len(self.blobs)
+                meta["storage"] = len(self.blobs)
                 self.blobs.append(_tobytes(_t_numpy(raw)))
-            meta["storage"] = self._storages[key]
+            else:
+                meta["storage"] = self._storages[key]
             meta["offset"] = _t_storage_offset(data)
         else:
             compact = _t_contiguous(data)

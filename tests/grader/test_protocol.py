@@ -278,6 +278,16 @@ def test_arguments_with_separate_storage_stay_separate() -> None:
     assert got_b.tolist() == [0.0, 0.0]
 
 
+def test_distinct_empty_tensors_stay_distinct() -> None:
+    # Every empty storage has address 0: two empty arguments (T = 0 in a rollout) must not arrive as one tensor,
+    # or a gradient into the first would show on the second and a correct solution would fail.
+    first, second = torch.empty(2, 0, requires_grad=True), torch.empty(2, 0, requires_grad=True)
+    got_first, got_second = round_trip((first, second))
+    assert got_first is not got_second
+    got_first.sum().backward()
+    assert got_first.grad is not None and got_second.grad is None
+
+
 def test_views_of_one_storage_in_two_dtypes_stay_aliased() -> None:
     # Documented contract: "storage sharing between arguments of one call" survives. A float32 tensor and an
     # int32 reinterpretation of the same memory are two arguments sharing one storage.
