@@ -7,6 +7,7 @@ import dataclasses
 import functools
 import logging
 import math
+import re
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -36,6 +37,7 @@ from grader.session import LoadResult, WorkerSession
 log = logging.getLogger(__name__)
 
 MAX_CHECK_OUTPUT = 4000  # characters of a check's captured output kept in the report
+SERIES_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")  # app/markdown.py's chart placeholder
 MAX_X_LABEL = 40  # characters of an experiment's axis label: a word or two under the chart
 # What a call raises when it runs into a process, thread or memory limit ("can't start new thread" is a
 # RuntimeError, a failed fork a BlockingIOError).
@@ -60,10 +62,16 @@ class CheckContext:
 
     def record_experiment(self, *, steps: Sequence[int], series: dict[str, Sequence[float]],
                           x_label: str = "step") -> None:
+        if self.experiment is not None:
+            # The notes draw one experiment per grading: a second would silently replace the first's charts.
+            raise ValueError("a grading records one experiment; record every series in one record_experiment call")
         if not isinstance(x_label, str) or not 0 < len(x_label) <= MAX_X_LABEL:
             raise ValueError(f"x_label must be a string of 1 to {MAX_X_LABEL} characters, got {x_label!r}")
         clean: dict[str, list[float | None]] = {}
         for name, values in series.items():
+            if not SERIES_NAME.fullmatch(name):
+                # The notes place a chart by its series' name, and the page only draws names of this form.
+                raise ValueError(f"series name {name!r} must be 1 to 64 letters, digits, '_' or '-'")
             if len(values) != len(steps):
                 raise ValueError(f"series '{name}' has {len(values)} values for {len(steps)} steps")
             clean[name] = [float(v) if math.isfinite(float(v)) else None for v in values]  # JSON has no nan

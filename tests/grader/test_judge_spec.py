@@ -259,6 +259,27 @@ def test_a_series_must_have_a_value_per_step() -> None:
         CheckContext().record_experiment(steps=[0, 1], series={"loss": [1.0]})
 
 
+def test_a_grading_records_one_experiment() -> None:
+    context = CheckContext()
+    context.record_experiment(steps=[0], series={"loss": [1.0]})
+    with pytest.raises(ValueError, match="^a grading records one experiment; record every series in one"):
+        context.record_experiment(steps=[0], series={"accuracy": [0.5]})
+    assert context.experiment is not None and list(context.experiment.series) == ["loss"]
+
+
+@pytest.mark.parametrize("name", ["reward_beta_0.04", "loss curve", "", "x" * 65, "naïve"])
+def test_a_series_name_the_notes_cannot_place_is_refused(name: str) -> None:
+    with pytest.raises(ValueError, match="must be 1 to 64 letters, digits, '_' or '-'$"):
+        CheckContext().record_experiment(steps=[0], series={name: [1.0]})
+
+
+@pytest.mark.parametrize("name", ["loss", "reward_beta-small", "x" * 64, "A9"])
+def test_a_series_name_of_letters_digits_underscores_and_dashes_is_kept(name: str) -> None:
+    context = CheckContext()
+    context.record_experiment(steps=[0], series={name: [1.0]})
+    assert context.experiment is not None and list(context.experiment.series) == [name]
+
+
 def test_a_check_without_a_context_gets_exactly_two_arguments() -> None:
     seen: list[int] = []
     run_one(lambda *args: seen.append(len(args)))
