@@ -14,9 +14,12 @@ import logging
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from grader.problems import PROBLEMS_DIR, ProblemError, load_problem, resolve_folder
-from grader.report import Report
+# Nothing at the top imports torch: `grade` starts its sandbox first and imports the judge while it warms up.
+if TYPE_CHECKING:
+    from grader.launch import EarlyStart
+    from grader.report import Report
 
 EXIT_SOLVED, EXIT_NOT_SOLVED, EXIT_USAGE = 0, 1, 2
 MAX_SUBMISSION_BYTES = 1024 * 1024
@@ -52,8 +55,26 @@ def render_text(report: Report, *, color: bool) -> str:
 
 
 def command_grade(args: argparse.Namespace) -> int:
+    early = None if args.unsafe_no_sandbox else _start_sandbox_early()
+    try:
+        return _grade(args, early)
+    finally:
+        if early is not None:
+            early.close()  # when no pool took it over (a problem that did not load); else the pool stopped it
+
+
+def _start_sandbox_early() -> EarlyStart | None:
+    """The template's process, started before this process imports torch: the two imports of torch (the
+    template's, in its sandbox, and the judge's, here) then overlap instead of adding up."""
+    from grader.launch import start_early
+
+    return start_early()
+
+
+def _grade(args: argparse.Namespace, early: EarlyStart | None) -> int:
     from grader.judge import grade
     from grader.pool import WorkerPool
+    from grader.problems import ProblemError, load_problem
     from grader.refcache import default_cache_dir, use_disk
 
     use_disk(None if args.no_cache else Path(args.cache_dir) if args.cache_dir else default_cache_dir())
@@ -72,7 +93,7 @@ def command_grade(args: argparse.Namespace) -> int:
         print(f"error: submission {path} is {len(data)} bytes; the limit is {MAX_SUBMISSION_BYTES}", file=sys.stderr)
         return EXIT_USAGE
     code = data.decode("utf-8", errors="replace")
-    pool = WorkerPool(size=1, unsafe=args.unsafe_no_sandbox, fork_ahead=False)
+    pool = WorkerPool(size=1, unsafe=args.unsafe_no_sandbox, fork_ahead=False, early=early)
     try:
         report = grade(problem, code, pool=pool)
     finally:
@@ -85,6 +106,7 @@ def command_grade(args: argparse.Namespace) -> int:
 
 
 def command_selftest(args: argparse.Namespace) -> int:
+    from grader.problems import PROBLEMS_DIR, ProblemError, resolve_folder
     from grader.selftest import run_selftest
 
     if args.all:
@@ -127,6 +149,7 @@ def command_messages(args: argparse.Namespace) -> int:
 
     from grader.judge import grade
     from grader.pool import WorkerPool
+    from grader.problems import ProblemError, load_problem
     from grader.selftest import mutant_messages, render_messages
 
     try:
@@ -156,6 +179,7 @@ def command_preview(args: argparse.Namespace) -> int:
     from grader.judge import grade
     from grader.pool import WorkerPool
     from grader.preview import build_preview, render_preview
+    from grader.problems import ProblemError, load_problem
 
     try:
         problem = load_problem(args.problem)
@@ -172,10 +196,11 @@ def command_preview(args: argparse.Namespace) -> int:
 
 
 def command_new(args: argparse.Namespace) -> int:
+    from grader.problems import PROBLEMS_DIR
     from grader.scaffold import ScaffoldError, create_problem
 
     try:
-        folder = create_problem(args.slug, Path(args.problems_dir))
+        folder = create_problem(args.slug, Path(args.problems_dir or PROBLEMS_DIR))
     except ScaffoldError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -222,7 +247,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     new_parser = commands.add_parser("new", help="create a problem folder from the template")
     new_parser.add_argument("slug")
-    new_parser.add_argument("--problems-dir", default=str(PROBLEMS_DIR))
+    new_parser.add_argument("--problems-dir", default=None, help="default: the repository's problems/")
     new_parser.set_defaults(handler=command_new)
     return parser
 

@@ -16,10 +16,11 @@ from typing import Literal
 import torch
 
 from grader.cancel import CancelToken, OnCall
+from grader.launch import EarlyStart, Launched, Spawner
 from grader.limits import Limits
 from grader.sandbox import Cgroup, CgroupError, SandboxUnavailable, create_root_cgroup, probe, remove_stale_cgroups
 from grader.session import WorkerSession
-from grader.template import TEMPLATE_START_TIMEOUT_S, Spawner, Template
+from grader.template import TEMPLATE_START_TIMEOUT_S, Template
 
 log = logging.getLogger(__name__)
 
@@ -51,9 +52,10 @@ class WorkerPool:
     """Keeps `size` sandboxed templates warm. `grade()` may run in up to `size` threads at once."""
 
     def __init__(self, *, size: int = 1, unsafe: bool = False, tmp_size_mb: int = 64,
-                 fork_ahead: bool = True) -> None:
+                 fork_ahead: bool = True, early: EarlyStart | None = None) -> None:
         """`fork_ahead`: keep a child forked and warmed before each submission arrives (a server); a one-shot
-        pool (the CLI) forks on demand instead."""
+        pool (the CLI) forks on demand instead. `early`: a sandboxed template grader.launch.start_early started
+        before this process imported torch; the pool adopts it as its first template."""
         if size < 1:
             raise ValueError("a pool needs at least one worker template")
         self.requested_size = size
@@ -68,7 +70,8 @@ class WorkerPool:
         self._bwrap: str | None = None
         self._counter = 0
         self._closed = False
-        self._spawner = Spawner()
+        self._early = early if early is not None and not unsafe else None
+        self._spawner = self._early.spawner if self._early is not None else Spawner()
         self._recycler = ThreadPoolExecutor(max_workers=size, thread_name_prefix="paperlab-recycler")
         self.started = False
 
@@ -83,7 +86,9 @@ class WorkerPool:
         # intra-op threads cost more than they give (a 32 x 32 softmax took ~10 ms with them on 2 busy cores,
         # 0.05 ms without), so this process computes on one thread, like the workers.
         torch.set_num_threads(1)
-        if not self.unsafe:
+        if self._early is not None:
+            self._bwrap, self._cgroup = self._early.bwrap, self._early.cgroup  # probed and created by start_early
+        elif not self.unsafe:
             status = probe()
             if not status.available:
                 raise SandboxUnavailable(status.reason)
@@ -100,9 +105,16 @@ class WorkerPool:
                         self.size, self.requested_size, self.size)
         errors: list[BaseException] = []
 
+        started_early = [self._early.launched] if self._early is not None else []
+        if self._early is not None:
+            self._early.adopted = True  # by the first thread below; closing the pool now stops it
+            self._early = None
+
         def start_one() -> None:
             try:
-                template = self._new_template()
+                with self._lock:
+                    launched = started_early.pop() if started_early else None
+                template = self._new_template(launched)
                 if self.fork_ahead:
                     template.prepare(Limits())
                 self._idle.put(template)
@@ -120,13 +132,18 @@ class WorkerPool:
             raise errors[0]
         return self
 
-    def _new_template(self) -> Template:
+    def _new_template(self, launched: Launched | None = None) -> Template:
+        """A ready template: `launched`, a process already started for it, else a new one."""
         with self._lock:
             self._counter += 1
-            name = f"t{self._counter}"
-        template = Template(name=name, cgroup=self._cgroup, bwrap=self._bwrap, tmp_size_mb=self.tmp_size_mb,
-                        spawner=self._spawner)
-        template.start()
+            name = launched.name if launched is not None else f"t{self._counter}"
+        template = Template(name=name, cgroup=self._cgroup, bwrap=self._bwrap,
+                            tmp_size_mb=self.tmp_size_mb if launched is None else launched.tmp_size_mb,
+                            spawner=self._spawner)
+        if launched is not None:
+            template.adopt(launched)
+        else:
+            template.start()
         with self._lock:
             self._all.append(template)
         return template
@@ -200,6 +217,9 @@ class WorkerPool:
 
     def close(self) -> None:
         self._closed = True
+        if self._early is not None:  # started early, never adopted: the pool was closed before it started
+            self._early.close()
+            self._early = None
         self._recycler.shutdown(wait=True)
         with self._lock:
             templates = list(self._all)

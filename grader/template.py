@@ -5,7 +5,7 @@ Why: importing torch in a fresh sandboxed interpreter costs about a second; fork
 about ten milliseconds (measured on a 2-core machine). A template serves one child at a time, so children
 never share a /tmp, and each child runs in its own cgroup that is killed whole when the child is done.
 
-The template is started under bubblewrap (grader.sandbox) from one long-lived thread (`Spawner`), speaks on a
+The template's process is started by grader.launch (under bubblewrap, from one long-lived thread), speaks on a
 control socket (grader.messages: ForkRequest; TemplateReady, Forked, ChildExited), and reports its stderr
 through a pipe (`StderrTail`). It is `python worker.py template FD ...` (grader/worker.py, `template()`).
 """
@@ -16,111 +16,33 @@ import contextlib
 import json
 import logging
 import os
-import queue
 import signal
 import socket
 import subprocess
 import tempfile
-import threading
-from collections.abc import Callable
-from concurrent.futures import Future
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from grader import protocol
 from grader.calls import WorkerLost
 from grader.child import Child, ExitInfo
+from grader.launch import (
+    TEMPLATE_PIDS,
+    Launched,
+    Spawner,
+    StderrTail,
+    cgroup_memory,
+    launch,
+    template_tree_memory,
+)
 from grader.limits import Limits
 from grader.messages import ChildExited, ControlMessage, Forked, ForkRequest, TemplateReady
-from grader.sandbox import Cgroup, SandboxUnavailable, bwrap_command, host_pid_of, open_worker_files, worker_argv
+from grader.sandbox import Cgroup, SandboxUnavailable, host_pid_of
 
 log = logging.getLogger(__name__)
 Message = TypeVar("Message", bound=ControlMessage)
 
 TEMPLATE_START_TIMEOUT_S = 120.0  # importing torch takes ~1.5 s; a loaded machine at a deadline may need far more
 CONTROL_TIMEOUT_S = 10.0
-TEMPLATE_PIDS = 4096  # bound on a template's whole tree; each child's own cap is Limits.max_processes
-CGROUP_SLACK_BYTES = 64 * 1024 * 1024  # allocator and kernel overhead beyond what RLIMIT_DATA lets Python have
-# The template's own share of its tree's memory cap. Measured (cgroup v1, torch 2.x): its cgroup's peak charge is
-# ~220 MB and its RSS ~315 MB (library pages first read by another process are charged there). 512 MB leaves
-# room for a cold page cache, which the kernel reclaims before it would kill anything at the cap.
-TEMPLATE_MEMORY_BYTES = 512 * 1024 * 1024
-SHM_TMPFS_BYTES = 1024 * 1024  # the sandbox's /dev/shm (sandbox.bwrap_command)
-STDERR_TAIL_BYTES = 8192  # what is kept of a template's stderr, for the message when it fails to start
-
-
-class Spawner:
-    """Starts processes from one long-lived thread.
-
-    bubblewrap's --die-with-parent uses PR_SET_PDEATHSIG, which fires when the *thread* that forked it exits,
-    so a template started from a short-lived thread would be killed the moment that thread ends."""
-
-    def __init__(self) -> None:
-        self._requests: queue.Queue[tuple[Callable[[], Any], Future[Any]] | None] = queue.Queue()
-        self._thread = threading.Thread(target=self._serve, name="paperlab-spawner", daemon=True)
-        self._thread.start()
-
-    def _serve(self) -> None:
-        while (request := self._requests.get()) is not None:
-            function, future = request
-            try:
-                future.set_result(function())
-            except BaseException as exc:  # noqa: B902 - handed to the caller
-                future.set_exception(exc)
-
-    def run(self, function: Callable[[], Any]) -> Any:
-        future: Future[Any] = Future()
-        self._requests.put((function, future))
-        return future.result()
-
-    def stop(self) -> None:
-        self._requests.put(None)
-
-
-def _cgroup_memory(limits: Limits) -> int:
-    return limits.memory_mb * 1024 * 1024 + CGROUP_SLACK_BYTES
-
-
-def template_tree_memory(limits: Limits, *, tmp_size_mb: int) -> int:
-    """The memory cap of a template's whole tree: the template, one child at its own cap, and the sandbox's tmpfs
-    (/tmp, /dev/shm), whose pages a child leaves charged to the tree until the template wipes them before the
-    next fork. Nothing else may be left by a child (IPC is refused by seccomp), so a tree never needs more; the
-    cap bounds what an unknown leak could pin."""
-    return TEMPLATE_MEMORY_BYTES + _cgroup_memory(limits) + tmp_size_mb * 1024 * 1024 + SHM_TMPFS_BYTES
-
-
-class StderrTail:
-    """A template's stderr: a pipe that a daemon thread of the judge drains, keeping the last `limit` bytes.
-
-    Not a file: the template is the sandbox's pid 1, and its stderr was a host temporary file that any child
-    could append to through /proc/1/fd/2; a pipe has no path, and a full pipe never blocks the template."""
-
-    def __init__(self, name: str, limit: int = STDERR_TAIL_BYTES) -> None:
-        read_end, self.write_end = os.pipe()
-        self.limit = limit
-        self._kept = bytearray()
-        self._lock = threading.Lock()
-        self._thread = threading.Thread(target=self._drain, args=(read_end,), name=f"paperlab-stderr-{name}",
-                                        daemon=True)
-        self._thread.start()
-
-    def _drain(self, read_end: int) -> None:
-        with open(read_end, "rb", buffering=0) as pipe:
-            while chunk := pipe.read(65536):
-                with self._lock:
-                    self._kept += chunk
-                    del self._kept[:-self.limit]
-
-    def close_write_end(self) -> None:
-        """Once the template holds its copy: the drain then ends when the template's tree has exited."""
-        with contextlib.suppress(OSError):
-            os.close(self.write_end)
-
-    def tail(self, chars: int = 2000, *, wait_s: float = 0.0) -> str:
-        """The last `chars` characters; `wait_s`: let the drain catch up first (the template has just exited)."""
-        self._thread.join(wait_s)
-        with self._lock:
-            text = self._kept.decode(errors="replace")
-        return text[-chars:].strip() or "(no output)"
 
 
 class Template:
@@ -140,54 +62,34 @@ class Template:
         self.jobs = 0
         self.ready: Child | None = None  # a child forked ahead of demand, waiting for its submission
         self.tree_memory_bytes = 0  # the memory cap of this template's cgroup tree, raised to fit each child
-        self._stderr = StderrTail(name)
-        self._workdir = tempfile.TemporaryDirectory(prefix="paperlab-worker-")  # cwd of unsandboxed workers
+        self._stderr: StderrTail | None = None  # the process's, once started (launch)
+        self._workdir: tempfile.TemporaryDirectory[str] | None = None  # cwd of an unsandboxed process
 
     @property
     def sandboxed(self) -> bool:
         return self.bwrap is not None
 
     def start(self, timeout: float = TEMPLATE_START_TIMEOUT_S) -> None:
-        host_end, worker_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        argv = worker_argv(worker_end.fileno(), sandboxed=self.sandboxed)
-        worker_files: dict[str, int] = {}
-        if self.sandboxed:
-            assert self.root_cgroup is not None and self.bwrap is not None
-            self.cgroup = self.root_cgroup.child(self.name, leaf=False)
-            self._fit_tree_memory(Limits())  # pids and memory caps of the whole tree
-            self.process_cgroup = self.cgroup.child("template", leaf=True)
-            join = "; ".join(f"echo $$ > {path}/cgroup.procs" for path in self.process_cgroup.paths.values())
-            worker_files = open_worker_files()
-            command = ["/bin/sh", "-c", f'set -e; {join}; exec "$0" "$@"',
-                       *bwrap_command(self.bwrap, tmp_size_mb=self.tmp_size_mb, argv=argv, worker_files=worker_files)]
-            env = {"PATH": "/usr/bin:/bin"}
-        else:
-            command = argv
-            env = {"PATH": "/usr/bin:/bin", "HOME": tempfile.gettempdir(), "OMP_NUM_THREADS": "1",
-                   "THP_MEM_ALLOC_ENABLE": "1"}
-        try:
-            self.process = self.spawner.run(lambda: subprocess.Popen(
-                command, pass_fds=(worker_end.fileno(), *worker_files.values()), stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=self._stderr.write_end, env=env, start_new_session=True, close_fds=True,
-                cwd="/" if self.sandboxed else self._workdir.name,
-            ))
-        finally:
-            self._stderr.close_write_end()
-            worker_end.close()
-            for descriptor in worker_files.values():
-                os.close(descriptor)
-        self.control = host_end
+        self.adopt(launch(self.name, root_cgroup=self.root_cgroup, bwrap=self.bwrap, tmp_size_mb=self.tmp_size_mb,
+                          spawner=self.spawner), timeout)
+
+    def adopt(self, launched: Launched, timeout: float = TEMPLATE_START_TIMEOUT_S) -> None:
+        """Take over a process `launch` started (perhaps while the judge was still importing) and wait until it
+        is ready."""
+        self._stderr, self._workdir = launched.stderr, launched.workdir
+        self.process, self.control = launched.process, launched.control
+        self.cgroup, self.process_cgroup = launched.cgroup, launched.process_cgroup
+        self.tree_memory_bytes = launched.tree_memory_bytes
         try:
             self._receive(timeout, TemplateReady)
         except WorkerLost as exc:
-            tail = self._stderr.tail(wait_s=1.0)
+            tail = launched.stderr.tail(wait_s=1.0)
             self.close()
             raise SandboxUnavailable(f"the worker template did not start: {exc.reason}; {tail}") from None
 
     def stderr_tail(self) -> str:
         """The end of what the template wrote on stderr (it writes only when something went wrong)."""
-        return self._stderr.tail()
+        return self._stderr.tail() if self._stderr is not None else "(not started)"
 
     def _fit_tree_memory(self, limits: Limits) -> None:
         """Raise the tree's memory cap to fit a child under `limits` (never lower it under a running tree)."""
@@ -224,7 +126,7 @@ class Template:
         child.limits = limits
         if child.cgroup is not None:
             self._fit_tree_memory(limits)
-            child.cgroup.limit(max_pids=limits.max_processes, memory_bytes=_cgroup_memory(limits))
+            child.cgroup.limit(max_pids=limits.max_processes, memory_bytes=cgroup_memory(limits))
         return child
 
     def prepare(self, limits: Limits) -> None:
@@ -243,7 +145,7 @@ class Template:
         if self.cgroup is not None:
             self._fit_tree_memory(limits)
             job_cgroup = self.cgroup.child(f"job{self.jobs}", leaf=True)
-            job_cgroup.limit(max_pids=limits.max_processes, memory_bytes=_cgroup_memory(limits))
+            job_cgroup.limit(max_pids=limits.max_processes, memory_bytes=cgroup_memory(limits))
         host_end, worker_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             request = ForkRequest(ahead=ahead)  # a child forked ahead of demand warms itself up while it waits
@@ -317,4 +219,5 @@ class Template:
         if self.cgroup is not None:
             self.cgroup.kill_all()
             self.cgroup.remove()
-        self._workdir.cleanup()
+        if self._workdir is not None:
+            self._workdir.cleanup()

@@ -190,3 +190,49 @@ def test_messages_refuses_a_malformed_patch_with_its_line(
     (scaffolded / "mutants" / "bad.py").write_text(PATCH.replace("Overrides: normalize_rows", "Overrides: nope"))
     assert main(["messages", str(scaffolded), "--unsafe-no-sandbox"]) == 2
     assert f"{scaffolded / 'mutants' / 'bad.py'}:3: the patch says it overrides nope" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------------ the sandbox starts first
+
+
+def test_the_cli_and_the_launcher_import_no_torch() -> None:
+    # `grade` starts its template, which imports torch in its own sandbox, before this process imports torch: if
+    # the CLI's module or the launcher pulled torch in, the two imports would run one after the other again.
+    probe = ("import sys, grader.__main__, grader.launch; "
+             "print(sorted(m for m in sys.modules if m == 'torch' or m.startswith(('torch.', 'numpy'))))")
+    completed = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO, check=True)
+    assert completed.stdout.strip() == "[]"
+
+
+@pytest.mark.sandbox
+def test_a_pool_adopts_the_template_started_early(need_sandbox: None) -> None:
+    from grader.judge import grade
+    from grader.launch import start_early
+    from grader.pool import WorkerPool
+    from grader.problems import load_problem
+    from tests.conftest import assert_pool_removed
+
+    early = start_early()
+    assert early is not None
+    pool = WorkerPool(size=1, fork_ahead=False, early=early)
+    try:
+        report = grade(load_problem(ADDER), Path(CORRECT).read_text(), pool=pool)
+        assert report.solved and report.sandbox == "bubblewrap"
+        assert [template.name for template in pool._all] == ["t1"]  # adopted, not a second one started
+        assert pool._all[0].process is early.launched.process
+    finally:
+        pool.close()
+    assert_pool_removed(pool)
+    assert early.launched.process.poll() is not None
+
+
+@pytest.mark.sandbox
+def test_a_pool_closed_before_it_started_stops_the_early_template(need_sandbox: None) -> None:
+    from grader.launch import start_early
+    from grader.pool import WorkerPool
+
+    early = start_early()
+    assert early is not None
+    WorkerPool(size=1, fork_ahead=False, early=early).close()
+    assert early.launched.process.wait(timeout=10) is not None
+    assert not any(path.exists() for path in early.cgroup.paths.values())

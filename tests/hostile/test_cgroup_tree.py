@@ -10,10 +10,10 @@ from pathlib import Path
 
 from grader.cgroups import CONTROLLERS, UNIFIED
 from grader.judge import grade
+from grader.launch import CGROUP_SLACK_BYTES, TEMPLATE_PIDS
 from grader.limits import Limits
 from grader.pool import WorkerPool
 from grader.problems import Problem
-from grader.template import CGROUP_SLACK_BYTES, TEMPLATE_PIDS
 from tests.hostile.conftest import wait_until_all_idle
 
 # Detaches a grandchild that would outlive its grading if the job's cgroup were not killed whole.

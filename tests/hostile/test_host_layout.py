@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 
 from grader.judge import grade
+from grader.launch import StderrTail
 from grader.pool import WorkerPool
 from grader.problems import Problem
 from grader.report import Report
 from grader.sandbox import GRADER_DIR
-from grader.template import StderrTail
 from tests.hostile.hostile_support import REPO, assert_unsolved_within, submission
 
 GradeCode = Callable[..., Report]

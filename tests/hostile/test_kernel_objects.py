@@ -12,11 +12,11 @@ from collections.abc import Iterator
 import pytest
 
 from grader.judge import grade
+from grader.launch import CGROUP_SLACK_BYTES, TEMPLATE_MEMORY_BYTES
 from grader.limits import Limits
 from grader.pool import WorkerPool
 from grader.problems import Problem
 from grader.report import Report
-from grader.template import CGROUP_SLACK_BYTES, TEMPLATE_MEMORY_BYTES
 from tests.conftest import assert_pool_idle_and_clean, assert_pool_removed, new_pool, template_host_pids
 from tests.hostile.conftest import wait_until_all_idle
 from tests.hostile.hostile_support import messages
