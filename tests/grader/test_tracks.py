@@ -16,7 +16,8 @@ CATALOGUE = {
     "llm-inference": ("LLM inference", ["kv_cache", "gqa", "sliding_window", "online_softmax", "sampling",
                                        "beam_search", "speculative", "moe_router", "swiglu", "bpe"]),
     "training": ("Training and optimisation",
-                 ["adamw", "lr_schedule", "clip_grad_norm", "batchnorm", "dropout", "distillation"]),
+                 ["adamw", "lr_schedule", "clip_grad_norm", "batchnorm", "groupnorm", "dropout",
+                  "distillation"]),
     "generative": ("Generative models", ["vae", "vqvae", "ddpm"]),
     "post-training": ("Post-training and RL", ["reward_model", "dpo", "gae", "ppo_clip", "grpo", "reinforce"]),
 }
