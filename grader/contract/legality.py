@@ -83,6 +83,10 @@ def violations(contract: FunctionContract, args: dict[str, Any]) -> dict[str, st
         broken("device", f"tensors on {', '.join(sorted(devices))}")
     dims: dict[str, int] = {}
     run_dims: dict[str, tuple[int, ...]] = {}
+    # Sizes that an int argument of the wrong kind (a bool, a float, None) should have given: constraints that
+    # depend on them cannot be judged, and the call breaks the kind rule alone (one refusal, one exception).
+    unjudged = {arg.size for name, arg in contract.args.items()
+                if isinstance(arg, IntArg) and arg.size is not None and type(args.get(name)) is not int}
     try:
         int_sizes(contract, args, dims)
         for what, spec, t, local in tensors:
@@ -101,6 +105,8 @@ def violations(contract: FunctionContract, args: dict[str, Any]) -> dict[str, st
                 dims[arg.length] = length
         for symbol, size in dims.items():
             dim = contract.dims.get(symbol)
+            if dim is not None and dim.multiple_of in unjudged:
+                continue
             if dim is not None and not fits(symbol, size, dim, dims, drawing=False):
                 raise Unbound(f"{symbol} = {size} is not a legal size")
         for run, sizes in run_dims.items():

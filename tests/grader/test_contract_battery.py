@@ -136,3 +136,37 @@ def test_a_list_that_may_be_a_tuple_is_tried_as_one() -> None:
         **declared.model_dump()["args"]["views"], "tuples": False}}})
     assert "views as a tuple" not in {case.label for case in FunctionBattery("views", "mean_view", only_lists, None,
                                                                                {}).edge_cases}
+
+
+GROUPED = {  # GroupNorm's shape of contract: an int gives a size that another size must be a multiple of
+    "dims": {"N": {"min": 0}, "C": {"min": 1, "multiple_of": "G"}, "G": {"min": 1}},
+    "args": {"x": {"kind": "tensor", "shape": ["N", "C"]}, "groups": {"kind": "int", "size": "G"}},
+    "result": {"kind": "tensor", "shape": ["N", "C"]},
+}
+
+
+@pytest.mark.parametrize("value, kind", [(True, "bool"), (2.0, "float"), ("2", "str"), (None, "None")])
+def test_an_int_size_of_the_wrong_kind_breaks_the_kind_rule_alone(value: object, kind: str) -> None:
+    # The size it should give is unknown, so the multiple it constrains cannot be judged: before, the call broke a
+    # spurious shape rule too, and the battery dropped it (two rules, two exceptions), so a solution that took
+    # groups=True went unrefused.
+    import torch
+
+    from grader.contract.legality import violations
+    from grader.contract.schema import FunctionContract
+
+    declared = FunctionContract.model_validate(GROUPED)
+    broken = violations(declared, {"x": torch.zeros(3, 4, dtype=torch.float64), "groups": value})
+    assert list(broken) == ["kind"] and kind in broken["kind"]
+    assert violations(declared, {"x": torch.zeros(3, 4, dtype=torch.float64), "groups": 3}) == {
+        "shape": "C = 4 is not a legal size"}
+
+
+def test_the_refusals_try_an_int_size_of_every_wrong_kind() -> None:
+    from grader.contract.battery import FunctionBattery
+    from grader.contract.schema import FunctionContract
+
+    battery = FunctionBattery("grouped", "group", FunctionContract.model_validate(GROUPED), None, {})
+    refused = {case.reason.split(",")[0]: case.exception for case in battery.refusal_cases}
+    for words in ("groups is a bool", "groups is a str", "groups is a Tensor", "groups is a float"):
+        assert refused.get(words) == "TypeError", (words, refused)
