@@ -408,6 +408,9 @@ class FunctionBattery:
                 cotangents.append(moved if moved is not None else seeded.to(dtype))
             else:
                 cotangents.append(torch.zeros(t.shape, dtype=t.dtype))
+        if not cotangents:  # a result with no tensor (a Python float): nothing for a gradient to flow back into
+            case.grad_output = None
+            return None
         case.grad_output = tuple(cotangents) if isinstance(case.expected, tuple | list) else cotangents[0]
         return case.grad_output
 

@@ -47,7 +47,10 @@ def refusals(contract: FunctionContract, legal: dict[str, Any], sizes: Sizes,
     if not contract.validates:
         return []
     found: list[Refusal] = []
-    seen: set[str] = set()
+    # A case is a duplicate when it breaks the same rule the same way: the same reason from the same intent. Not
+    # the reason alone: nan, inf and -inf share "holds nan or infinity", values below and above a range share
+    # "holds values outside", and validation that catches one of each pair may miss the other.
+    seen: set[tuple[str, str]] = set()
     for args, intent in [*_candidates(contract, legal, sizes), *_below_minimum(contract, sizes, draw)]:
         broken = violations(contract, args)
         if not broken:
@@ -60,9 +63,9 @@ def refusals(contract: FunctionContract, legal: dict[str, Any], sizes: Sizes,
             continue
         rule = next(iter(broken))
         reason = broken[rule]
-        if reason in seen:
+        if (intent, reason) in seen:
             continue
-        seen.add(reason)
+        seen.add((intent, reason))
         found.append(Refusal(args=args, reason=reason, exception=exceptions.pop(), rule=rule))
     return found
 
@@ -159,7 +162,7 @@ def _tensor_candidates(contract: FunctionContract, legal: dict[str, Any], name: 
         for bad in (math.nan, math.inf, -math.inf):
             spoiled = value.detach().clone()
             spoiled.view(-1)[value.numel() // 2] = bad
-            yield _with(legal, name, spoiled), f"{name}:finite"
+            yield _with(legal, name, spoiled), f"{name}:finite {bad}"
     interval = arg.interval
     if interval is not None and value.numel() and value.dtype != torch.bool:
         for bound, direction in ((interval.low, -1), (interval.high, 1)):
@@ -170,7 +173,7 @@ def _tensor_candidates(contract: FunctionContract, legal: dict[str, Any], name: 
                                                                              else max(abs(number) * 1e-3, 1e-3))
             spoiled = value.detach().clone()
             spoiled.view(-1)[0] = outside
-            yield _with(legal, name, spoiled), f"{name}:range"
+            yield _with(legal, name, spoiled), f"{name}:range {'below' if direction < 0 else 'above'}"
     if len(tensor_names) > 1 and name == tensor_names[-1]:
         # the last tensor on another device: validation that checks each tensor's own values before comparing
         # devices still reaches the comparison (nothing can be read from a meta tensor's values)

@@ -170,3 +170,49 @@ def test_the_refusals_try_an_int_size_of_every_wrong_kind() -> None:
     refused = {case.reason.split(",")[0]: case.exception for case in battery.refusal_cases}
     for words in ("groups is a bool", "groups is a str", "groups is a Tensor", "groups is a float"):
         assert refused.get(words) == "TypeError", (words, refused)
+
+
+def test_the_refusals_try_nan_and_both_infinities_and_both_ends_of_a_range() -> None:
+    # Each pair shares its reason ("holds nan or infinity", "holds values outside"); a check for nan alone, or for
+    # the low end alone, must still be caught.
+    import torch
+
+    from grader.contract.battery import FunctionBattery
+    from grader.contract.schema import FunctionContract
+
+    declared = FunctionContract.model_validate({
+        "dims": {"N": {"min": 1}},
+        "args": {"p": {"kind": "tensor", "shape": ["N"], "range": "[0, 1]"}},
+        "result": {"kind": "tensor", "shape": ["N"]},
+    })
+    refused = FunctionBattery("probabilities", "clip", declared, None, {}).refusal_cases
+    spoiled = [case.args["p"] for case in refused if case.rule in ("finite", "range")]
+    values = {float(value) for p in spoiled if isinstance(p, torch.Tensor) for value in p.tolist()
+              if not 0 <= value <= 1}
+    assert {float("inf"), float("-inf")} <= values and any(v < 0 for v in values if v != float("-inf"))
+    assert any(v > 1 for v in values if v != float("inf"))
+    assert sum(1 for p in spoiled if bool(torch.isnan(p).any())) == 1
+
+
+SPREAD = Path(__file__).resolve().parent.parent / "fixtures" / "problems" / "spread"
+
+
+def test_a_float_result_of_float32_tensors_is_held_to_float32s_tolerance_and_takes_no_gradient() -> None:
+    # spread(x), the mean absolute deviation, computed in float32 and read with float() carries float32's rounding,
+    # which float64's tolerance rejected; and its detached argument's autograd cases (a transposed incoming gradient
+    # among them) have no tensor result for a gradient to flow into, which once crashed the battery.
+    problem = load_problem(SPREAD)
+    another_way = (  # the same quantity, rounded differently from the reference in float32
+        "\n\n_validated = spread\n\n\ndef spread(x):\n    _validated(x)\n    x = x.detach()\n"
+        "    return float(((x - x.mean()) * 0.5).abs().sum() * (2.0 / x.shape[0]))\n")
+    for patch in ("", another_way):
+        report = graded(problem, patch)
+        assert failed(report) == {}
+        assert {"contract.spread.values", "contract.spread.dtypes", "contract.spread.autograd"} <= {
+            check.id for check in report.checks}
+
+
+def test_a_float_result_far_off_still_fails_at_float32s_tolerance() -> None:
+    problem = load_problem(SPREAD)
+    off = "\n\n_exact = spread\n\n\ndef spread(x):\n    return _exact(x) * (1 + 1e-3)\n"
+    assert "contract.spread.values" in failed(graded(problem, off))
