@@ -1,4 +1,4 @@
-"""This is what you get when an empty batch is not refused: the mean over zero samples returns nan instead of raising ValueError.
+"""This is what you get when an empty batch is not refused: a mean over zero samples has no value, and the code fails (or returns nan) instead of raising ValueError.
 
 Overrides: check_loss_inputs
 """
