@@ -455,9 +455,9 @@ def experiment_steps(sub, ref, ctx):
 
     ring_finals, single_finals = finals[: len(STEP_COUNTS)], finals[len(STEP_COUNTS) :]
     single_errors = [float((x - exact_single).norm(dim=1).mean()) for x in single_finals]
-    # n doubles from one point to the next: the axis is k for n = 2^k, so each doubling gets the same width
+    # n doubles from one point to the next: the axis is log2 n, so each doubling gets the same width
     ctx.record_experiment(
-        x_label="k, for n = 2^k Euler steps",
+        x_label="log2 n",
         steps=[round(math.log2(n)) for n in STEP_COUNTS],
         series={
             "error_vs_accurate": [float((x - accurate).norm(dim=1).mean()) for x in ring_finals],
