@@ -59,8 +59,10 @@ def check_step_counts(num_train_steps, num_sampling_steps):
     check_count("num_train_steps", num_train_steps)
     check_count("num_sampling_steps", num_sampling_steps)
     if num_sampling_steps > num_train_steps:
-        raise ValueError(f"num_sampling_steps = {num_sampling_steps} is more than num_train_steps = "
-                         f"{num_train_steps}: a subsequence cannot be longer than the sequence")
+        raise ValueError(
+            f"num_sampling_steps = {num_sampling_steps} is more than num_train_steps = "
+            f"{num_train_steps}: a subsequence cannot be longer than the sequence"
+        )
 
 
 def check_step_inputs(x_t, eps, alpha_bar_t, alpha_bar_prev, eta, noise):
@@ -75,8 +77,10 @@ def check_step_inputs(x_t, eps, alpha_bar_t, alpha_bar_prev, eta, noise):
     check_number("alpha_bar_prev", alpha_bar_prev, low=0, high=1, low_closed=False, high_closed=True)
     check_number("eta", eta, low=0, high=1, low_closed=True, high_closed=True)
     if alpha_bar_prev < alpha_bar_t:
-        raise ValueError(f"alpha_bar_prev = {alpha_bar_prev} is below alpha_bar_t = {alpha_bar_t}: a sampling "
-                         "step goes to a less noisy step, whose alpha-bar is larger")
+        raise ValueError(
+            f"alpha_bar_prev = {alpha_bar_prev} is below alpha_bar_t = {alpha_bar_t}: a sampling "
+            "step goes to a less noisy step, whose alpha-bar is larger"
+        )
     if eta > 0 and noise is None:
         raise ValueError(f"eta = {eta} > 0 makes the step random: pass the standard normal noise tensor")
     check_finite("x_t", x_t)
