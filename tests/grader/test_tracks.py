@@ -18,7 +18,7 @@ CATALOGUE = {
     "training": ("Training and optimisation",
                  ["adamw", "lr_schedule", "clip_grad_norm", "batchnorm", "groupnorm", "dropout",
                   "distillation"]),
-    "generative": ("Generative models", ["vae", "vqvae", "ddpm"]),
+    "generative": ("Generative models", ["vae", "vqvae", "ddpm", "ddim_cfg", "flow_matching"]),
     "post-training": ("Post-training and RL", ["reward_model", "dpo", "gae", "ppo_clip", "grpo", "reinforce"]),
 }
 
