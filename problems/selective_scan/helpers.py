@@ -30,8 +30,9 @@ def _check_finite(name, t):
 
 def _check_ranges(delta, A):
     if A.device.type != "meta" and bool((A.detach() >= 0).any()):
-        raise ValueError("A must be strictly negative (a decaying state: A_bar = exp(delta * A) < 1); got an entry "
-                         ">= 0")
+        raise ValueError(
+            "A must be strictly negative (a decaying state: A_bar = exp(delta * A) < 1); got an entry >= 0"
+        )
     if delta.device.type != "meta" and bool((delta.detach() < 0).any()):
         raise ValueError("delta is a step size and must be >= 0 (pass it after softplus); got a negative entry")
 
@@ -46,8 +47,9 @@ def check_discretize_inputs(delta, A, B):
         raise ValueError(f"delta must be 3-D [batch, L, D], got shape {list(delta.shape)}")
     batch, length, channels = delta.shape
     if A.dim() != 2 or A.shape[0] != channels or A.shape[1] < 1 or channels < 1:
-        raise ValueError(f"A must have shape [D, N] with D = {channels} (delta's last size) and N >= 1, got "
-                         f"{list(A.shape)}")
+        raise ValueError(
+            f"A must have shape [D, N] with D = {channels} (delta's last size) and N >= 1, got {list(A.shape)}"
+        )
     _check_shape("B", B, (batch, length, A.shape[1]), "batch, L, N")
     for name, t in (("A", A), ("B", B)):
         if t.device != delta.device:
@@ -70,8 +72,9 @@ def check_scan_inputs(x, delta, A, B, C, D=None, h0=None):
     batch, length, channels = x.shape
     _check_shape("delta", delta, (batch, length, channels), "batch, L, D")
     if A.dim() != 2 or A.shape[0] != channels or A.shape[1] < 1 or channels < 1:
-        raise ValueError(f"A must have shape [D, N] with D = {channels} (x's last size) and N >= 1, got "
-                         f"{list(A.shape)}")
+        raise ValueError(
+            f"A must have shape [D, N] with D = {channels} (x's last size) and N >= 1, got {list(A.shape)}"
+        )
     n = A.shape[1]
     _check_shape("B", B, (batch, length, n), "batch, L, N")
     _check_shape("C", C, (batch, length, n), "batch, L, N")
