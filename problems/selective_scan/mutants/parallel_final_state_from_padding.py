@@ -1,7 +1,7 @@
 """This is what you get when the parallel scan pads to a power of two with A_bar = 0 and reads h_last at the end of the padding: y is right, but the final state of any other length is 0.
 
 Overrides: selective_scan_parallel
-Source: state-spaces/mamba issue #368 (positions padded past the sequence length must be identity steps, exp(delta A) = 1, or the scanned state is wrong)
+Source: state-spaces/mamba issue #368 (in the selective scan backward kernel, positions past the sequence length must be identity steps with exp(delta A) = 1; with delta_softplus or delta_bias they were not)
 """
 
 import math
