@@ -616,19 +616,65 @@ def masking_ties(sub, ref):
 
 @check(
     "masking.mixed_dtypes",
-    "float32 noise with float64 tokens: the results follow the tokens' dtype",
-    clauses=["masking.mask"],
+    "Noise of another dtype than the tokens: its own values decide the order, the results follow the tokens",
+    clauses=["masking.mask", "masking.shuffle"],
 )
 def masking_mixed_dtypes(sub, ref):
+    # float32 noise with float64 tokens; then float64 noise whose values differ by 1e-12, far below float32's
+    # resolution near 0.5, with float32 tokens: cast to float32 they would all tie and the order would change.
     tokens = _randn(95, 2, 7, 3)
     noise = _rand(96, 2, 6, dtype=torch.float32)
-    result = sub.random_masking.call(tokens, 0.5, noise)
+    fine_tokens = _randn(97, 1, 9, 2, dtype=torch.float32)
+    fine_noise = 0.5 + 1e-12 * torch.tensor([[7.0, 3.0, 5.0, 1.0, 8.0, 2.0, 6.0, 4.0]], dtype=F64)
+    results = sub.random_masking.map([((tokens, 0.5, noise), {}), ((fine_tokens, 0.5, fine_noise), {})])
     _expect_masking(
-        result,
+        results[0],
         tokens,
         0.5,
         noise,
         why="(noise only orders the patches; kept and mask take tokens' dtype, ids_restore is int64)",
+    )
+    _expect_masking(
+        results[1],
+        fine_tokens,
+        0.5,
+        fine_noise,
+        why="(the noise values 0.5 + k * 1e-12 are all different in float64: patches 3, 5, 1, 7 have the smallest; "
+        "sort the noise as it is given, without converting it to the tokens' dtype)",
+    )
+
+
+@check(
+    "masking.extremes",
+    "Values are moved exactly, however large or small: 1e300, subnormal numbers, float32's largest",
+    clauses=["patchify.flatten", "masking.shuffle"],
+)
+def extremes(sub, ref):
+    # patchify and random_masking only move values: a solution that moves them with arithmetic (a one-hot matrix
+    # product, a multiplication by a 0/1 mask) turns 1e300 * 0 + ... into the right value only by luck, and loses
+    # subnormal numbers or overflows float32 near its largest value.
+    big = torch.tensor([1e300, -1e300, 5e-324, -3e-310, 1.0, 0.0, 2.5e-320, 7e299], dtype=F64)
+    images = big[torch.arange(32) % 8].reshape(1, 2, 4, 4)
+    images32 = torch.tensor([3.4e38, -3.4e38, 1e-45, 1.0], dtype=torch.float32)[torch.arange(16) % 4].reshape(
+        1, 1, 4, 4
+    )
+    patch_results = sub.patchify.map([((images, 2), {}), ((images32, 2), {})])
+    for result, source in zip(patch_results, (images, images32), strict=True):
+        expect_close(
+            result.unwrap(),
+            _patchify(source, 2),
+            call=result,
+            rtol=0,
+            atol=0,
+            hint="(patchify only moves values: every pixel must arrive bit for bit, 1e300 and 5e-324 included)",
+        )
+    tokens = big[torch.arange(2 * 9 * 2) % 8].reshape(2, 9, 2)
+    noise = _rand(98, 2, 8)
+    tokens32 = images32.reshape(1, 16, 1)
+    results = sub.random_masking.map([((tokens, 0.5, noise), {}), ((tokens32, 0.25, _rand(99, 1, 15)), {})])
+    _expect_masking(results[0], tokens, 0.5, noise, why="(kept tokens are copies: gather them, do not multiply)")
+    _expect_masking(
+        results[1], tokens32, 0.25, _rand(99, 1, 15), why="(kept tokens are copies: gather them, do not multiply)"
     )
 
 
