@@ -380,20 +380,20 @@ def embed_shapes(sub, ref):
 
 
 def _hand_tokens():
-    # Class token 9, patches 10, 20, 30, 40 (D = 1); noise 0.6, 0.1, 0.9, 0.3 sorts as patches 1, 3, 0, 2.
+    # Class token 9, patches 10, 20, 30, 40 (D = 1); noise 0.6, 0.3, 0.9, 0.1 sorts as patches 3, 1, 0, 2.
     tokens = torch.tensor([[[9.0], [10.0], [20.0], [30.0], [40.0]]], dtype=F64)
-    noise = torch.tensor([[0.6, 0.1, 0.9, 0.3]], dtype=F64)
+    noise = torch.tensor([[0.6, 0.3, 0.9, 0.1]], dtype=F64)
     return tokens, noise
 
 
 @check(
     "masking.hand_example",
-    "Hand example: four patches, mask_ratio = 0.5, noise 0.6, 0.1, 0.9, 0.3",
+    "Hand example: four patches, mask_ratio = 0.5, noise 0.6, 0.3, 0.9, 0.1",
     clauses=["masking.len_keep", "masking.shuffle", "masking.cls", "masking.mask", "masking.restore"],
 )
 def masking_hand_example(sub, ref):
-    # len_keep = int(4 * 0.5) = 2; ids_shuffle = [1, 3, 0, 2], so patches 1 and 3 (values 20 and 40) stay, in that
-    # order, after the class token; mask = [1, 0, 1, 0]; ids_restore = argsort([1, 3, 0, 2]) = [2, 0, 3, 1].
+    # len_keep = int(4 * 0.5) = 2; ids_shuffle = [3, 1, 0, 2], so patches 3 and 1 (values 40 and 20) stay, in that
+    # order, after the class token; mask = [1, 0, 1, 0]; ids_restore = argsort([3, 1, 0, 2]) = [2, 1, 3, 0].
     tokens, noise = _hand_tokens()
     result = sub.random_masking.call(tokens, 0.5, noise)
     got = result.unwrap()
@@ -412,13 +412,14 @@ def masking_hand_example(sub, ref):
     )
     expect_close(
         kept,
-        torch.tensor([[[9.0], [20.0], [40.0]]], dtype=F64),
+        torch.tensor([[[9.0], [40.0], [20.0]]], dtype=F64),
         what="kept",
         call=result,
         rtol=0,
         atol=0,
-        hint="(ids_shuffle = argsort(noise) = [1, 3, 0, 2], ascending: the two patches with the smallest "
-        "noise, patch 1 (value 20) then patch 3 (value 40), follow the class token 9)",
+        hint="(ids_shuffle = argsort(noise) = [3, 1, 0, 2], ascending: the two patches with the smallest "
+        "noise, patch 3 (value 40) then patch 1 (value 20), follow the class token 9 in that order, the "
+        "smallest noise first, not in the patches' own order)",
     )
     expect_tensor(mask, shape=(1, 4), dtype=F64, what="mask", call=result)
     expect_close(
@@ -431,7 +432,7 @@ def masking_hand_example(sub, ref):
         hint="(1 = removed, in the patches' own order: patches 0 and 2 were removed)",
     )
     expect_tensor(restore, shape=(1, 4), dtype=torch.int64, what="ids_restore", call=result)
-    expect_equal(restore, torch.tensor([[2, 0, 3, 1]]), what="ids_restore", call=result)
+    expect_equal(restore, torch.tensor([[2, 1, 3, 0]]), what="ids_restore", call=result)
 
 
 LEN_KEEP_CASES = [  # (N, mask_ratio): len_keep = int(N * (1 - mask_ratio)) in Python floats

@@ -12,5 +12,5 @@ print(patch_embed(image, weight, torch.tensor([0.5, -0.5]), torch.tensor([7.0, 8
 # [[107, 208], [1.5, 12.5], [5.5, 16.5]]
 
 tokens = torch.tensor([[[9.0], [10], [20], [30], [40]]])
-kept, mask, ids_restore = random_masking(tokens, 0.5, torch.tensor([[0.6, 0.1, 0.9, 0.3]]))
-print(kept.flatten(), mask, ids_restore)  # [9, 20, 40], [1, 0, 1, 0], [2, 0, 3, 1]
+kept, mask, ids_restore = random_masking(tokens, 0.5, torch.tensor([[0.6, 0.3, 0.9, 0.1]]))
+print(kept.flatten(), mask, ids_restore)  # [9, 40, 20], [1, 0, 1, 0], [2, 1, 3, 0]

@@ -50,10 +50,10 @@ def test_patch_embed_hand_example(ref):
 
 def test_random_masking_hand_example(ref):
     tokens = torch.tensor([[[9.0], [10], [20], [30], [40]]], dtype=torch.float64)
-    kept, mask, ids_restore = ref.random_masking(tokens, 0.5, torch.tensor([[0.6, 0.1, 0.9, 0.3]]))
-    assert kept.flatten().tolist() == [9, 20, 40]
+    kept, mask, ids_restore = ref.random_masking(tokens, 0.5, torch.tensor([[0.6, 0.3, 0.9, 0.1]]))
+    assert kept.flatten().tolist() == [9, 40, 20]
     assert mask.tolist() == [[1, 0, 1, 0]] and mask.dtype == torch.float64
-    assert ids_restore.tolist() == [[2, 0, 3, 1]] and ids_restore.dtype == torch.int64
+    assert ids_restore.tolist() == [[2, 1, 3, 0]] and ids_restore.dtype == torch.int64
 
 
 @pytest.mark.parametrize(("n", "ratio", "keep"), [(10, 0.75, 2), (10, 0.25, 7), (10, 0.9, 0), (5, 0, 5), (5, 1, 0)])
