@@ -11,8 +11,10 @@ from grader.problems import PROBLEMS_DIR
 from grader.tracks import TracksError, load_tracks
 
 CATALOGUE = {
-    "self-supervised": ("Self-supervised learning", ["moco", "simclr", "byol", "simsiam", "clip", "dino"]),
-    "transformers": ("Transformers", ["attention", "multihead", "layernorm", "rope", "label_smoothing", "lora"]),
+    "self-supervised": ("Self-supervised learning",
+                        ["moco", "simclr", "byol", "simsiam", "clip", "dino", "vit_patches"]),
+    "transformers": ("Transformers",
+                     ["attention", "multihead", "layernorm", "rope", "label_smoothing", "lora", "selective_scan"]),
     "llm-inference": ("LLM inference", ["kv_cache", "gqa", "sliding_window", "online_softmax", "sampling",
                                        "beam_search", "speculative", "moe_router", "swiglu", "bpe"]),
     "training": ("Training and optimisation",
