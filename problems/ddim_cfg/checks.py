@@ -51,7 +51,8 @@ def _a_step_towards_less_noise(args, sizes):
     keeps p = 1 at 1 and p near 0 near a). eta > 0 needs a noise tensor: with noise None, eta is 0."""
     a, p = args["alpha_bar_t"], args["alpha_bar_prev"]
     if isinstance(a, float | int) and isinstance(p, float | int) and p < a:
-        args["alpha_bar_prev"] = 1 - (1 - p) * (1 - a)
+        # max: for p near 0 the formula rounds to just below a (0.08 became 0.07999999999999996)
+        args["alpha_bar_prev"] = max(a, 1 - (1 - p) * (1 - a))
     if args.get("noise") is None and isinstance(args.get("eta"), float | int) and args["eta"] > 0:
         args["eta"] = 0.0
     return args
