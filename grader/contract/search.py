@@ -383,8 +383,31 @@ def drawn_examples(battery: FunctionBattery) -> tuple[list[Example], list[Case]]
     return drawn
 
 
+def _without_local_constants() -> None:
+    """Make Hypothesis draw from its own constants only, never from the source of the modules this process has
+    loaded (its "local constants", mixed into about one draw in twenty). With them, the search's inputs depend on
+    which problems and tools a process imported before (a server's worker, a CLI run, a pytest worker each drew
+    differently), so the same submission could pass on one grading host and fail on another. Idempotent; the
+    pinned Hypothesis version is what this reaches into, and a test holds the draws to one process's history."""
+    from hypothesis.internal.conjecture import providers
+    from hypothesis.internal.constants_ast import Constants
+
+    if getattr(providers._get_local_constants, "paperlab_none", False):
+        return
+    none = Constants()
+
+    def no_local_constants() -> Constants:
+        return none
+
+    no_local_constants.paperlab_none = True  # type: ignore[attr-defined]
+    providers._get_local_constants = no_local_constants
+    providers.CONSTANTS_CACHE.cache.clear()  # permitted values computed with local constants, if any were
+
+
 def _settings(contract: FunctionContract) -> Any:
     from hypothesis import HealthCheck, Phase, Verbosity, settings
+
+    _without_local_constants()  # every search builds its settings first
 
     return settings(max_examples=contract.search_examples, phases=(Phase.generate, Phase.shrink), database=None,
                     deadline=None, verbosity=Verbosity.quiet, suppress_health_check=list(HealthCheck),
