@@ -106,7 +106,7 @@ function drawChart(slot, experiment, name) {
         ],
       },
       cursor: { drag: { x: true, y: false } },
-      scales: { x: { time: false, range: (u, min, max) => [min, max] } },
+      scales: { x: { time: false, range: (u, min, max) => [min, max] }, y: { range: valueRange } },
       // Colours come from the theme's custom properties, read again whenever the chart is redrawn.
       axes: [
         { label: xLabel, stroke: () => cssColour("--chart-axis"), grid: { stroke: () => cssColour("--chart-grid") },
@@ -130,6 +130,17 @@ function drawChart(slot, experiment, name) {
     if (Math.abs(next - plot.width) > 2) plot.setSize({ width: next, height: HEIGHT });
   }).observe(plotBox);
   return true;
+}
+
+// uPlot pads a flat series of zeros to 0..100, which reads as a scale the data never reached: a flat series gets a
+// small span around its value instead (a gap that is exactly 0 at every step shows as a line at 0 of -1..1).
+function valueRange(u, min, max) {
+  if (min === null || max === null) return [min, max];
+  if (min === max) {
+    const half = Math.abs(min) > 0 ? Math.abs(min) * 0.1 : 1;
+    return [min - half, max + half];
+  }
+  return uPlot.rangeNum(min, max, 0.1, true);
 }
 
 // uPlot's own labels keep a few decimals, so an error curve near 1e-7 read "0" at every tick. Tiny and huge
