@@ -8,6 +8,7 @@ The engine is imported inside the fixtures, not here: every test loads this file
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -147,13 +148,26 @@ def assert_pool_removed(pool: WorkerPool) -> None:
         assert not root.exists(), f"cgroup {root} left behind"
 
 
+def _parent(pid: int) -> int | None:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    found = re.search(r"^PPid:\s*(\d+)", status, re.MULTILINE)
+    return int(found.group(1)) if found else None
+
+
 def template_host_pids(pool: WorkerPool) -> list[int]:
-    """Host pids of the pool's template Python processes (not bubblewrap, not children)."""
+    """Host pids of the pool's template Python processes (not bubblewrap, not children). A child the pool forks
+    ahead sits in its template's cgroup for a moment before it is moved to its own, with the same command line,
+    so a template is told from it by its parent: a child's parent is a template."""
     root = pool_cgroup_dirs(pool)[0]
     pids = []
     for template in sorted(p for p in root.iterdir() if p.is_dir()):
         home = template / "template" if (template / "template").is_dir() else template
-        pids += [pid for pid in _procs(home) if not _is_bwrap(_cmdline(pid)) and "worker.py template" in _cmdline(pid)]
+        pythons = [pid for pid in _procs(home)
+                   if not _is_bwrap(_cmdline(pid)) and "worker.py template" in _cmdline(pid)]
+        pids += [pid for pid in pythons if _parent(pid) not in pythons]
     return pids
 
 

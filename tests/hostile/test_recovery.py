@@ -12,6 +12,7 @@ from grader.judge import grade
 from grader.pool import WorkerPool
 from grader.problems import Problem
 from grader.report import Report
+from tests.hostile.conftest import wait_until_all_idle
 from tests.hostile.hostile_support import assert_unsolved_within, messages, submission
 
 GradeCode = Callable[..., Report]
@@ -35,15 +36,17 @@ def test_pool_recovers_after_its_template_is_killed(
 ) -> None:
     pool = fresh_pool(1)
     assert grade(adder, adder_correct, pool=pool).solved
+    wait_until_all_idle(pool)  # the pool forks the next child in the background, in its template's cgroup at first
     (template,) = template_pids(pool)
     os.kill(template, signal.SIGKILL)
     wait_for_exit(template)
     report = grade(adder, adder_correct, pool=pool)
     assert report.solved, [(c.id, c.message) for c in report.checks]
+    wait_until_all_idle(pool)
     (replacement,) = template_pids(pool)
     assert replacement != template
     assert grade(adder, adder_correct, pool=pool).solved
-    time.sleep(0.5)  # the pool recycles the last child in the background
+    wait_until_all_idle(pool)
     assert_clean(pool)
 
 
@@ -53,6 +56,7 @@ def test_misbehaving_children_do_not_take_the_template_down(
 ) -> None:
     pool = fresh_pool(1)
     assert grade(adder, adder_correct, pool=pool).solved
+    wait_until_all_idle(pool)
     (template,) = template_pids(pool)
     for name in ("segfault", "memory_bomb", "memory_bomb_processes", "fork_bomb"):
         report = grade(adder, submission(name), pool=pool)
@@ -60,6 +64,7 @@ def test_misbehaving_children_do_not_take_the_template_down(
     hang = grade(adder, "import time\n\ndef add_one(x):\n    time.sleep(100)\n", pool=pool)
     assert "time limit 3 s exceeded" in hang.checks[0].message
     assert grade(adder, adder_correct, pool=pool).solved
+    wait_until_all_idle(pool)
     assert template_pids(pool) == [template], "a child's crash, hang or memory use replaced the template"
 
 
