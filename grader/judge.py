@@ -115,7 +115,7 @@ class RemoteFunction:
         return key
 
 
-class Submission:
+class RemoteSubmission:
     """`sub` in a check: attributes are the learner's functions."""
 
     def __init__(self, runner: CheckRunner) -> None:
@@ -280,9 +280,9 @@ def run_check(check: Check, runner: CheckRunner, context: CheckContext) -> Check
     diagnosis: str | None = None
     try:
         if check.wants_context:
-            check.function(Submission(runner), reference, context)
+            check.function(RemoteSubmission(runner), reference, context)
         else:
-            check.function(Submission(runner), reference)
+            check.function(RemoteSubmission(runner), reference)
         status, message, limit = "passed", "", None
     except CheckFailed as exc:
         (message, diagnosis), status, limit = _diagnosed(exc, runner.problem), "failed", None

@@ -32,7 +32,7 @@ from grader.cgroups import (
 )
 from grader.errors import SandboxError
 
-WORKER_FILES = ("worker.py", "protocol.py", "seccomp.py")
+WORKER_FILES = ("worker.py", "learner_side.py", "protocol.py", "seccomp.py")
 SANDBOX_WORKER_DIR = "/opt/paperlab"
 GRADER_DIR = Path(__file__).resolve().parent
 

@@ -360,100 +360,20 @@ def _empty_directory(directory: str) -> bool:
 
 # -------------------------------------------------------------------------------------------------- child
 
-# What the learner's thread runs, and the learner's stdout/stderr. Compiled into a namespace of their own: the
-# learner's code can walk the frames of its own thread and read the globals of any function it can reach, and
-# from these it reaches nothing of the worker's. Whatever it does to them changes only its own answers.
-_LEARNER_SOURCE = '''
-def serve(jobs, results, graveyard, wake, done):
-    while True:
-        wake.acquire()
-        graveyard.clear()  # what the main thread is done with dies here, so its finalizers run on this thread
-        if not jobs:
-            continue
-        function, args, kwargs = jobs.pop()
-        try:
-            results.append((True, function(*args, **kwargs)))
-        except BaseException as exc:
-            results.append((False, exc))
-            del exc
-        function = args = kwargs = None
-        done.release()
+def _read_sibling(name: str) -> str:
+    with open(os.path.join(WORKER_DIR, name), encoding="utf-8") as source:
+        return source.read()
 
 
-class BoundedWriter:
-    """stdout/stderr for learner code: keeps the first `limit` characters, counts the rest, never grows."""
-
-    def __init__(self, limit, parts, dropped):
-        self.limit = limit
-        self.parts = parts
-        self.dropped = dropped
-
-    def writable(self):
-        return True
-
-    def write(self, text):
-        text = str(text)
-        kept = sum(len(part) for part in self.parts)
-        room = self.limit - kept
-        if room > 0:
-            self.parts.append(text[:room])
-        self.dropped[0] += max(0, len(text) - max(room, 0))
-        return len(text)
-
-    def flush(self):
-        pass
-
-    def isatty(self):
-        return False
-
-
-class Opaque:
-    """An argument the protocol cannot carry (a NumPy array, an arbitrary object): it stands for it, by name."""
-
-    def __init__(self, type_name):
-        self.type_name = type_name
-
-    def __repr__(self):
-        return f"<{self.type_name} object>"
-
-
-def capped_recursion_limit(set_limit, cap):
-    def setrecursionlimit(limit, /):
-        """sys.setrecursionlimit, at most the grader's cap (a higher limit is lowered to it)."""
-        if not isinstance(limit, int):
-            raise TypeError(f"'{type(limit).__name__}' object cannot be interpreted as an integer")
-        set_limit(min(limit, cap))
-    return setrecursionlimit
-
-
-def guarded_library(original, refused):
-    def _dispatch_library(kind, ns, *args, **kwargs):
-        """torch._C._dispatch_library, refusing the namespaces of the operators the grader itself runs."""
-        if ns in refused:
-            raise RuntimeError(f"registering kernels for the {ns!r} operators is not available to submissions: "
-                               "the grader runs those operators too. Define your own operator in a namespace "
-                               "of your own, or write the function in plain torch")
-        return original(kind, ns, *args, **kwargs)
-    return _dispatch_library
-
-
-def closed(name):
-    def refuse(*args, **kwargs):
-        raise PermissionError(f"{name} turns an address into memory: not available to submissions")
-    return refuse
-
-
-def banned(name):
-    def refuse(*args, **kwargs):
-        raise RuntimeError(f"{name} may not be used in this problem: write this part yourself")
-    refuse.__name__ = refuse.__qualname__ = name.rsplit(".", 1)[-1]
-    return refuse
-'''
+# What the learner's thread runs and may reach (grader/learner_side.py), compiled once in the template, before any
+# submission exists, and run in a namespace of its own in each child: from its frames and globals the learner's
+# code reaches nothing of the worker's.
+_LEARNER_SIDE = compile(_read_sibling("learner_side.py"), "<paperlab learner thread>", "exec", dont_inherit=True)
 
 
 def _learner_namespace() -> dict[str, Any]:
     namespace: dict[str, Any] = {"__builtins__": _real_builtins, "__name__": "paperlab_learner"}
-    exec(compile(_LEARNER_SOURCE, "<paperlab learner thread>", "exec"), namespace)
+    exec(_LEARNER_SIDE, namespace)
     return namespace
 
 
@@ -461,7 +381,7 @@ class Interfered(Exception):
     """The learner's code tampered with the thread that runs it (released it early, emptied its results)."""
 
 
-class CallTimedOut(Exception):
+class CallOverran(Exception):
     """A call of the learner's code did not return within the call limit; its thread is still running it."""
 
 
@@ -525,7 +445,7 @@ class LearnerThread:
                 elapsed = _monotonic() - started
                 used = elapsed - (self.queued_s() - queued)
                 if used >= limit or elapsed >= ceiling:
-                    raise CallTimedOut
+                    raise CallOverran
                 if self._done.acquire(True, max(0.001, min(limit - used, ceiling - elapsed))):
                     break
         results = self._results
@@ -725,7 +645,7 @@ class Served:
         self.graveyard = graveyard
         self.guard = guard
         self.arena_copies = arena_copies  # the in-process benchmark hands over private buffers
-        self.opaque = output.namespace["Opaque"]
+        self.stand_in = output.namespace["StandIn"]
         # Seconds the learner's thread has waited for a CPU (LearnerThread.queued_s): a call's duration leaves
         # them out, as its time limit does, so the judge's budgets spend the same on a busy machine.
         self.queued = queued if queued is not None else _no_queue
@@ -744,7 +664,7 @@ class Served:
         return {"op": "results", "results": replies}, reply_blobs
 
     def call(self, call: dict[str, Any], blobs: list[Any], reply_blobs: list[bytes]) -> dict[str, Any]:
-        decoder = protocol.Decoder(blobs, copy=self.arena_copies, results=False, opaque=self.opaque)
+        decoder = protocol.Decoder(blobs, copy=self.arena_copies, results=False, opaque=self.stand_in)
         with _no_torch_function(), _no_torch_dispatch():  # no mode, however it got on this thread, sees this
             arguments = decoder.decode(call["arguments"])
         args, kwargs = arguments
@@ -1136,7 +1056,7 @@ def _child(job_fd: int, *, warm: bool) -> None:
             changed = _torch_changes(pristine, _torch_state(None if with_grads else pristine[0]))
         except protocol.ProtocolError as exc:  # a decoded argument that is not the judge's memory
             changed = str(exc)
-        except CallTimedOut:
+        except CallOverran:
             # The learner's thread is still in the call and this child can serve no more: say so (signed), then
             # wait for the judge, which samples our stacks (the line that was running) and kills us.
             _send_frame(job, {"op": "call_timed_out"}, key=key)

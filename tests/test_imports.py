@@ -193,3 +193,38 @@ def test_a_private_name_crossing_is_found(tmp_path: Path) -> None:
     found = [line.split(": ", 1)[1] for line in private_names_crossing(source, tmp_path)]
     assert found == ["from grader.checks import _with_hint", "protocol._blob_table"]
 
+
+
+# The sandbox's side: the files copied into the sandbox. worker.py and learner_side.py run only there; protocol.py
+# and seccomp.py are shared by design (the judge frames and checks with the same code the worker loads privately).
+SANDBOX_ONLY = ("grader.worker", "grader.learner_side")
+
+
+def test_nothing_on_the_judge_side_imports_what_runs_in_the_sandbox() -> None:
+    offenders = [f"{path.relative_to(REPO)}:{line} imports {name}"
+                 for module, path in MODULES.items() if module not in SANDBOX_ONLY
+                 for line, name in imported_names(module, path) if known_module(name) in SANDBOX_ONLY]
+    assert offenders == []
+
+
+def test_the_learner_side_imports_nothing_at_run_time() -> None:
+    """Its namespace is the learner's to walk: an import there would hand the learner's code a module."""
+    path = MODULES["grader.learner_side"]
+    tree = ast.parse(path.read_text())
+    run_time = [node for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom)]
+    assert [(node.module, [a.name for a in node.names]) for node in run_time if isinstance(node, ast.ImportFrom)] == [
+        ("__future__", ["annotations"]), ("typing", ["TYPE_CHECKING"])]
+    assert not any(isinstance(node, ast.Import) for node in run_time)
+
+
+def test_every_file_the_worker_loads_is_copied_into_the_sandbox() -> None:
+    from grader.sandbox import WORKER_FILES
+
+    loaders = {"_load_private": ".py", "_read_sibling": ""}
+    loaded = {"worker.py"} | {
+        node.args[0].value + loaders[node.func.id]
+        for node in ast.walk(ast.parse(MODULES["grader.worker"].read_text()))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in loaders
+        and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
+    }
+    assert loaded == set(WORKER_FILES)

@@ -22,7 +22,7 @@ from grader.calls import CallResult, CheckFailed, ExceptionInfo, TracebackLine, 
 from grader.cancel import CancelToken, GradingStopped
 from grader.checks import Check
 from grader.interleave import Answer, Request
-from grader.judge import CheckContext, CheckRunner, RemoteFunction, Submission, exception_info, grade
+from grader.judge import CheckContext, CheckRunner, RemoteFunction, RemoteSubmission, exception_info, grade
 from grader.limits import Limits
 from grader.messages import CallOutcome, CallsReply, CallsRequest, TimedOut, TooLarge
 from grader.problems import FunctionSpec, Problem, ProblemSpec
@@ -655,7 +655,7 @@ def test_the_notes_keep_the_traceback() -> None:
 
 def test_calling_a_function_unwraps_its_value_or_its_exception() -> None:
     run = runner(InProcessWorker(functions={"add": adds, "scale": lambda x, factor: 1 / 0}))
-    sub = Submission(run)
+    sub = RemoteSubmission(run)
     assert sub.add(2, y=3) == 5
     with pytest.raises(CheckFailed, match=r"^scale\(x=1, factor=0\) raised ZeroDivisionError: division by zero"):
         sub.scale(1, 0)
@@ -665,7 +665,7 @@ def test_calling_a_function_unwraps_its_value_or_its_exception() -> None:
 
 
 def test_a_submission_offers_exactly_the_problems_functions() -> None:
-    sub = Submission(runner())
+    sub = RemoteSubmission(runner())
     assert (sub.add.name, sub.add.parameters) == ("add", ("x", "y"))
     with pytest.raises(AttributeError, match="^check bug: 'sub' is not a function of problem adder$"):
         sub.sub  # noqa: B018

@@ -99,9 +99,10 @@ def test_problem_and_app_files_are_not_there(found: dict[str, Any]) -> None:
     visible = [path for path, present in found["exists"].items() if present]
     assert visible == [], f"visible inside the sandbox: {visible}"
     listing = found["listing"]
-    # Exactly the worker's three files (an empty or missing listing fails: the worker could not have run);
+    # Exactly the worker's four files (an empty or missing listing fails: the worker could not have run);
     # the repository's own path is test_repository_path_is_not_revealed's.
-    assert sorted(listing["/opt/paperlab"]) == ["protocol.py", "seccomp.py", "worker.py"], listing["/opt/paperlab"]
+    worker_files = ["learner_side.py", "protocol.py", "seccomp.py", "worker.py"]
+    assert sorted(listing["/opt/paperlab"]) == worker_files, listing["/opt/paperlab"]
     assert listing["/tmp"] == []
 
 
