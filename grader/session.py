@@ -35,6 +35,9 @@ class TemplateSource(Protocol):
 
 TOTAL_BUDGET = "total time limit {seconds:g} s for the whole submission"
 ADVISORY_BUDGET = "advisory budget of {seconds:g} s"
+# How long a child lost while loading waits to learn whether its template died with it (bubblewrap's exit follows
+# the template's within milliseconds on a quiet machine; only a crash while loading pays this, at most once).
+TEMPLATE_EXIT_WAIT_S = 1.0
 
 
 @dataclass(frozen=True)
@@ -107,6 +110,19 @@ class WorkerSession:
     def load(self) -> LoadResult:
         if self.cancel is not None:
             self.cancel.raise_if_cancelled()
+        try:
+            return self._load_once()
+        except WorkerLost as lost:
+            # A template that dies (killed from outside, or by an earlier submission's child) takes the child it
+            # forked ahead with it, and bubblewrap, which `alive()` watches, exits a moment later. A child lost that
+            # way was not lost to this submission: it loads once more, on a replacement. A submission that kills
+            # its own template while loading is lost again there, and that is what it is told.
+            if lost.limit != "crash" or not self.template.exits_within(TEMPLATE_EXIT_WAIT_S):
+                raise
+            self.close()
+            return self._load_once()
+
+    def _load_once(self) -> LoadResult:
         if not self.template.alive():
             self.template = self.pool.replace(self.template)
         try:

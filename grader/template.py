@@ -101,6 +101,18 @@ class Template:
     def alive(self) -> bool:
         return self.process is not None and self.process.poll() is None
 
+    def exits_within(self, seconds: float) -> bool:
+        """Whether the template's process has ended or ends within `seconds`. A template that dies takes its
+        children with it at once, but bubblewrap, the process this side watches, exits a moment later: a child
+        lost in that moment was lost to its template's death, whatever `alive()` said."""
+        if self.process is None:
+            return True
+        try:
+            self.process.wait(timeout=seconds)
+        except subprocess.TimeoutExpired:
+            return False
+        return True
+
     def _receive(self, timeout: float, kind: type[Message]) -> Message:
         """The template's next control message, which must be a `kind`."""
         assert self.control is not None

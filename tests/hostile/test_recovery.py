@@ -3,8 +3,10 @@ does not take its template down."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
+import threading
 import time
 from collections.abc import Callable
 
@@ -48,6 +50,42 @@ def test_pool_recovers_after_its_template_is_killed(
     assert grade(adder, adder_correct, pool=pool).solved
     wait_until_all_idle(pool)
     assert_clean(pool)
+
+
+def continue_(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError):  # gone already: the pool closed the dead template
+        os.kill(pid, signal.SIGCONT)
+
+
+def test_a_child_lost_with_its_dying_template_is_not_held_against_the_submission(
+    fresh_pool: Callable[[int], WorkerPool], template_pids: Callable[[WorkerPool], list[int]], adder: Problem,
+    adder_correct: str,
+) -> None:
+    """The template dies between two submissions and takes the child it forked ahead with it, while bubblewrap,
+    the process the pool watches, has not exited yet (held stopped here; on a busy machine it is a moment). The
+    next submission is handed that dead child: it must load again on a replacement, not fail as a crash."""
+    pool = fresh_pool(1)
+    assert grade(adder, adder_correct, pool=pool).solved
+    wait_until_all_idle(pool)
+    (template,) = pool._all  # noqa: SLF001 - the template's own handles: its bubblewrap and its forked-ahead child
+    assert template.process is not None and template.ready is not None
+    bwrap, ready = template.process.pid, template.ready.host_pid
+    (template_pid,) = template_pids(pool)
+    os.kill(bwrap, signal.SIGSTOP)
+    resume = threading.Timer(0.3, continue_, (bwrap,))
+    try:
+        os.kill(template_pid, signal.SIGKILL)
+        os.kill(ready, signal.SIGKILL)
+        wait_for_exit(ready)
+        assert template.alive(), "the pool already saw the template's death: this test would prove nothing"
+        resume.start()
+        report = grade(adder, adder_correct, pool=pool)
+    finally:
+        resume.cancel()
+        continue_(bwrap)
+    assert report.solved, [(c.id, c.message) for c in report.checks]
+    wait_until_all_idle(pool)
+    assert template_pids(pool) != [template_pid]
 
 
 def test_misbehaving_children_do_not_take_the_template_down(
