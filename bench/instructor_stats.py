@@ -19,6 +19,7 @@ import tempfile
 import time
 import uuid
 import warnings
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -54,11 +55,14 @@ class IdleBackend:
     def submit(self, submission_id: str, *, submitter: Submitter) -> None:
         raise RuntimeError("the benchmark submits nothing")
 
+    def stop_grading(self, submission_id: str) -> None:
+        raise RuntimeError("the benchmark grades nothing")
+
     def health(self) -> BackendHealth:
         return BackendHealth(backend="idle", available=True, sandbox="none", queue_depth=0, queue_limit=None)
 
 
-def copy_rows(cursor: psycopg.Cursor, table: str, columns: list[str], rows: list[tuple[object, ...]]) -> None:
+def copy_rows(cursor: psycopg.Cursor, table: str, columns: list[str], rows: Sequence[tuple[object, ...]]) -> None:
     with cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
         for row in rows:
             copy.write_row(row)

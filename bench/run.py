@@ -103,7 +103,7 @@ def row(path: str, times_ms: list[float], wall_s: float, failures: int = 0, **ex
 def bench_floor(problem_slug: str, code: str, runs: int) -> Row:
     problem = load_problem(problem_slug)
     pool = InProcessPool()
-    grade(problem, code, pool=pool)  # warm caches, as the warm paths are
+    grade(problem, code, pool=pool)  # type: ignore[arg-type]  # InProcessPool quacks like WorkerPool; warm caches, as the warm paths are
     times, failures = [], 0
     started = time.perf_counter()
     for _ in range(runs):
@@ -286,9 +286,9 @@ def probe(base: str, path: str, stop: threading.Event, latencies: list[float]) -
 
 
 def bench_warm(server: Server, slug: str, code: str, concurrency: int, per_client: int) -> Row:
-    with new_client(server.base) as client:
+    with new_client(server.base) as warming:
         for _ in range(2):
-            submit_and_wait(client, slug, code)  # warm the pool's next children and the app's caches
+            submit_and_wait(warming, slug, code)  # warm the pool's next children and the app's caches
     times: list[float] = []
     failures = 0
     lock = threading.Lock()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import httpx
 from fastapi import FastAPI
 
 from app.instructor.accounts import add_instructor
@@ -25,7 +26,7 @@ def csrf_from(html: str) -> tuple[str, str]:
     return match.group(1), match.group(2)
 
 
-def sign_in(client: TestClient, email: str = EMAIL, password: str = PASSWORD, **extra: str) -> object:
+def sign_in(client: TestClient, email: str = EMAIL, password: str = PASSWORD, **extra: str) -> httpx.Response:
     form = client.get("/instructor/login")
     name, token = csrf_from(form.text)
     return client.post(

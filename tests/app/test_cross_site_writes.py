@@ -53,7 +53,7 @@ def state_changing_routes(site: Server) -> list[tuple[str, str]]:
     """(method, path) of every route that changes state, path parameters filled in; but LTI's login and launch,
     which an LMS's page posts to by design and which authenticate the post itself (a signed id_token, a state
     PaperLab issued and its cookie: tests/app/test_lti.py refuses each forgery)."""
-    found = []
+    found: list[tuple[str, str]] = []
     for path, methods, parameters in every_route(site.app):
         if path in EXEMPT_FROM_CROSS_SITE_GUARD:
             continue

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from app.grading.event_bus import GradingEvent, InMemoryEventBus
+from app.grading.event_bus import EventKind, GradingEvent, InMemoryEventBus
 from tests.app.app_support import (
     CHECK_IDS,
     CORRECT,
@@ -91,7 +91,7 @@ def test_in_memory_bus_replays_a_grading_in_progress_to_late_subscribers() -> No
 
 
 def test_in_memory_bus_delivers_from_other_threads_and_forgets_finished_gradings() -> None:
-    async def scenario() -> tuple[list[str], int]:
+    async def scenario() -> tuple[list[EventKind], int]:
         bus = InMemoryEventBus()
         subscription = bus.subscribe("s2")
         loop = asyncio.get_running_loop()

@@ -22,7 +22,7 @@ def site(make_server: Callable[..., Server]) -> Server:
 
 def guarded_routes(server: Server) -> list[tuple[str, str]]:
     """(method, path) of every instructor route but the sign-in form, path parameters filled in."""
-    found = []
+    found: list[tuple[str, str]] = []
     for path, methods, parameters in every_route(server.app):
         if path == LOGIN_PATH or not path.startswith(("/instructor", "/api/instructor")):
             continue

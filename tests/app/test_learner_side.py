@@ -200,7 +200,7 @@ def test_the_migration_finds_the_stopped_runs_already_stored(tmp_path: Path) -> 
                     {"id": name, "report": json.dumps(report)})  # fmt: skip
         upgrade(engine)
         with engine.connect() as connection:
-            rows = dict(connection.execute(text("SELECT id, stopped FROM submissions")).all())
+            rows: dict[str, object] = dict(connection.execute(text("SELECT id, stopped FROM submissions")).all())
         assert {name: bool(stopped) for name, stopped in rows.items()} == {
             "stopped": True, "failed": False, "old": False, "lying": False}
     finally:

@@ -37,7 +37,7 @@ def test_the_filter_narrows_as_the_learner_types(learner: Learner) -> None:
     page.wait_for_function("() => document.getElementById('filter-count').textContent !== ''")
     visible = page.locator(".problem-card:visible")
     assert 1 <= visible.count() < total
-    assert all("rotary" in visible.nth(i).get_attribute("data-search") for i in range(visible.count()))
+    assert all("rotary" in (visible.nth(i).get_attribute("data-search") or "") for i in range(visible.count()))
     assert page.locator(".track[data-track='self-supervised']").is_hidden()
     assert "q=rotary" in page.url, "the address keeps the filter, to share or reload"
 

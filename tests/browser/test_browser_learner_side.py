@@ -531,16 +531,29 @@ def test_no_serious_accessibility_violation_at_any_size(tab: Learner, theme: str
     page.emulate_media(color_scheme=theme)  # type: ignore[arg-type]
     latest, _ = learner_with_a_failed_attempt_and_a_report(tab)
     found: dict[str, list[str]] = {}
+
+    def problem_results() -> None:
+        tab.goto("/problems/moco")
+        show_results(page)
+
+    def problem_statement() -> None:
+        tab.goto("/problems/moco")
+        page.click("#tab-statement")
+
+    def continue_link() -> None:
+        tab.goto("/continue")
+        page.click("#create-device-link")
+        page.wait_for_selector("#device-link")
+
     for size in SIZES:
         resize(page, size)
         states = {
-            "problem-results": lambda: (tab.goto("/problems/moco"), show_results(page)),
-            "problem-statement": lambda: (tab.goto("/problems/moco"), page.click("#tab-statement")),
+            "problem-results": problem_results,
+            "problem-statement": problem_statement,
             "problem-code": lambda: open_problem(tab),
             "attempt": lambda: tab.goto(f"/submissions/{latest}"),
             "reports": lambda: tab.goto("/reports"),
-            "continue-link": lambda: (tab.goto("/continue"), page.click("#create-device-link"),
-                                      page.wait_for_selector("#device-link")),
+            "continue-link": continue_link,
             "home": lambda: tab.goto("/"),
             "instructors-only": lambda: tab.goto("/instructor"),
         }

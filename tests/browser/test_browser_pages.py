@@ -211,7 +211,7 @@ def test_reloading_keeps_the_code(learner: Learner) -> None:
 def test_notes_are_locked_for_a_new_learner(learner: Learner) -> None:
     page = learner.page
     response = learner.goto("/problems/moco/notes")
-    assert response.status == 403
+    assert response is not None and response.status == 403
     heading = page.locator("h1").inner_text()
     assert "locked" in heading.lower()
     assert "every required check" in page.inner_text("main")

@@ -84,7 +84,7 @@ HINTS = [
 PROBLEM_PAGE = {"problem": PROBLEM, "statement_html": "<p>S</p>", "starter_code": "pass\n", "hints": HINTS,
                 "scratch_example": HOSTILE, "helpers_html": "<pre>def check(x): ...</pre>",
                 "unseen_replies": 1}  # fmt: skip
-ATTEMPTS = [
+ATTEMPTS: list[dict[str, object]] = [
     {"id": "a1", "created_at": NOW, "status": "done", "passed": 1, "total": 3, "solved": False},
     {
         "id": "a2",

@@ -66,6 +66,7 @@ def test_the_client_builds_alone_and_depends_on_httpx_only(tmp_path: Path) -> No
         entry_points = archive.read(next(n for n in names if n.endswith("entry_points.txt"))).decode()
     assert sorted({name.split("/")[0] for name in names if not name.startswith("paperlab_client-")}) == ["paperlab"]
     requirements = metadata.get_all("Requires-Dist")
+    assert requirements is not None
     assert [r for r in requirements if "extra ==" not in r] == ["httpx<1,>=0.27"]
     assert all(r.startswith("ipython") for r in requirements if "extra ==" in r)
     assert "paperlab = paperlab.cli:main" in entry_points

@@ -5,6 +5,7 @@ and whatever the kernel says, a call ends at `wall_ceiling_factor` times its lim
 from __future__ import annotations
 
 import time
+import types
 from pathlib import Path
 
 import pytest
@@ -56,7 +57,7 @@ def test_a_calls_duration_leaves_out_its_wait_for_a_cpu(monkeypatch: pytest.Monk
     waited = iter([1.0, 1.25])  # before and after the call: it waited 0.25 s for a CPU
     clock = iter([10.0, 10.3])  # and took 0.3 s of wall time
     monkeypatch.setattr(worker, "_perf_counter", lambda: next(clock))
-    served = worker.Served(worker.types.ModuleType("m"), worker.Output(worker._learner_namespace(), 100),
+    served = worker.Served(types.ModuleType("m"), worker.Output(worker._learner_namespace(), 100),
                            lambda function, args, kwargs: (True, function(*args)), [], None,
                            arena_copies=True, queued=lambda: next(waited))
     served.module.f = lambda x: x  # type: ignore[attr-defined]

@@ -64,7 +64,8 @@ class FakeFunction:
     def call(self, *args: Any, grads: Sequence[str] = (), **kwargs: Any) -> CallResult:
         return self._result(args, kwargs)
 
-    def map(self, calls: Iterable[tuple[tuple[Any, ...], dict[str, Any]]]) -> list[CallResult]:
+    def map(self, calls: Iterable[tuple[tuple[Any, ...], dict[str, Any]]], *, grads: Sequence[str] = (),
+            grad_outputs: Sequence[Any] | None = None) -> list[CallResult]:
         calls = list(calls)
         self.batches.append(len(calls))
         return [self._result(tuple(args), dict(kwargs)) for args, kwargs in calls]

@@ -76,7 +76,8 @@ class Recording:
     def call(self, *args: Any, grads: Sequence[str] = (), **kwargs: Any) -> CallResult:
         return self._result(args, kwargs)
 
-    def map(self, calls: Iterable[tuple[tuple[Any, ...], dict[str, Any]]]) -> list[CallResult]:
+    def map(self, calls: Iterable[tuple[tuple[Any, ...], dict[str, Any]]], *, grads: Sequence[str] = (),
+            grad_outputs: Sequence[Any] | None = None) -> list[CallResult]:
         self.batches += 1
         return [self._result(tuple(args), dict(kwargs)) for args, kwargs in calls]
 
@@ -453,7 +454,9 @@ def test_expect_equal_checks_a_tensors_shape_and_dtype_first() -> None:
 
 def test_structural_failures_carry_the_call() -> None:
     result = CallResult(function="f", call="f()", value=None)
-    for got, kwargs in [(1, {}), (torch.ones(2), {"shape": (3,)}), (torch.ones(2), {"dtype": F64})]:
+    cases: list[tuple[Any, dict[str, Any]]] = [
+        (1, {}), (torch.ones(2), {"shape": (3,)}), (torch.ones(2), {"dtype": F64})]
+    for got, kwargs in cases:
         assert failure(expect_tensor, got, call=result, **kwargs).call is result
 
 
@@ -687,8 +690,9 @@ def test_expect_rejected_never_passes_on_fewer_results_than_calls() -> None:
     """A judge that lost a result must not turn into a pass for the calls it lost."""
 
     class Lossy(Recording):
-        def map(self, calls: Iterable[tuple[tuple[Any, ...], dict[str, Any]]]) -> list[CallResult]:
-            return super().map(calls)[:-1]
+        def map(self, calls: Iterable[tuple[tuple[Any, ...], dict[str, Any]]], *, grads: Sequence[str] = (),
+                grad_outputs: Sequence[Any] | None = None) -> list[CallResult]:
+            return super().map(calls, grads=grads, grad_outputs=grad_outputs)[:-1]
 
     with pytest.raises(ValueError, match="zip"):
         expect_rejected("ValueError", Lossy("picky", picky), [((-1,), {}, "x < 0"), ((2,), {}, "lost")])

@@ -11,7 +11,7 @@ import torch
 from pydantic import ValidationError
 
 from grader.contract.legality import violations
-from grader.contract.schema import ContractError, FunctionContract, parse_interval
+from grader.contract.schema import ContractError, FunctionContract, TensorArg, parse_interval
 from grader.contract.sizes import Sizes, distinct, edges, variations
 
 
@@ -76,6 +76,7 @@ def test_an_impossible_declaration_is_refused_with_its_reason(change: dict[str, 
 def test_defaults_follow_the_argument_kind() -> None:
     declared = contract(**ATTENTION)
     q, mask = declared.args["q"], declared.args["mask"]
+    assert isinstance(q, TensorArg) and isinstance(mask, TensorArg)
     assert (q.dtypes, q.grad_rule, q.must_be_finite, q.group, q.views) == (
         ["float32", "float64"], "differentiable", True, "float", True)
     assert (mask.grad_rule, mask.group, mask.must_be_finite) == ("none", "bool", False)

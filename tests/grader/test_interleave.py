@@ -49,6 +49,9 @@ class FakeSession:
             self.log.append("reply " + ",".join(tags))
             yield Answer(CallsReply(results), [], tuple(False for _ in request.blobs))
 
+    def start_advisory_budget(self) -> None:
+        """Part of GroupedCallSession; the interleaver never calls it (the judge does)."""
+
 
 def ask(session: TaskSession, *tags: str, blobs: tuple[bytes, ...] = ()) -> list[str]:
     request = CallsRequest(tuple(RequestedCall(function="f", arguments=tag) for tag in tags))

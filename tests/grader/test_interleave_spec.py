@@ -56,6 +56,9 @@ class ScriptedSession:
         for request in requests:
             yield self._answer("merged", request)
 
+    def start_advisory_budget(self) -> None:
+        """Part of GroupedCallSession; the interleaver never calls it (the judge does)."""
+
 
 def ask(session: TaskSession, function: str, *tags: str, timeout: float = 3.0) -> Any:
     """The tags' values, or "<limit>: <reason>" when the request failed."""
@@ -67,6 +70,7 @@ def ask(session: TaskSession, function: str, *tags: str, timeout: float = 3.0) -
         return f"{exc.limit}: {exc.reason}"
     if isinstance(answer.message, TooLarge):
         return f"too large: {answer.message.size}"
+    assert isinstance(answer.message, CallsReply)  # the scripted session answers with results or TooLarge only
     return [reply.value for reply in answer.message.results]
 
 

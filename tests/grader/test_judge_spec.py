@@ -808,8 +808,8 @@ def test_a_submission_that_does_not_load_runs_no_check(loaded: Any, kind: str, m
 
 
 def test_without_a_sandbox_no_check_runs() -> None:
-    report = grade(make_problem(*three_checks()), "code",  # type: ignore[arg-type]
-                   pool=FakePool(SandboxUnavailable("bubblewrap is missing")))
+    report = grade(make_problem(*three_checks()), "code",
+                   pool=FakePool(SandboxUnavailable("bubblewrap is missing")))  # type: ignore[arg-type]
     message = "the sandbox is unavailable, so your code was not run: bubblewrap is missing"
     assert report.error is not None and (report.error.kind, report.error.message) == ("sandbox", message)
     assert [(check.status, check.message) for check in report.checks] == not_run(message)
@@ -826,8 +826,8 @@ def test_a_sandbox_lost_midway_keeps_the_verdicts_already_given() -> None:
         worker.answers.append(SandboxUnavailable("gone"))
         sub.add(1, 2)  # alone: the third check is done, but reported only after this one
 
-    report = grade(make_problem(*three_checks(second_fails_to_reach)), "code",  # type: ignore[arg-type]
-                   pool=FakePool(worker))
+    report = grade(make_problem(*three_checks(second_fails_to_reach)), "code",
+                   pool=FakePool(worker))  # type: ignore[arg-type]
     message = "not run: the sandbox is unavailable, so your code was not run: gone"
     assert [(check.status, check.message) for check in report.checks] == [("passed", ""), ("skipped", message),
                                                                            ("skipped", message)]
@@ -1004,8 +1004,8 @@ def test_a_problem_without_advisory_checks_never_starts_the_advisory_budget() ->
 
 def test_a_problem_of_advisory_checks_only_starts_the_advisory_budget_at_once() -> None:
     worker = InProcessWorker(functions={"add": adds})
-    report = grade(make_problem(make_check(passes, id="extra.a", required=False)), "code",  # type: ignore[arg-type]
-                   pool=FakePool(worker))
+    report = grade(make_problem(make_check(passes, id="extra.a", required=False)), "code",
+                   pool=FakePool(worker))  # type: ignore[arg-type]
     assert worker.advisory_at == 0 and report.checks[0].status == "passed"
 
 

@@ -400,7 +400,9 @@ def test_frame_round_trip_over_a_socket(pair: tuple[socket.socket, socket.socket
     value = ((torch.arange(6.0).reshape(2, 3).t(), 1.5), {"name": "x", "flag": None})
     tree, blobs = encode(value)
     send_frame(left, {"op": "calls", "value": tree}, blobs)
-    header, received = recv_frame(right, max_blob_bytes=1 << 20)
+    frame = recv_frame(right, max_blob_bytes=1 << 20)
+    assert len(frame) == 2  # without with_fds
+    header, received = frame
     assert header["op"] == "calls" and "_blobs" not in header
     (tensor, number), kwargs = decode(header["value"], received)
     assert torch.equal(tensor, value[0][0]) and tensor.stride() == (1, 3)

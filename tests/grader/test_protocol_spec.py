@@ -5,6 +5,7 @@ process."""
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import hmac
 import json
@@ -103,7 +104,9 @@ def test_a_signed_frame_verifies_with_its_key(pair: tuple[socket.socket, socket.
     blobs = [b"a" * blob_bytes, b"b" * 3] if blob_bytes else []
     sender = threading.Thread(target=send_frame, args=(left, {"op": "x"}, blobs), kwargs={"key": KEY})
     sender.start()
-    header, received = recv_frame(right, max_blob_bytes=1 << 20, key=KEY)
+    frame = recv_frame(right, max_blob_bytes=1 << 20, key=KEY)
+    assert len(frame) == 2  # without with_fds
+    header, received = frame
     sender.join()
     assert header == {"op": "x"} and [bytes(blob) for blob in received] == blobs
 
@@ -150,7 +153,9 @@ def test_blobs_of_any_size_arrive_whole_and_in_order(pair: tuple[socket.socket, 
     blobs = [bytes([index + 1]) * size for index, size in enumerate(sizes)]
     sender = threading.Thread(target=send_frame, args=(left, {"n": len(blobs)}, blobs))
     sender.start()
-    header, received = recv_frame(right, max_blob_bytes=sum(sizes))
+    frame = recv_frame(right, max_blob_bytes=sum(sizes))
+    assert len(frame) == 2  # without with_fds
+    header, received = frame
     sender.join()
     assert header == {"n": len(blobs)}
     assert [bytes(blob) for blob in received] == blobs
@@ -287,7 +292,9 @@ def test_descriptors_sent_with_a_frame_come_with_it(pair: tuple[socket.socket, s
     sent = [memfd(b"file %d" % index) for index in range(count)]
     try:
         send_frame(left, {"op": "calls"}, [b"xyz"], fds=tuple(sent))
-        header, blobs, fds = recv_frame(right, max_blob_bytes=3, with_fds=True)
+        frame = recv_frame(right, max_blob_bytes=3, with_fds=True)
+        assert len(frame) == 3  # with_fds
+        header, blobs, fds = frame
         assert header == {"op": "calls"} and [bytes(blob) for blob in blobs] == [b"xyz"]
         assert [read_fd(fd) for fd in fds] == [b"file %d" % index for index in range(count)]
         assert not set(fds) & set(sent)
@@ -303,7 +310,9 @@ def test_a_frame_brings_at_most_four_descriptors(pair: tuple[socket.socket, sock
     left, right = pair
     sent = [memfd(b"%d" % index) for index in range(5)]
     send_frame(left, {"op": "x"}, fds=tuple(sent))
-    header, _, fds = recv_frame(right, max_blob_bytes=0, with_fds=True)
+    frame = recv_frame(right, max_blob_bytes=0, with_fds=True)
+    assert len(frame) == 3  # with_fds
+    header, _, fds = frame
     assert header == {"op": "x"} and [read_fd(fd) for fd in fds] == [b"0", b"1", b"2", b"3"]
     for fd in sent + fds:
         os.close(fd)
@@ -326,7 +335,9 @@ def test_a_frame_with_a_descriptor_arrives_whole_however_the_socket_sends_it(
     blob = bytes(range(256)) * (COALESCE_BYTES // 256)
     sender = threading.Thread(target=send_frame, args=(left, {"op": "calls"}, [blob]), kwargs={"fds": (sent,)})
     sender.start()
-    header, blobs, fds = recv_frame(right, max_blob_bytes=len(blob), with_fds=True, deadline=time.monotonic() + 3)
+    frame = recv_frame(right, max_blob_bytes=len(blob), with_fds=True, deadline=time.monotonic() + 3)
+    assert len(frame) == 3  # with_fds
+    header, blobs, fds = frame
     sender.join()
     os.close(sent)
     assert header == {"op": "calls"} and bytes(blobs[0]) == blob
@@ -340,7 +351,9 @@ def test_a_large_frame_with_a_descriptor_arrives_whole(pair: tuple[socket.socket
     blob = bytes(range(256)) * (COALESCE_BYTES // 256 + 8)
     sender = threading.Thread(target=send_frame, args=(left, {"op": "big"}, [blob]), kwargs={"fds": (sent,)})
     sender.start()
-    header, blobs, fds = recv_frame(right, max_blob_bytes=len(blob), with_fds=True)
+    frame = recv_frame(right, max_blob_bytes=len(blob), with_fds=True)
+    assert len(frame) == 3  # with_fds
+    header, blobs, fds = frame
     sender.join()
     os.close(sent)
     assert header == {"op": "big"} and bytes(blobs[0]) == blob
@@ -388,8 +401,8 @@ def test_an_arena_holds_its_blobs_back_to_back_in_a_sealed_memfd() -> None:
         assert arena.memory is not None and arena.memory[:] == b"abcde"
         assert os.readlink(f"/proc/self/fd/{arena.fd}").startswith("/memfd:paperlab-arena")
         assert not os.get_inheritable(arena.fd)
-        seals = protocol.fcntl.fcntl(arena.fd, protocol.fcntl.F_GET_SEALS)
-        wanted = protocol.fcntl.F_SEAL_SHRINK | protocol.fcntl.F_SEAL_GROW | protocol.fcntl.F_SEAL_SEAL
+        seals = fcntl.fcntl(arena.fd, fcntl.F_GET_SEALS)
+        wanted = fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SEAL
         assert seals == wanted
         with pytest.raises(PermissionError):
             os.ftruncate(arena.fd, 1)

@@ -14,6 +14,7 @@ import torch
 
 from bench.inprocess import InProcessPool
 from grader import battery_hash, grade, load_problem, refcache
+from grader.fingerprint import engine_version
 from grader.problems import Problem
 from grader.refcache import ReferenceAnswers, answers_for, cache_key, call_key
 
@@ -69,7 +70,7 @@ def test_the_statement_and_the_starter_do_not_change_the_battery(folder: Path) -
 
 def test_the_key_names_the_engine_and_torch_versions(folder: Path) -> None:
     key = cache_key(load_problem(folder))
-    assert torch.__version__ in key and refcache.engine_version() in key
+    assert torch.__version__ in key and engine_version() in key
 
 
 def test_a_file_written_under_another_key_is_not_read(folder: Path, disk: Path) -> None:
@@ -170,8 +171,13 @@ def test_shared_storage_between_arguments_is_part_of_the_key() -> None:
 
 def test_an_argument_the_cache_cannot_key_is_passed_through_uncached(folder: Path) -> None:
     answers = ReferenceAnswers(load_problem(folder))
-    seen = []
-    value = answers.call("f", lambda g: seen.append(g) or 1, (torch.Generator(),), {})
+    seen: list[torch.Generator] = []
+
+    def keep(g: torch.Generator) -> int:
+        seen.append(g)
+        return 1
+
+    value = answers.call("f", keep, (torch.Generator(),), {})
     assert value == 1 and len(seen) == 1 and len(answers) == 0
 
 
@@ -209,6 +215,7 @@ def test_an_answer_that_wrote_into_its_arguments_is_not_kept(folder: Path) -> No
         log["calls"] = log.get("calls", 0) + 1
         return 1.0
 
+    log: dict[str, int]
     for _ in range(2):
         grads, log = [torch.ones(2)], {}
         assert answers.call("clip", clip, (grads, log), {}) == 1.0

@@ -5,7 +5,8 @@ import re
 
 import pytest
 
-from grader.problems import REQUIRED_FILES, load_problem
+from grader.contract.clauses import GeneratedClause
+from grader.problems import REQUIRED_FILES, ClauseSpec, load_problem
 from grader.scaffold import TEMPLATE_DIR, ScaffoldError, create_problem
 from grader.selftest import run_selftest
 
@@ -92,7 +93,8 @@ def test_new_problem_uses_the_authoring_forms(tmp_path):
     problem = load_problem(create_problem("fresh", tmp_path))
     assert all(function.contract is not None for function in problem.spec.functions)  # the contract comes first
     assert len(problem.clauses) >= 2 and 2 <= len(problem.hints) <= 3
-    declared = {clause.id for clause in (*problem.clauses, *problem.generated_clauses)}
+    every: tuple[ClauseSpec | GeneratedClause, ...] = (*problem.clauses, *problem.generated_clauses)
+    declared = {clause.id for clause in every}
     assert all(check.clauses for check in problem.checks)  # every check names what it tests
     assert declared == {clause for check in problem.checks if check.required for clause in check.clauses}
     hand = [check for check in problem.checks if not check.id.startswith("contract.")]

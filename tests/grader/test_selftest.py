@@ -311,6 +311,7 @@ def test_the_starter_may_keep_unused_imports(problem, selftest):
     starter = problem / "starter.py"
     starter.write_text("import math\n\n" + starter.read_text().replace('"""', '"""', 1))
     findings = lint_problem(load_problem(problem))
+    assert findings is not None
     assert findings == [] or all("starter.py" not in f or "F401" not in f for f in findings), findings
 
 

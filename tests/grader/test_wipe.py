@@ -60,5 +60,5 @@ def test_a_missing_directory_is_empty_and_an_unremovable_one_is_not(tmp_path: Pa
     def refuse(*args: object, **kwargs: object) -> None:
         raise PermissionError("read-only")
 
-    monkeypatch.setattr(worker.os, "unlink", refuse)
+    monkeypatch.setattr(os, "unlink", refuse)  # the os module the worker calls
     assert worker._empty_directory(str(tmp_path)) is False

@@ -35,12 +35,14 @@ WORKER = Path(__file__).resolve().parents[2] / "grader" / "worker.py"
 TREE = ast.parse(WORKER.read_text(), str(WORKER))
 
 # What the worker sends, by its `op`: the template's control messages and a child's replies.
-SENT = {"ready": TemplateReady, "forked": Forked, "exited": ChildExited, "loaded": Loaded, "results": CallsReply,
-        "too_large": TooLarge, "call_timed_out": TimedOut, "tampered": Tampered}
+SENT: dict[str, type[Any]] = {
+    "ready": TemplateReady, "forked": Forked, "exited": ChildExited, "loaded": Loaded, "results": CallsReply,
+    "too_large": TooLarge, "call_timed_out": TimedOut, "tampered": Tampered}
 # What the worker reads, by (function, variable): the judge's requests as each function of the worker names them.
-READ = {("template", "request"): ForkRequest, ("_child", "header"): LoadRequest, ("_child", "request"): CallsRequest,
-        ("calls", "request"): CallsRequest, ("call", "call"): RequestedCall, ("gradients", "call"): RequestedCall,
-        ("_child", "call"): RequestedCall}
+READ: dict[tuple[str, str], type[Any]] = {
+    ("template", "request"): ForkRequest, ("_child", "header"): LoadRequest, ("_child", "request"): CallsRequest,
+    ("calls", "request"): CallsRequest, ("call", "call"): RequestedCall, ("gradients", "call"): RequestedCall,
+    ("_child", "call"): RequestedCall}
 # The reply to one call, which the worker fills in field by field.
 REPLY_VARIABLE = ("call", "gradients")
 
@@ -101,8 +103,14 @@ def test_an_exception_is_summarised_with_exactly_the_fields_the_judge_reads() ->
     assert summaries == [set(EXCEPTION_FIELDS)]
 
 
-@pytest.mark.parametrize("message", sorted(set(READ.values()), key=lambda kind: kind.__name__),
-                         ids=lambda kind: kind.__name__)
+def type_name(kind: type[Any]) -> str:
+    return kind.__name__
+
+
+REQUESTS: list[type[Any]] = sorted(set(READ.values()), key=type_name)
+
+
+@pytest.mark.parametrize("message", REQUESTS, ids=type_name)
 def test_the_worker_reads_every_field_of_a_request_and_no_other(message: type[Any]) -> None:
     """Every field the judge sends is read (the `op` of a request the worker already knows by its channel may be
     left unread: the load request's), and nothing is read that the judge does not send."""

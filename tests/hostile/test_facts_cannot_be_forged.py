@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import textwrap
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -25,7 +26,7 @@ def echo() -> Problem:
     return load_problem(ECHO_DIR)
 
 
-def probe(grade_code: GradeCode, echo: Problem, body: str) -> object:
+def probe(grade_code: GradeCode, echo: Problem, body: str) -> Any:
     """Grade a submission whose probe(x) runs `body` (which returns a JSON-able value); give back that value."""
     code = "def probe(x):\n" + textwrap.indent(textwrap.dedent(body), "    ")
     report = grade_code(code, problem=echo)

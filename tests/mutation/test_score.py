@@ -54,7 +54,7 @@ def test_a_listed_equivalent_that_a_test_kills_or_that_moved_is_stale() -> None:
     moved = entry(2, original="a line that is not in the module")
     gone = entry(3)
     other = entry(4, mutation="something else")
-    codes = {killed.mutant: 1, moved.mutant: 0, other.mutant: 0}
+    codes: dict[str, int | None] = {killed.mutant: 1, moved.mutant: 0, other.mutant: 0}
     diffs = {other.mutant: f"--- a\n+++ b\n-{other.original}\n+return None"}
     problems = stale_equivalents({e.mutant: e for e in (killed, moved, gone, other)}, codes, diffs)
     assert [p.split(":")[0] for p in problems] == [killed.mutant, moved.mutant, gone.mutant, other.mutant]

@@ -34,7 +34,8 @@ def test_hand_examples(ref):
 def _original_layout(student, teacher, center, ts=0.1, tt=0.04):
     student_out = (torch.cat(student) / ts).chunk(len(student))
     teacher_out = F.softmax((torch.cat(teacher) - center) / tt, dim=-1).detach().chunk(2)
-    total, terms = 0.0, 0
+    total: float | torch.Tensor = 0.0
+    terms = 0
     for iq, q in enumerate(teacher_out):
         for v in range(len(student_out)):
             if v == iq:

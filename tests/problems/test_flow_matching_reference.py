@@ -59,6 +59,7 @@ def test_loss_reduction_and_detached_target(ref):
     assert loss.item() == pytest.approx(float(((v.detach() - u) ** 2).sum() / 4))
     loss.backward()
     assert x0.grad is None and x1.grad is None
+    assert v.grad is not None
     assert torch.allclose(v.grad, 2 * (v.detach() - u) / 4)
     assert ref.cfm_loss(torch.zeros(3, 0, dtype=F64), torch.zeros(3, 0, dtype=F64), torch.zeros(3, 0, dtype=F64)) == 0
 

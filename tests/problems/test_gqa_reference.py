@@ -46,6 +46,7 @@ def test_key_value_gradient_is_the_sum_over_the_group(ref):
     copies_k = k.detach().expand(4, 5, 2).clone().requires_grad_(True)
     copies_v = v.detach().expand(4, 5, 3).clone().requires_grad_(True)
     ref.grouped_query_attention(q.detach(), copies_k, copies_v).sum().backward()
+    assert copies_k.grad is not None and copies_v.grad is not None
     torch.testing.assert_close(k.grad, copies_k.grad.sum(dim=0, keepdim=True))
     torch.testing.assert_close(v.grad, copies_v.grad.sum(dim=0, keepdim=True))
 
@@ -57,7 +58,7 @@ def test_no_allowed_key_gives_zeros_and_zero_gradient(ref):
     out = ref.grouped_query_attention(q, k, v, torch.zeros(4, dtype=torch.bool))
     out.sum().backward()
     assert out.detach().abs().max() == 0
-    assert all(torch.count_nonzero(t.grad) == 0 for t in (q, k, v))
+    assert all(t.grad is not None and torch.count_nonzero(t.grad) == 0 for t in (q, k, v))
     empty = ref.grouped_query_attention(q.detach(), k.detach()[:, :0], v.detach()[:, :0])
     assert empty.shape == (2, 1, 2) and empty.abs().max() == 0
 

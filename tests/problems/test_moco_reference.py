@@ -14,6 +14,7 @@ FOLDER = Path(__file__).resolve().parents[2] / "problems" / "moco"
 
 def load(name: str, module_name: str):
     spec = importlib.util.spec_from_file_location(module_name, FOLDER / name)
+    assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -64,6 +64,7 @@ def test_a_query_with_no_allowed_key_gives_zeros_and_zero_gradient(ref):
     assert out[0, :, :2].abs().max() == 0 and out[1].abs().max() == 0
     out.sum().backward()
     for t in (q, k, v):
+        assert t.grad is not None
         assert torch.isfinite(t.grad).all()
         assert t.grad[1].abs().max() == 0
 

@@ -183,9 +183,10 @@ class Cluster:
         return worker
 
     def wait_web_ready(self, timeout_s: float = START_TIMEOUT_S) -> None:
+        assert self.web is not None, "start_web() first"
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
-            assert self.web is not None and self.web.popen is not None
+            assert self.web.popen is not None
             if self.web.popen.poll() is not None:
                 raise AssertionError(f"the web server exited:\n{self.web.log_tail()}")
             try:

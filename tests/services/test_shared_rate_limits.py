@@ -126,6 +126,9 @@ class IdleBackend:
     def submit(self, submission_id: str, *, submitter: Submitter) -> None:
         raise AssertionError("nothing is submitted here")
 
+    def stop_grading(self, submission_id: str) -> None:
+        raise AssertionError("nothing is graded here")
+
     def health(self) -> BackendHealth:
         return BackendHealth(backend="idle", available=True, sandbox="none", queue_depth=0, queue_limit=None)
 
@@ -138,9 +141,10 @@ def test_sign_in_attempts_spread_over_web_processes_share_one_limit(
     settings = Settings(_env_file=None, database_url=f"sqlite:///{tmp_path / 'site.db'}",  # type: ignore[call-arg]
                         var_dir=tmp_path / "var", problems_dir=PROBLEMS, celery_broker_url=redis_target.url(),
                         redis_key_prefix=redis_target.prefix, secret_key="shared-rate-limit-secret-0123456789")
-    servers = [TestClient(create_app(settings, backend_factory=lambda _: IdleBackend())) for _ in range(2)]
+    apps = [create_app(settings, backend_factory=lambda _: IdleBackend()) for _ in range(2)]
+    servers = [TestClient(app) for app in apps]
     with servers[0], servers[1]:
-        make_instructor(servers[0].app)
+        make_instructor(apps[0])
         statuses = [sign_in(servers[n % 2], password=f"wrong password {n}").status_code for n in range(6)]
         assert statuses == [401] * 5 + [429]
         assert sign_in(servers[1]).status_code == 429  # even the right password, on either server
