@@ -1,6 +1,6 @@
 """The floor of the benchmark: the same judge and checks, with the submission loaded into THIS process.
 
-It speaks the worker's own call-serving code (grader/worker.py) without a process boundary, a sandbox or the
+It speaks the worker's own call-serving code (grader/sandboxed/serving.py) without a process boundary, a sandbox or the
 learner thread (calls run directly on the grading thread), so
 the difference between it and the sandboxed paths is exactly the cost of isolation. It runs the learner's code
 unsandboxed in the caller's process: benchmark use only, never for untrusted code.
@@ -9,7 +9,6 @@ unsandboxed in the caller's process: benchmark use only, never for untrusted cod
 from __future__ import annotations
 
 import contextlib
-import importlib
 import sys
 import time
 import types
@@ -17,13 +16,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from grader import GRADER_DIR, Answer, CallsRequest, Limits, LoadResult, Request, reply_from_wire
-
-
-def _worker_module() -> types.ModuleType:
-    if str(GRADER_DIR) not in sys.path:
-        sys.path.insert(0, str(GRADER_DIR))  # worker.py imports its sibling `protocol` as the sandbox does
-    return importlib.import_module("worker")
+from grader import Answer, CallsRequest, Limits, LoadResult, Request, reply_from_wire
+from grader.sandboxed.learner_thread import Output, learner_namespace
+from grader.sandboxed.serving import Served
 
 
 @dataclass
@@ -68,11 +63,11 @@ class InProcessSession:
 
     def calls(self, request: CallsRequest, blobs: list[bytes], *, timeout: float,
               what: str | Callable[[], str], function: str = "") -> Answer:
-        worker = _worker_module()
+        assert self.module is not None, "calls before load"
         if self.namespace is None:  # compiled once per submission, as the child does
-            self.namespace = worker._learner_namespace()
+            self.namespace = learner_namespace()
         namespace = self.namespace
-        served = worker.Served(self.module, worker.Output(namespace, self.limits.output_kb * 1024), _direct, [], None)
+        served = Served(self.module, Output(namespace, self.limits.output_kb * 1024), _direct, [], None)
         memory = [bytearray(blob) for blob in blobs]  # the arena: the calls work on it, then it is compared
         reply, reply_blobs = served.calls(request.to_wire(None), memory, 1 << 40)
         written = tuple(bytes(now) != blob for now, blob in zip(memory, blobs, strict=True))

@@ -43,7 +43,8 @@ class _CallLimitExceeded(Exception):
 
 
 # A request of calls waits this long past its limit before the judge's clock ends it: the child's own clock
-# (grader.worker.LearnerThread) ends the call first, and its answer names the call and the line it was on.
+# (grader.sandboxed.learner_thread.LearnerThread) ends the call first, and its answer names the call and the line
+# it was on.
 CHILD_CLOCK_FIRST_S = 0.25
 
 

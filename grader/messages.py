@@ -7,7 +7,7 @@ socket carries frames (grader.protocol): `LoadRequest` and `CallsRequest` from t
 (`to_wire`) and reads every reply only through `from_wire`, which refuses a message with a missing, unknown or
 mistyped field (ProtocolError): nothing read from the worker falls back to a default.
 
-The worker side builds the same wire dicts by hand (grader/worker.py). It runs beside the learner's code, and
+The worker side builds the same wire dicts by hand (grader/sandboxed/). It runs beside the learner's code, and
 everything it does after the submission exists is C code or its own private module copy (docs/engine.md,
 "Trust"); this module, with its Python validation, stays on the trusted side and is never loaded in the
 sandbox. The worker always sends every field, so the strict parse here checks the worker as well. Each message's
@@ -180,7 +180,7 @@ class LoadRequest:
     """Judge -> child, once: the submission and everything it runs under. `key` (hex) signs the child's replies;
     `modules`: sources importable beside it (a problem's helpers.py); `banned_calls`: dotted names of library
     functions replaced, before it loads, by one that refuses; `processes_capped`: the child's own cgroup caps its
-    processes (pids.max), so the child leaves RLIMIT_NPROC alone (grader.worker.child_rlimits says why)."""
+    processes (pids.max), so the child leaves RLIMIT_NPROC alone (grader.sandboxed.rlimits.child_rlimits says why)."""
 
     code: str
     seed: int

@@ -629,3 +629,7 @@ def _int_list(value: Any) -> TypeGuard[list[int]]:
 
 def decode(tree: Any, blobs: list[Any]) -> Any:
     return Decoder(blobs).decode(tree)
+
+
+# Public names for the sandbox side (grader/sandboxed/), which reads an arena sent without a descriptor.
+blob_table = _blob_table

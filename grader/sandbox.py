@@ -32,8 +32,13 @@ from grader.cgroups import (
 )
 from grader.errors import SandboxError
 
-WORKER_FILES = ("worker.py", "learner_side.py", "protocol.py", "seccomp.py")
+# Every file that runs inside the sandbox, relative to grader/ (grader/sandboxed/__init__.py states the rule), copied
+# in at the same place under SANDBOX_GRADER_DIR: the worker's private importer finds them there by module name.
+SANDBOXED_MODULES = ("worker", "importer", "template_server", "wipe", "child_loop", "learner_thread", "learner_side",
+                     "guard", "rlimits", "serving", "torch_state", "seccomp")
+WORKER_FILES = ("protocol.py", *(f"sandboxed/{name}.py" for name in SANDBOXED_MODULES))
 SANDBOX_WORKER_DIR = "/opt/paperlab"
+SANDBOX_GRADER_DIR = f"{SANDBOX_WORKER_DIR}/grader"
 GRADER_DIR = Path(__file__).resolve().parent
 
 __all__ = ["CGROUP_PREFIX", "CGROUP_ROOT", "Cgroup", "CgroupError", "CgroupLayout", "SandboxStatus",
@@ -171,7 +176,7 @@ def bwrap_command(bwrap: str, *, tmp_size_mb: int, argv: list[str],
 
     `--as-pid-1`: `argv` itself is the sandbox's pid 1, not a bubblewrap init whose /proc/1/cmdline would name
     every host path mounted here (checkout, virtualenv, home). pid 1 must then reap the orphans of its tree
-    (worker.template does); and the kernel drops every signal sent to it from inside its namespace unless it
+    (template_server.template does); and the kernel drops every signal sent to it from inside its namespace unless it
     installed a handler for it, a wall against the children beside the seccomp filter.
 
     `worker_files` (name -> descriptor, open_worker_files): the worker's files are copied in (`--ro-bind-data`)
@@ -210,9 +215,9 @@ def bwrap_command(bwrap: str, *, tmp_size_mb: int, argv: list[str],
         command += ["--setenv", "LD_LIBRARY_PATH", layout.library_path]
     for name in WORKER_FILES:
         if worker_files is None:
-            command += ["--ro-bind", str(GRADER_DIR / name), f"{SANDBOX_WORKER_DIR}/{name}"]
+            command += ["--ro-bind", str(GRADER_DIR / name), f"{SANDBOX_GRADER_DIR}/{name}"]
         else:
-            command += ["--perms", "0444", "--ro-bind-data", str(worker_files[name]), f"{SANDBOX_WORKER_DIR}/{name}"]
+            command += ["--perms", "0444", "--ro-bind-data", str(worker_files[name]), f"{SANDBOX_GRADER_DIR}/{name}"]
     command += [
         "--remount-ro", "/dev",
         "--remount-ro", "/",
@@ -236,9 +241,10 @@ def worker_argv(control_fd: int, *, sandboxed: bool) -> list[str]:
     """The template's command line: inside the sandbox, the interpreter and worker at their sandbox paths."""
     if sandboxed:
         layout = interpreter_layout()
-        return [layout.python, "-I", "-B", f"{SANDBOX_WORKER_DIR}/worker.py", "template", str(control_fd),
+        return [layout.python, "-I", "-B", f"{SANDBOX_GRADER_DIR}/sandboxed/worker.py", "template", str(control_fd),
                 "sandboxed", *layout.site_dirs]
-    return [sys.executable, "-I", "-B", str(GRADER_DIR / "worker.py"), "template", str(control_fd), "unsandboxed"]
+    return [sys.executable, "-I", "-B", str(GRADER_DIR / "sandboxed" / "worker.py"), "template", str(control_fd),
+            "unsandboxed"]
 
 
 # ------------------------------------------------------------------------------------------------ probe

@@ -7,7 +7,8 @@ never share a /tmp, and each child runs in its own cgroup that is killed whole w
 
 The template's process is started by grader.launch (under bubblewrap, from one long-lived thread), speaks on a
 control socket (grader.messages: ForkRequest; TemplateReady, Forked, ChildExited), and reports its stderr
-through a pipe (`StderrTail`). It is `python worker.py template FD ...` (grader/worker.py, `template()`).
+through a pipe (`StderrTail`). It is `python worker.py template FD ...` (grader/sandboxed/worker.py, which runs
+grader/sandboxed/template_server.py).
 """
 
 from __future__ import annotations

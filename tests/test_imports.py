@@ -195,21 +195,35 @@ def test_a_private_name_crossing_is_found(tmp_path: Path) -> None:
 
 
 
-# The sandbox's side: the files copied into the sandbox. worker.py and learner_side.py run only there; protocol.py
-# and seccomp.py are shared by design (the judge frames and checks with the same code the worker loads privately).
-SANDBOX_ONLY = ("grader.worker", "grader.learner_side")
+# The sandbox's side (grader/sandboxed/): its modules run only there. grader/protocol.py is the one module of the
+# judge's side that runs there too, by design: the judge frames and checks with the same code the worker loads.
+SANDBOXED = "grader.sandboxed"
+SHARED_WITH_THE_SANDBOX = ("grader.protocol",)
+
+
+def sandboxed(module: str) -> bool:
+    return module == SANDBOXED or module.startswith(SANDBOXED + ".")
 
 
 def test_nothing_on_the_judge_side_imports_what_runs_in_the_sandbox() -> None:
     offenders = [f"{path.relative_to(REPO)}:{line} imports {name}"
-                 for module, path in MODULES.items() if module not in SANDBOX_ONLY
-                 for line, name in imported_names(module, path) if known_module(name) in SANDBOX_ONLY]
+                 for module, path in MODULES.items() if not sandboxed(module)
+                 for line, name in imported_names(module, path) if sandboxed(known_module(name) or "")]
+    assert offenders == []
+
+
+def test_the_sandbox_side_imports_nothing_of_the_engine_but_the_protocol() -> None:
+    offenders = [f"{path.relative_to(REPO)}:{line} imports {name}"
+                 for module, path in MODULES.items() if sandboxed(module)
+                 for line, name in imported_names(module, path)
+                 if (found := known_module(name)) is not None and found != "grader"
+                 and not sandboxed(found) and found not in SHARED_WITH_THE_SANDBOX]
     assert offenders == []
 
 
 def test_the_learner_side_imports_nothing_at_run_time() -> None:
     """Its namespace is the learner's to walk: an import there would hand the learner's code a module."""
-    path = MODULES["grader.learner_side"]
+    path = MODULES["grader.sandboxed.learner_side"]
     tree = ast.parse(path.read_text())
     run_time = [node for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom)]
     assert [(node.module, [a.name for a in node.names]) for node in run_time if isinstance(node, ast.ImportFrom)] == [
@@ -217,14 +231,34 @@ def test_the_learner_side_imports_nothing_at_run_time() -> None:
     assert not any(isinstance(node, ast.Import) for node in run_time)
 
 
+def loaded_by_the_worker() -> set[str]:
+    """The files the worker reaches from its entry point: the modules it imports, the importer it loads by hand,
+    and the files it reads (`_read_here`), as paths relative to grader/."""
+    pending, reached = ["grader.sandboxed.worker", "grader.sandboxed.importer"], set()
+    while pending:
+        module = pending.pop()
+        if module in reached:
+            continue
+        reached.add(module)
+        pending += [found for _, name in imported_names(module, MODULES[module])
+                    if (found := known_module(name)) is not None and found not in ("grader", SANDBOXED)]
+    files = {str(MODULES[module].relative_to(REPO / "grader")) for module in reached}
+    for module in reached:
+        for node in ast.walk(ast.parse(MODULES[module].read_text())):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "_read_here"
+                    and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+                files.add(str(MODULES[module].parent.relative_to(REPO / "grader") / node.args[0].value))
+    return files
+
+
 def test_every_file_the_worker_loads_is_copied_into_the_sandbox() -> None:
     from grader.sandbox import WORKER_FILES
 
-    loaders = {"_load_private": ".py", "_read_sibling": ""}
-    loaded = {"worker.py"} | {
-        node.args[0].value + loaders[node.func.id]
-        for node in ast.walk(ast.parse(MODULES["grader.worker"].read_text()))
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in loaders
-        and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
-    }
-    assert loaded == set(WORKER_FILES)
+    assert loaded_by_the_worker() == set(WORKER_FILES)
+
+
+def test_every_module_of_the_sandbox_side_is_copied_into_the_sandbox() -> None:
+    from grader.sandbox import WORKER_FILES
+
+    package = {str(path.relative_to(REPO / "grader")) for path in (REPO / "grader" / "sandboxed").glob("*.py")}
+    assert package - {"sandboxed/__init__.py"} == {name for name in WORKER_FILES if name.startswith("sandboxed/")}

@@ -156,7 +156,7 @@ class RedisEventBus:
         pattern = f"{self._prefix}events:*"
         channel_prefix = len(f"{self._prefix}events:")
         while not self._stopping.is_set():
-            pubsub = self._redis.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]  # redis-py: untyped
+            pubsub = self._redis.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call, unused-ignore]  # untyped before redis-py 8.2
             try:
                 pubsub.psubscribe(pattern)
                 while not self._stopping.is_set():

@@ -127,7 +127,7 @@ class RedisStops:
 
     def _listen(self) -> None:
         while not self._stopping.is_set():
-            pubsub = self._redis.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]  # redis-py: untyped
+            pubsub = self._redis.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call, unused-ignore]  # untyped before redis-py 8.2
             try:
                 pubsub.subscribe(stop_channel(self._prefix))
                 self._ready.set()

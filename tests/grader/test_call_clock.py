@@ -1,6 +1,6 @@
-"""The child's clock for a call's time limit (grader.worker.LearnerThread): the call's wall time less the time the
-learner's thread waited for a CPU other processes held, so a busy machine changes no verdict; sleeping counts;
-and whatever the kernel says, a call ends at `wall_ceiling_factor` times its limit of wall time."""
+"""The child's clock for a call's time limit (grader.sandboxed.learner_thread.LearnerThread): the call's wall time less
+the time the learner's thread waited for a CPU other processes held, so a busy machine changes no verdict;
+sleeping counts; and whatever the kernel says, a call ends at `wall_ceiling_factor` times its limit of wall time."""
 
 from __future__ import annotations
 
@@ -10,15 +10,17 @@ from pathlib import Path
 
 import pytest
 
-from grader import worker
+from grader import protocol
+from grader.sandboxed import serving
+from grader.sandboxed.learner_thread import CallOverran, LearnerThread, Output, learner_namespace
 
 
 @pytest.fixture
-def learner() -> worker.LearnerThread:
-    return worker.LearnerThread(worker._learner_namespace())
+def learner() -> LearnerThread:
+    return LearnerThread(learner_namespace())
 
 
-def test_the_learner_thread_reads_its_own_wait_for_a_cpu(learner: worker.LearnerThread) -> None:
+def test_the_learner_thread_reads_its_own_wait_for_a_cpu(learner: LearnerThread) -> None:
     if not Path("/proc/self/schedstat").exists():
         pytest.skip("this kernel keeps no scheduler statistics")  # the clock is the wall clock there
     assert learner._schedstat >= 0
@@ -26,28 +28,28 @@ def test_the_learner_thread_reads_its_own_wait_for_a_cpu(learner: worker.Learner
     assert first >= 0.0 and learner.queued_s() >= first
 
 
-def test_without_a_limit_a_call_may_take_as_long_as_it_takes(learner: worker.LearnerThread) -> None:
+def test_without_a_limit_a_call_may_take_as_long_as_it_takes(learner: LearnerThread) -> None:
     assert learner.run(time.sleep, (0.05,), {}) == (True, None)
 
 
-def test_a_call_that_sleeps_past_its_limit_is_cut(learner: worker.LearnerThread) -> None:
+def test_a_call_that_sleeps_past_its_limit_is_cut(learner: LearnerThread) -> None:
     learner.call_timeout_s, learner.wall_ceiling_factor = 0.1, 20.0  # the ceiling (2 s) is past the sleep
-    with pytest.raises(worker.CallOverran):
+    with pytest.raises(CallOverran):
         learner.run(time.sleep, (1.0,), {})
 
 
-def test_time_spent_waiting_for_a_cpu_is_not_counted(learner: worker.LearnerThread,
+def test_time_spent_waiting_for_a_cpu_is_not_counted(learner: LearnerThread,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     learner.call_timeout_s, learner.wall_ceiling_factor = 0.1, 100.0
     monkeypatch.setattr(learner, "queued_s", lambda: time.monotonic() * 0.95)  # a machine loaded 20x
     assert learner.run(time.sleep, (0.3,), {}) == (True, None)  # 0.015 s of its own time
 
 
-def test_a_call_ends_at_its_wall_clock_ceiling_whatever_it_waited(learner: worker.LearnerThread,
+def test_a_call_ends_at_its_wall_clock_ceiling_whatever_it_waited(learner: LearnerThread,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     learner.call_timeout_s, learner.wall_ceiling_factor = 0.1, 3.0
     monkeypatch.setattr(learner, "queued_s", lambda: time.monotonic())  # as if it never got a CPU
-    with pytest.raises(worker.CallOverran):  # its own time never reaches the limit: the ceiling (0.3 s) ends it
+    with pytest.raises(CallOverran):  # its own time never reaches the limit: the ceiling (0.3 s) ends it
         learner.run(time.sleep, (2.0,), {})
 
 
@@ -56,12 +58,12 @@ def test_a_calls_duration_leaves_out_its_wait_for_a_cpu(monkeypatch: pytest.Monk
 
     waited = iter([1.0, 1.25])  # before and after the call: it waited 0.25 s for a CPU
     clock = iter([10.0, 10.3])  # and took 0.3 s of wall time
-    monkeypatch.setattr(worker, "_perf_counter", lambda: next(clock))
-    served = worker.Served(types.ModuleType("m"), worker.Output(worker._learner_namespace(), 100),
-                           lambda function, args, kwargs: (True, function(*args)), [], None,
-                           arena_copies=True, queued=lambda: next(waited))
+    monkeypatch.setattr(serving, "_perf_counter", lambda: next(clock))
+    served = serving.Served(types.ModuleType("m"), Output(learner_namespace(), 100),
+                            lambda function, args, kwargs: (True, function(*args)), [], None,
+                            arena_copies=True, queued=lambda: next(waited))
     served.module.f = lambda x: x  # type: ignore[attr-defined]
-    arguments, blobs = worker.protocol.encode(((torch.zeros(1),), {}))
+    arguments, blobs = protocol.encode(((torch.zeros(1),), {}))
     reply = served.call({"function": "f", "arguments": arguments, "grads": [], "grad_output": None},
                         [bytearray(blob) for blob in blobs], [])
     assert reply["duration_ms"] == pytest.approx(50.0)

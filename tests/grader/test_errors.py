@@ -22,15 +22,16 @@ from grader.sandbox import SandboxUnavailable
 from grader.scaffold import ScaffoldError
 from grader.tracks import TracksError
 
-# Run as scripts inside the sandbox or as the command line, not imported by the judge.
-NOT_IMPORTED = {"grader.worker", "grader.__main__"}
+# Run inside the sandbox (they cannot import grader.errors there) or as the command line, not imported by the judge.
+NOT_IMPORTED = {"grader.sandboxed", "grader.__main__"}
 # Outside the tree on purpose (grader/errors.py says why).
 OUTSIDE = {ProtocolError, MessageTooLarge, Unsigned, CheckFailed, SubmissionRaised}
 
 
 def engine_modules() -> list[ModuleType]:
     names = [info.name for info in pkgutil.walk_packages(grader.__path__, "grader.")
-             if "problem_template" not in info.name and info.name not in NOT_IMPORTED]
+             if "problem_template" not in info.name and info.name.rpartition(".")[0] not in NOT_IMPORTED
+             and info.name not in NOT_IMPORTED]
     return [importlib.import_module(name) for name in names]
 
 

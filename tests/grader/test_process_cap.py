@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from grader import worker
 from grader.interleave import Answer
 from grader.limits import Limits
 from grader.messages import Loaded, LoadRequest
+from grader.sandboxed import rlimits
 from grader.session import WorkerSession
 
 LIMITS = Limits(max_processes=8, memory_mb=256, cpu_time_s=10, file_size_mb=16, open_files=64).model_dump()
@@ -24,13 +24,13 @@ LIMITS = Limits(max_processes=8, memory_mb=256, cpu_time_s=10, file_size_mb=16, 
 @pytest.mark.parametrize(("processes_capped", "nproc"), [(True, None), (False, 8)],
                          ids=["a-cgroup-caps-the-processes", "no-cgroup"])
 def test_the_child_sets_rlimit_nproc_only_without_a_cgroup(processes_capped: bool, nproc: int | None) -> None:
-    wanted = worker.child_rlimits(LIMITS, vm_data_kb=1024, processes_capped=processes_capped)
+    wanted = rlimits.child_rlimits(LIMITS, vm_data_kb=1024, processes_capped=processes_capped)
     assert wanted.get(resource.RLIMIT_NPROC) == nproc
 
 
 @pytest.mark.parametrize("processes_capped", [True, False])
 def test_the_other_limits_do_not_depend_on_the_cgroup(processes_capped: bool) -> None:
-    wanted = worker.child_rlimits(LIMITS, vm_data_kb=1024, processes_capped=processes_capped)
+    wanted = rlimits.child_rlimits(LIMITS, vm_data_kb=1024, processes_capped=processes_capped)
     wanted.pop(resource.RLIMIT_NPROC, None)
     assert wanted == {resource.RLIMIT_DATA: 1024 * 1024 + 256 * 1024 * 1024, resource.RLIMIT_CPU: 10,
                       resource.RLIMIT_FSIZE: 16 * 1024 * 1024, resource.RLIMIT_NOFILE: 64, resource.RLIMIT_CORE: 0,

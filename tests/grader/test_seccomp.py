@@ -1,4 +1,4 @@
-"""grader.seccomp: what the filter decides for each system call, read by running its BPF program here."""
+"""grader.sandboxed.seccomp: what the filter decides for each system call, read by running its BPF program here."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from grader import seccomp
+from grader.sandboxed import seccomp
 
 TEMPLATE, TEMPLATE_GROUP, INIT = 7, 7, 1
 PROTECTED = [TEMPLATE, TEMPLATE_GROUP, INIT]

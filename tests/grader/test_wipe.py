@@ -1,4 +1,4 @@
-"""The template's wipe of /tmp between children (grader.worker._empty_directory), on a directory of the test's:
+"""The template's wipe of /tmp between children (grader.sandboxed.wipe.empty_directory), on a directory of the test's:
 what a submission can leave behind is removed, and nothing makes the wipe raise."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import worker
+from grader.sandboxed import wipe
 
 
 def _deep(root: Path, depth: int) -> None:
@@ -24,7 +24,7 @@ def _deep(root: Path, depth: int) -> None:
 
 def test_a_chain_deeper_than_the_recursion_limit_and_path_max_is_removed(tmp_path: Path) -> None:
     _deep(tmp_path, 1200)  # 1200 names of 200 characters: a path of 240,000 characters
-    assert worker._empty_directory(str(tmp_path)) is True
+    assert wipe.empty_directory(str(tmp_path)) is True
     assert os.listdir(tmp_path) == []
 
 
@@ -38,22 +38,22 @@ def test_directories_and_files_with_mode_000_are_removed(tmp_path: Path) -> None
     os.mkfifo(tmp_path / "fifo")
     inner.chmod(0)
     (tmp_path / "locked").chmod(0)
-    assert worker._empty_directory(str(tmp_path)) is True
+    assert wipe.empty_directory(str(tmp_path)) is True
     assert os.listdir(tmp_path) == []
 
 
 def test_a_directory_made_unreadable_gets_its_mode_back_first(tmp_path: Path,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "kept").mkdir()
-    monkeypatch.setitem(worker._WIPED_MODES, str(tmp_path), 0o700)
+    monkeypatch.setitem(wipe.WIPED_MODES, str(tmp_path), 0o700)
     tmp_path.chmod(0)
-    assert worker._empty_directory(str(tmp_path)) is True
+    assert wipe.empty_directory(str(tmp_path)) is True
     assert os.listdir(tmp_path) == []
 
 
 def test_a_missing_directory_is_empty_and_an_unremovable_one_is_not(tmp_path: Path,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    assert worker._empty_directory(str(tmp_path / "absent")) is True
+    assert wipe.empty_directory(str(tmp_path / "absent")) is True
     (tmp_path / "d").mkdir()
     (tmp_path / "d" / "f").write_text("x")
 
@@ -61,4 +61,4 @@ def test_a_missing_directory_is_empty_and_an_unremovable_one_is_not(tmp_path: Pa
         raise PermissionError("read-only")
 
     monkeypatch.setattr(os, "unlink", refuse)  # the os module the worker calls
-    assert worker._empty_directory(str(tmp_path)) is False
+    assert wipe.empty_directory(str(tmp_path)) is False

@@ -1,4 +1,4 @@
-"""One wire schema: the worker (grader/worker.py, inside the sandbox) builds and reads its messages as plain dicts,
+"""One wire schema: the worker (grader/sandboxed/, inside the sandbox) builds and reads its messages as plain dicts,
 since grader.messages never loads there; this file proves, from the worker's source, that every dict it sends and
 every field it reads is exactly what grader.messages says (`FIELDS`, derived from each message's dataclass).
 
@@ -31,8 +31,11 @@ from grader.messages import (
     TooLarge,
 )
 
-WORKER = Path(__file__).resolve().parents[2] / "grader" / "worker.py"
-TREE = ast.parse(WORKER.read_text(), str(WORKER))
+# The worker's modules (the learner's side speaks no wire message), read as one tree.
+SANDBOXED = Path(__file__).resolve().parents[2] / "grader" / "sandboxed"
+WORKER_FILES = [path for path in sorted(SANDBOXED.glob("*.py")) if path.name != "learner_side.py"]
+TREES = {path.name: ast.parse(path.read_text(), str(path)) for path in WORKER_FILES}
+TREE = ast.Module(body=[statement for tree in TREES.values() for statement in tree.body], type_ignores=[])
 
 # What the worker sends, by its `op`: the template's control messages and a child's replies.
 SENT: dict[str, type[Any]] = {
@@ -40,9 +43,9 @@ SENT: dict[str, type[Any]] = {
     "too_large": TooLarge, "call_timed_out": TimedOut, "tampered": Tampered}
 # What the worker reads, by (function, variable): the judge's requests as each function of the worker names them.
 READ: dict[tuple[str, str], type[Any]] = {
-    ("template", "request"): ForkRequest, ("_child", "header"): LoadRequest, ("_child", "request"): CallsRequest,
+    ("template", "request"): ForkRequest, ("serve", "header"): LoadRequest, ("serve", "request"): CallsRequest,
     ("calls", "request"): CallsRequest, ("call", "call"): RequestedCall, ("gradients", "call"): RequestedCall,
-    ("_child", "call"): RequestedCall}
+    ("serve", "call"): RequestedCall}
 # The reply to one call, which the worker fills in field by field.
 REPLY_VARIABLE = ("call", "gradients")
 
@@ -56,14 +59,15 @@ def literal_keys(node: ast.Dict) -> set[str] | None:
     return keys if len(keys) == len(node.keys) else None
 
 
-def sent_dicts() -> list[tuple[int, str, set[str]]]:
-    """(line, op, keys) of every dict literal with an `op` in the worker."""
+def sent_dicts() -> list[tuple[str, str, set[str]]]:
+    """(file:line, op, keys) of every dict literal with an `op` in the worker."""
     sent = []
-    for node in ast.walk(TREE):
-        if isinstance(node, ast.Dict) and (keys := literal_keys(node)) is not None and "op" in keys:
-            op = node.values[[key.value for key in node.keys if isinstance(key, ast.Constant)].index("op")]
-            assert isinstance(op, ast.Constant), f"worker.py:{node.lineno}: an op that is not a literal"
-            sent.append((node.lineno, str(op.value), keys))
+    for name, tree in TREES.items():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Dict) and (keys := literal_keys(node)) is not None and "op" in keys:
+                op = node.values[[key.value for key in node.keys if isinstance(key, ast.Constant)].index("op")]
+                assert isinstance(op, ast.Constant), f"{name}:{node.lineno}: an op that is not a literal"
+                sent.append((f"{name}:{node.lineno}", str(op.value), keys))
     return sent
 
 
@@ -124,5 +128,5 @@ def test_the_worker_reads_every_field_of_a_request_and_no_other(message: type[An
 
 def test_the_limits_and_the_arena_the_worker_reads_are_those_the_judge_sends() -> None:
     found = reads()
-    assert found[("_child", "limits")] | found[("child_rlimits", "limits")] <= set(Limits.model_fields)
-    assert found[("_child", "arena")] == set(CallsRequest(()).to_wire(None)["arena"])
+    assert found[("serve", "limits")] | found[("child_rlimits", "limits")] <= set(Limits.model_fields)
+    assert found[("serve", "arena")] == set(CallsRequest(()).to_wire(None)["arena"])

@@ -85,6 +85,26 @@ def test_the_worker_is_not_in_sys_modules(grade_code: GradeCode, echo: Problem) 
     assert found == {"main": ["__doc__", "__loader__", "__name__", "__package__", "__spec__"], "modules": []}
 
 
+def test_the_workers_modules_cannot_be_imported_again(grade_code: GradeCode, echo: Problem) -> None:
+    # Its private importer is gone with its modules: `grader` is not a name the learner's code can import (on the
+    # host unsandboxed, the checkout's grader/ is not on sys.path either), and no finder of the worker's remains.
+    found = probe(grade_code, echo, '''
+        import sys
+        outcomes = {}
+        for name in ("grader", "grader.protocol", "grader.sandboxed.serving", "grader.judge", "worker", "serving"):
+            try:
+                __import__(name)
+                outcomes[name] = "imported"
+            except ImportError as exc:
+                outcomes[name] = type(exc).__name__
+        finders = [type(finder).__name__ for finder in sys.meta_path]
+        return {"outcomes": outcomes, "private finder": "PrivateFinder" in finders}
+    ''')
+    assert found == {"outcomes": dict.fromkeys(("grader", "grader.protocol", "grader.sandboxed.serving",
+                                                "grader.judge", "worker", "serving"), "ModuleNotFoundError"),
+                     "private finder": False}
+
+
 def test_the_learners_frames_lead_nowhere(grade_code: GradeCode, echo: Problem) -> None:
     # Every frame of the learner's thread, and every global those frames see, walking up to the bottom.
     found = probe(grade_code, echo, '''
@@ -97,7 +117,7 @@ def test_the_learners_frames_lead_nowhere(grade_code: GradeCode, echo: Problem) 
     ''')
     assert found[0][0] == "submission.py"
     assert [filename for filename, _ in found[1:]] == ["<paperlab learner thread>"]
-    # grader/learner_side.py's names; `annotations` and `TYPE_CHECKING` are a __future__ feature and a bool
+    # grader/sandboxed/learner_side.py's names; `annotations` and `TYPE_CHECKING` are a __future__ feature and a bool
     assert found[1][1] == ["BoundedWriter", "StandIn", "TYPE_CHECKING", "annotations", "banned",
                            "capped_recursion_limit", "closed", "guarded_library", "serve"]
 

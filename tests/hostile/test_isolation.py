@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from grader.report import Report
-from grader.sandbox import GRADER_DIR
+from grader.sandbox import GRADER_DIR, WORKER_FILES
 from tests.hostile.hostile_support import ADDER_DIR, HOST_SECRET_NAME, REPO, assert_unsolved_within, submission
 
 GradeCode = Callable[..., Report]
@@ -87,10 +87,11 @@ def found(grade_code: GradeCode, host_listener: int) -> dict[str, Any]:
                str(REPO / "grader"), str(GRADER_DIR / "checks.py"), str(GRADER_DIR / "judge.py"),
                str(REPO / "pyproject.toml"), "/etc/passwd", "/etc/shadow", "/home", "/var", "/run",
                "/var/run/postgresql", "/sys/fs/cgroup", "/tmp/daemon_was_here"],
-        LISTED=[str(REPO), "/", "/tmp", "/opt/paperlab"],
+        LISTED=[str(REPO), "/", "/tmp", "/opt/paperlab", "/opt/paperlab/grader", "/opt/paperlab/grader/sandboxed"],
         TARGETS=[("127.0.0.1", 5432), ("127.0.0.1", 6379), ("127.0.0.1", host_listener), ("10.0.0.1", 80),
                  ("8.8.8.8", 53), ("1.1.1.1", 443)],
-        WRITES=["/usr/evil", "/evil", "/etc/evil", "/opt/paperlab/protocol.py", "/opt/paperlab/worker.py",
+        WRITES=["/usr/evil", "/evil", "/etc/evil", "/opt/paperlab/grader/protocol.py",
+                "/opt/paperlab/grader/sandboxed/worker.py", "/opt/paperlab/grader/evil.py",
                 f"{REPO}/.venv/evil", "/tmp/ok", "/dev/evil"],
     )
 
@@ -99,10 +100,12 @@ def test_problem_and_app_files_are_not_there(found: dict[str, Any]) -> None:
     visible = [path for path, present in found["exists"].items() if present]
     assert visible == [], f"visible inside the sandbox: {visible}"
     listing = found["listing"]
-    # Exactly the worker's four files (an empty or missing listing fails: the worker could not have run);
-    # the repository's own path is test_repository_path_is_not_revealed's.
-    worker_files = ["learner_side.py", "protocol.py", "seccomp.py", "worker.py"]
-    assert sorted(listing["/opt/paperlab"]) == worker_files, listing["/opt/paperlab"]
+    # Exactly the worker's files, grader/sandboxed/ and the protocol (an empty or missing listing fails: the worker
+    # could not have run); the repository's own path is test_repository_path_is_not_revealed's.
+    assert listing["/opt/paperlab"] == ["grader"]
+    assert sorted(listing["/opt/paperlab/grader"]) == ["protocol.py", "sandboxed"]
+    sandboxed = sorted(name.removeprefix("sandboxed/") for name in WORKER_FILES if name.startswith("sandboxed/"))
+    assert sorted(listing["/opt/paperlab/grader/sandboxed"]) == sandboxed, listing["/opt/paperlab/grader/sandboxed"]
     assert listing["/tmp"] == []
 
 

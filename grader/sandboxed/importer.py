@@ -1,0 +1,73 @@
+"""The worker's own importer: this package's modules and the protocol, loaded with the worker's private builtins.
+
+Each module looks its builtins up in the dictionary the entry point copied before any learner code existed, so
+rebinding `builtins.len` or `builtins.type` reaches none of the worker's code. Python's own importer would give
+every module the live builtins, so the names the worker needs (`grader`, `grader.protocol` and
+`grader.sandboxed.*`) are served by this finder, first on sys.meta_path, from the folder that holds the copied
+files. Any other `grader.*` name is refused: the judge side never runs here.
+
+`forget` takes the finder off sys.meta_path and the modules out of sys.modules before the submission loads, so the
+learner's code cannot reach the worker's live modules by importing them (their files it may read: they hold no
+secret).
+"""
+
+from __future__ import annotations
+
+import importlib.machinery
+import importlib.util
+import os
+import sys
+import types
+from collections.abc import Sequence
+from typing import Any
+
+PACKAGES = ("grader", "grader.sandboxed")
+SHARED = ("grader.protocol",)  # the wire format: the one module of the judge side that runs here too
+
+
+class PrivateLoader(importlib.machinery.SourceFileLoader):
+    def __init__(self, fullname: str, path: str, private_builtins: dict[str, Any]) -> None:
+        super().__init__(fullname, path)
+        self.private_builtins = private_builtins
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        module.__dict__["__builtins__"] = self.private_builtins  # exec keeps globals' own builtins
+        super().exec_module(module)
+
+
+class PrivateFinder:
+    """Finds the worker's modules under `root`, the folder that holds `grader/`."""
+
+    def __init__(self, root: str, private_builtins: dict[str, Any]) -> None:
+        self.root = root
+        self.private_builtins = private_builtins
+
+    def find_spec(self, fullname: str, path: Sequence[str] | None = None,
+                  target: types.ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
+        if fullname in PACKAGES:  # bare packages: the real grader/__init__.py is the judge's front door
+            spec = importlib.machinery.ModuleSpec(fullname, None, is_package=True)
+            spec.submodule_search_locations = [os.path.join(self.root, *fullname.split("."))]
+            return spec
+        if not fullname.startswith("grader."):
+            return None
+        file = os.path.join(self.root, *fullname.split(".")) + ".py"
+        if not (fullname in SHARED or fullname.startswith("grader.sandboxed.")) or not os.path.isfile(file):
+            raise ImportError(f"{fullname} does not run inside the sandbox", name=fullname)
+        loader = PrivateLoader(fullname, file, self.private_builtins)
+        return importlib.util.spec_from_file_location(fullname, file, loader=loader)
+
+
+def install(root: str, private_builtins: dict[str, Any]) -> PrivateFinder:
+    finder = PrivateFinder(root, private_builtins)
+    sys.meta_path.insert(0, finder)
+    return finder
+
+
+def forget() -> None:
+    """Nothing of the worker stays importable or in sys.modules (`import __main__` gives an empty module)."""
+    sys.meta_path[:] = [finder for finder in sys.meta_path if type(finder) is not PrivateFinder]
+    main = sys.modules.get("__main__")
+    for name, module in list(sys.modules.items()):
+        if name in PACKAGES or name.startswith("grader.") or module is main:  # __mp_main__ aliases __main__ too
+            del sys.modules[name]
+    sys.modules["__main__"] = types.ModuleType("__main__")

@@ -1,0 +1,304 @@
+"""Serving one call of the learner's function: decode its arguments from the judge's memory, call it on the
+learner's thread, and report the facts (what came back, what was raised, the gradients asked for, which arguments
+it changed and which a result shares storage with). Whether it wrote an argument's bytes is not reported: the
+arguments live in memory the judge maps, and the judge looks for itself."""
+
+from __future__ import annotations
+
+import collections
+import time
+import types
+from typing import Any
+
+import torch
+
+from grader import protocol
+from grader.sandboxed.guard import Guard
+from grader.sandboxed.learner_thread import Interfered, Output
+
+# Captured before any learner code exists: C functions and descriptors that rebinding cannot reach.
+_Tensor = torch.Tensor
+_Parameter = torch.nn.Parameter
+_list, _tuple, _int, _float, _bool, _str, _none, _repr = list, tuple, int, float, bool, str, type(None), repr
+_PLAIN_ITEMS = 1_000_000  # the longest list of plain values whose items are compared after a call
+_descriptor = torch._C.TensorBase.__dict__.__getitem__
+_t_requires_grad = _descriptor("requires_grad").__get__
+_t_shape = _descriptor("shape").__get__
+_t_dtype = _descriptor("dtype").__get__
+_t_stride = _descriptor("stride")
+_t_storage_offset = _descriptor("storage_offset")
+_t_untyped_storage = _descriptor("untyped_storage")
+_t_numel = _descriptor("numel")
+_t_version = _descriptor("_version").__get__
+_t_is_leaf = _descriptor("is_leaf").__get__
+_t_grad_fn = _descriptor("grad_fn").__get__
+_t_view_as = _descriptor("view_as")
+_t_backward_hooks = _descriptor("_backward_hooks").__get__
+_t_post_accumulate_hooks = _descriptor("_post_accumulate_grad_hooks").__get__
+_storage_ptr = torch._C.StorageBase.data_ptr  # type: ignore[attr-defined]
+_storage_nbytes = torch._C.StorageBase.nbytes  # type: ignore[attr-defined]
+_grad_enabled = torch._C.is_grad_enabled
+_set_grad_enabled = torch._C._set_grad_enabled
+_GradientEdge = torch.autograd.graph.GradientEdge
+_no_torch_function = torch._C.DisableTorchFunction
+_no_torch_dispatch = torch._C._DisableTorchDispatch
+_run_backward = torch.autograd.variable.Variable._execution_engine.run_backward  # type: ignore[attr-defined]
+_ones = torch.ones
+_randn = torch.randn
+_zeros = torch.zeros
+_Generator = torch.Generator
+_generator_seed = torch.Generator.manual_seed
+_perf_counter = time.perf_counter
+_exc_traceback = BaseException.__dict__["__traceback__"].__get__
+_type_name = type.__dict__["__name__"].__get__
+_type_mro = type.__dict__["__mro__"].__get__
+_TracebackType = types.TracebackType
+
+SUBMISSION_FILENAME = "submission.py"
+
+
+class Served:
+    """A loaded submission and what serving it needs; `runner` calls the learner's functions."""
+
+    def __init__(self, module: types.ModuleType, output: Output, runner: Any, graveyard: list[Any],
+                 guard: Guard | None, arena_copies: bool = False, queued: Any = None) -> None:
+        self.module = module
+        self.output = output
+        self.runner = runner
+        self.graveyard = graveyard
+        self.guard = guard
+        self.arena_copies = arena_copies  # the in-process benchmark hands over private buffers
+        self.stand_in = output.namespace["StandIn"]
+        # Seconds the learner's thread has waited for a CPU (LearnerThread.queued_s): a call's duration leaves
+        # them out, as its time limit does, so the judge's budgets spend the same on a busy machine.
+        self.queued = queued if queued is not None else _no_queue
+        self.source: list[str] = []  # the submission's lines, for tracebacks (compiled from a string, not a file)
+
+    def calls(self, request: dict[str, Any], blobs: list[Any], max_message: int) -> tuple[dict[str, Any], list[bytes]]:
+        """One `calls` request: every call in order, its reply, and the reply's blobs (grader.messages names
+        every field; each reply carries all of them, so the judge can refuse one that lacks any)."""
+        calls = request["calls"]
+        if type(calls) is not list:
+            return {"op": "results", "results": []}, []
+        reply_blobs: list[bytes] = []
+        replies = [self.call(call, blobs, reply_blobs) for call in calls]
+        size = sum(len(blob) for blob in reply_blobs)
+        if size > max_message:
+            return {"op": "too_large", "size": size}, []
+        return {"op": "results", "results": replies}, reply_blobs
+
+    def call(self, call: dict[str, Any], blobs: list[Any], reply_blobs: list[bytes]) -> dict[str, Any]:
+        decoder = protocol.Decoder(blobs, copy=self.arena_copies, results=False, opaque=self.stand_in)
+        with _no_torch_function(), _no_torch_dispatch():  # no mode, however it got on this thread, sees this
+            arguments = decoder.decode(call["arguments"])
+        args, kwargs = arguments
+        self.graveyard.append(arguments)
+        function = self.module.__dict__.get(call["function"])
+        reply: dict[str, Any] = {"value": None, "raised": None, "missing": False, "grads": {}, "backward_error": None,
+                                 "grad_output": None, "mutated": [], "aliased": [], "output": "", "duration_ms": 0.0}
+        if not callable(function):
+            reply["missing"] = True
+            return reply
+        named = [(str(i), v) for i, v in enumerate(args)] + list(kwargs.items())
+        tensors = [(key, value) for key, value in named if type(value) is _Tensor or type(value) is _Parameter]
+        plain = [(key, value, _plain(value)) for key, value in named if type(value) is _list or type(value) is _tuple]
+        with _no_torch_function(), _no_torch_dispatch():
+            layouts = [_layout(t) for _, t in tensors]
+            # Where each argument's gradient accumulates, taken now: a call that clears requires_grad on the
+            # caller's tensors after building its graph still gets the gradient that reaches them measured.
+            edges = {key: _grad_accumulator(t) for key, t in tensors if _t_requires_grad(t) and _t_is_leaf(t)}
+        started, queued = _perf_counter(), self.queued()
+        try:
+            ok, value = self.runner(function, args, kwargs)
+        except Interfered as exc:
+            ok, value = False, exc
+        reply["duration_ms"] = max(0.0, _perf_counter() - started - (self.queued() - queued)) * 1000
+        if not ok:
+            reply["raised"] = self.exception_summary(value)
+            reply["output"] = self.output.take()
+            return reply
+        encoder = protocol.Encoder(preserve_views=False)
+        encoder.blobs = reply_blobs
+        with _no_torch_function(), _no_torch_dispatch():
+            # Bytes written to an argument the judge sees in its own mapping; a change of shape, strides,
+            # storage or version counter (t_(), resize_(), set_(), a same-value write) only this process sees.
+            reply["mutated"] = [key for (key, t), layout in zip(tensors, layouts, strict=True)
+                                if not _same_layout(layout, _layout(t))]
+            # A list of plain values (token ids, pairs) changed in place: appended to, sorted, an item replaced.
+            reply["mutated"] += [key for key, value, before in plain if before is not None and _plain(value) != before]
+            reply["aliased"] = _aliased(value, tensors)
+            try:
+                reply["value"] = encoder.encode(value)
+            except protocol.ProtocolError as exc:
+                reply["value"] = {"opaque": f"unencodable result ({exc})"}
+            if call["grads"]:
+                self.gradients(reply, value, call, dict(tensors), edges, decoder, encoder)
+        reply["output"] = self.output.take()
+        return reply
+
+    def gradients(self, reply: dict[str, Any], value: Any, call: dict[str, Any], tensors: dict[str, Any],
+                  edges: dict[str, Any], decoder: Any, encoder: Any) -> None:
+        """Vector-Jacobian products of the result with respect to the arguments asked for. A cotangent comes
+        with the call, or is ones for a one-element result and seeded random values otherwise (sent back, so
+        the check can use the same one). Which arguments take part is decided by the snapshot from before the
+        call (`edges`): an argument that required grad then is differentiated through its accumulator, even if
+        the call cleared its requires_grad since."""
+        wanted = [key for key in call["grads"] if type(key) is str]
+        grads: dict[str, Any] = {key: None for key in wanted}
+        reply["grads"] = grads
+        results = _tensors_in(value)
+        given = call["grad_output"]
+        try:
+            if given is not None:
+                cotangent = decoder.decode(given)
+                cotangents = list(cotangent) if type(cotangent) in (tuple, list) else [cotangent]
+            else:  # one per tensor of the result, in order (a check's central differences pair them up)
+                cotangents = [_default_cotangent(t, index) for index, t in enumerate(results)]
+                if results:
+                    reply["grad_output"] = encoder.encode(tuple(cotangents) if type(value) in (tuple, list)
+                                                          else cotangents[0])
+            if not any(_t_requires_grad(t) for t in results):
+                reply["backward_error"] = ("the result does not require grad, so no gradient can flow back from it "
+                                           "(was it detached, or rebuilt from Python numbers?)")
+                return
+            pairs = [(t, c) for t, c in zip(results, cotangents, strict=False) if _t_requires_grad(t)]
+            inputs = [(key, tensors[key] if _t_requires_grad(tensors[key]) else _GradientEdge(edges[key], 0))
+                      for key in wanted if key in edges]
+            if not inputs:
+                return
+            found = _run_backward(tuple(t for t, _ in pairs), tuple(c for _, c in pairs), False, False,
+                                  tuple(t for _, t in inputs), True, False)
+        except BaseException as exc:  # noqa: B902 - the learner's backward may raise anything
+            reply["backward_error"] = self.exception_summary(exc)["message"]
+            self.graveyard.append(exc)
+            return
+        self.graveyard.append(found)
+        for (key, _), grad in zip(inputs, found, strict=True):
+            grads[key] = None if grad is None else encoder.encode(grad)
+
+    def source_line(self, number: int) -> str:
+        return self.source[number - 1].strip()[:200] if 0 < number <= len(self.source) else ""
+
+    def exception_summary(self, exc: BaseException) -> dict[str, Any]:
+        # Walk the traceback by hand, keeping the last few frames of the submission: traceback.extract_tb looks
+        # up a source line for every frame, which after a million-deep recursion takes longer than any limit.
+        last: collections.deque[tuple[int, str]] = collections.deque(maxlen=5)
+        guard = self.guard
+        if guard is not None:
+            guard.trusted = True
+        try:
+            tb = _exc_traceback(exc)
+            while type(tb) is _TracebackType:
+                code = tb.tb_frame.f_code
+                if code.co_filename == SUBMISSION_FILENAME:
+                    last.append((tb.tb_lineno or 0, code.co_name))
+                tb = tb.tb_next
+        finally:
+            if guard is not None:
+                guard.trusted = False
+        frames = [[line, name, self.source_line(line)] for line, name in last]
+        kind = type(exc)
+        if kind is SyntaxError or SyntaxError in _type_mro(kind):
+            if exc.filename == SUBMISSION_FILENAME:  # type: ignore[attr-defined]
+                frames.append([exc.lineno or 0, "<module>", str(exc.text or "").strip()[:200]])  # type: ignore[attr-defined]
+        try:
+            message = exc.msg if SyntaxError in _type_mro(kind) and exc.msg else str(exc)  # type: ignore[attr-defined]
+            if type(message) is not str:
+                message = "<the exception's message could not be read>"
+        except BaseException:  # noqa: B902 - a hostile __str__
+            message = "<the exception's message could not be read>"
+        mro = [str(_type_name(k)) for k in _type_mro(kind)][:16]
+        return {"type": str(_type_name(kind))[:100], "mro": mro, "message": message[:2000], "traceback": frames[-5:]}
+
+
+def _no_queue() -> float:
+    return 0.0
+
+
+def _layout(t: Any) -> tuple[Any, ...]:
+    """Every fact of an argument a call could change without writing its bytes: shape, strides, storage, version
+    counter, its class (`__class__` can be assigned a subclass with __torch_function__), its autograd facts
+    (requires_grad, leafness, grad_fn) and whether any hook was registered on it. grad_fn by identity, the object
+    kept alive in the tuple so that a new one cannot reuse its id; compared with `is`, never with its own __eq__."""
+    storage = _t_untyped_storage(t)
+    grad_fn = _t_grad_fn(t)
+    return (tuple(_t_shape(t)), tuple(_t_stride(t)), _t_storage_offset(t), _storage_ptr(storage), _t_version(t),
+            id(type(t)), bool(_t_requires_grad(t)), bool(_t_is_leaf(t)), _t_backward_hooks(t) is None,
+            _t_post_accumulate_hooks(t) is None, id(grad_fn), grad_fn)
+
+
+def _plain(value: Any, depth: int = 0) -> Any:
+    """A snapshot of a list or tuple of plain Python values (ints, floats, bools, strs, None, nested lists and
+    tuples of them), made of those exact types only, so comparing two never runs the learner's code; None when it
+    holds anything else (a tensor's own facts are compared by _layout)."""
+    kind = type(value)
+    if kind is _list or kind is _tuple:
+        if depth > 4 or len(value) > _PLAIN_ITEMS:
+            return None  # past what a plain argument holds: not compared (one grown this long has changed)
+        items = []
+        for item in value:
+            snapshot = _plain(item, depth + 1)
+            if snapshot is None:
+                return None
+            items.append(snapshot)
+        return (kind is _list, _tuple(items))
+    if kind is _int or kind is _bool or kind is _str or kind is _none:
+        return (kind is _bool, kind is _str, value)
+    if kind is _float:
+        return ("float", _repr(value))  # nan equals itself here
+    return None
+
+
+def _same_layout(before: tuple[Any, ...], after: tuple[Any, ...]) -> bool:
+    return before[:-1] == after[:-1] and before[-1] is after[-1]
+
+
+def _grad_accumulator(t: Any) -> Any:
+    """The AccumulateGrad node of a leaf that requires grad: the node a graph built from it feeds. Held by the
+    caller, it stays the tensor's accumulator for as long as the call's graph lives."""
+    enabled = _grad_enabled()
+    _set_grad_enabled(True)
+    try:
+        return _t_grad_fn(_t_view_as(t, t)).next_functions[0][0]
+    finally:
+        _set_grad_enabled(enabled)
+
+def _default_cotangent(t: Any, index: int) -> Any:
+    dtype = _t_dtype(t)
+    if not (dtype.is_floating_point or dtype.is_complex):  # indices, masks: no gradient flows from them
+        return _zeros(_t_shape(t), dtype=dtype)
+    if _t_numel(t) == 1:
+        return _ones(_t_shape(t), dtype=_t_dtype(t))
+    generator = _generator_seed(_Generator(), 1234 + index)
+    return _randn(_t_shape(t), generator=generator, dtype=_t_dtype(t))
+
+
+def _aliased(value: Any, tensors: list[tuple[str, Any]]) -> list[str]:
+    """Argument keys whose storage overlaps the storage of any returned tensor."""
+    ranges = []
+    for _, t in tensors:
+        storage = _t_untyped_storage(t)
+        ranges.append((_storage_ptr(storage), _storage_ptr(storage) + _storage_nbytes(storage)))
+    found: set[str] = set()
+    for out in _tensors_in(value):
+        storage = _t_untyped_storage(out)
+        start = _storage_ptr(storage)
+        end = start + _storage_nbytes(storage)
+        for (key, arg), (a_start, a_end) in zip(tensors, ranges, strict=True):
+            if a_start == 0 or start == 0:  # no memory at all (an empty or meta tensor): nothing to share
+                if out is arg:
+                    found.add(key)
+                continue
+            if out is arg or (start < a_end and a_start < end) or start == a_start:
+                found.add(key)
+    return sorted(found)
+
+
+def _tensors_in(value: Any, depth: int = 0) -> list[Any]:
+    if depth > 8:
+        return []
+    if type(value) is _Tensor or type(value) is _Parameter:
+        return [value]
+    if type(value) is tuple or type(value) is list:
+        return [t for item in value for t in _tensors_in(item, depth + 1)]
+    return []
