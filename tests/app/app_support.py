@@ -80,7 +80,8 @@ def events_path(submission_id: str) -> str:
 
 def open_stream(stack: ExitStack, client: TestClient | httpx.Client, submission_id: str) -> httpx.Response:
     """A stream held open until `stack` closes."""
-    return stack.enter_context(client.stream("GET", events_path(submission_id)))
+    response: httpx.Response = stack.enter_context(client.stream("GET", events_path(submission_id)))
+    return response
 
 
 def read_events(client: TestClient | httpx.Client, submission_id: str) -> list[tuple[str, Any]]:

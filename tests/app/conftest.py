@@ -81,7 +81,7 @@ def make_settings(tmp_path: Path) -> Callable[..., Settings]:
             "celery_broker_url": None,
             **overrides,
         }
-        return Settings(_env_file=None, **values)  # type: ignore[call-arg]
+        return Settings(_env_file=None, **values)
 
     return make
 

@@ -41,7 +41,7 @@ class Teacher:
         self.client = TestClient(app)
         self.email = email
         response = sign_in(self.client, email=email)
-        assert response.status_code == 303, response  # type: ignore[attr-defined]
+        assert response.status_code == 303, response
 
     def post(self, path: str, page: str, **fields: Any) -> Any:
         """POST a form of `page` (whose CSRF token it carries) to `path`."""

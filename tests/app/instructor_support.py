@@ -29,8 +29,9 @@ def csrf_from(html: str) -> tuple[str, str]:
 def sign_in(client: TestClient, email: str = EMAIL, password: str = PASSWORD, **extra: str) -> httpx.Response:
     form = client.get("/instructor/login")
     name, token = csrf_from(form.text)
-    return client.post(
+    response: httpx.Response = client.post(
         "/instructor/login",
         data={name: token, "email": email, "password": password, **extra},
         follow_redirects=False,
     )
+    return response

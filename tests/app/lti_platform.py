@@ -78,7 +78,8 @@ class Platform:
 
     def sign(self, claims: dict[str, Any]) -> str:
         """A message signed with the platform's key, as the library signs id_tokens (for hand-made launches)."""
-        return self.registration().platform_encode_and_sign(claims, expiration=300)
+        token: str = self.registration().platform_encode_and_sign(claims, expiration=300)
+        return token
 
     def wait_for_score(self, sub: str, timeout_s: float = 60.0) -> dict[str, Any]:
         deadline = time.monotonic() + timeout_s
@@ -112,7 +113,7 @@ class _Launch(LTIAdvantageMessageLaunchAbstract):
     """The authorization endpoint's answer: the launch message for the hinted user and link, signed."""
 
     def __init__(self, request: Request, conf: _Conf, platform: Platform) -> None:
-        super().__init__(request, conf)  # type: ignore[arg-type]
+        super().__init__(request, conf)
         self._platform = platform
 
     def get_preflight_response(self) -> dict[str, Any]:
@@ -146,7 +147,7 @@ class _Launch(LTIAdvantageMessageLaunchAbstract):
 
 class _ServiceRequest(PlatformRequestBase):
     def __init__(self, metadata: dict[str, Any]) -> None:
-        self.request = metadata  # type: ignore[assignment]
+        self.request = metadata
 
     def build_metadata(self, request: Any) -> Any:
         return request
@@ -162,7 +163,7 @@ async def _service_request(request: Request) -> _ServiceRequest:
 
 class _Grades(AssignmentsGradesService):
     def __init__(self, request: _ServiceRequest, conf: _Conf, platform: Platform) -> None:
-        super().__init__(request, conf, f"{platform.url}/lineitems")  # type: ignore[arg-type]
+        super().__init__(request, conf, f"{platform.url}/lineitems")
         self._book = platform.book
         self._url = platform.url
 
@@ -209,7 +210,7 @@ class _Grades(AssignmentsGradesService):
 
 class _Roster(NamesRoleProvisioningService):
     def __init__(self, request: _ServiceRequest, conf: _Conf, platform: Platform) -> None:
-        super().__init__(request, conf, f"{platform.url}/memberships")  # type: ignore[arg-type]
+        super().__init__(request, conf, f"{platform.url}/memberships")
         self._platform = platform
 
     def get_member_data_page(self, page: int = 1, limit: int | None = None, role: str | None = None,

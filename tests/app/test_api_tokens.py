@@ -234,7 +234,7 @@ def test_every_instructor_route_refuses_a_token_even_beside_an_instructors_sessi
 ) -> None:
     make_instructor(server.app)
     instructor = server.learner()
-    assert sign_in(instructor).status_code == 303  # type: ignore[attr-defined]
+    assert sign_in(instructor).status_code == 303
     learner_token = make_token(browser)["token"]
     routes = guarded_routes(server)
     assert routes

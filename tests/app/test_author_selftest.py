@@ -63,7 +63,8 @@ def author_server(make_server: Callable[..., Server], problems: Path, sandbox_av
 def selftest_of(server: Server, slug: str = "adder") -> dict[str, Any]:
     response = server.client.get(f"/api/author/selftest/{slug}")
     assert response.status_code == 200, response.text
-    return response.json()
+    summary: dict[str, Any] = response.json()
+    return summary
 
 
 def test_without_author_mode_the_endpoint_does_not_exist(make_server: Callable[..., Server], problems: Path) -> None:

@@ -38,7 +38,7 @@ HOSTILE_HEADERS = [
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """One site for the module; its grader grades at once (these tests are about who may write, not verdicts)."""
     root = tmp_path_factory.mktemp("cross-site")
-    settings = Settings(_env_file=None, database_url=f"sqlite:///{root / 'paperlab.db'}",  # type: ignore[call-arg]
+    settings = Settings(_env_file=None, database_url=f"sqlite:///{root / 'paperlab.db'}",
                         var_dir=root / "var", problems_dir=PROBLEMS, celery_broker_url=None,
                         secret_key="test-secret-key-0123456789abcdef")
     grader = HeldGrader()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from typing import Any
 
 from app.grading.event_bus import EventKind, GradingEvent, InMemoryEventBus
 from tests.app.app_support import (
@@ -21,7 +22,7 @@ from tests.app.app_support import (
 from tests.app.conftest import Server
 
 
-def _assert_checks_then_report(events: list[tuple[str, dict]], submission_id: str) -> None:
+def _assert_checks_then_report(events: list[tuple[str, dict[str, Any]]], submission_id: str) -> None:
     kinds = [kind for kind, _ in events]
     assert set(kinds) <= {"status", "check", "report"}
     assert kinds[-1] == "report" and kinds.count("report") == 1

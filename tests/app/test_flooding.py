@@ -24,7 +24,8 @@ BYSTANDER = "10.0.0.2"
 
 def stored_submissions(server: Server) -> int:
     with server.app.state.paperlab.session_factory() as session:
-        return session.query(Submission).count()
+        count: int = session.query(Submission).count()
+        return count
 
 
 def test_a_flood_from_one_address_is_refused_beyond_the_per_address_rate(make_server: Callable[..., Server]) -> None:

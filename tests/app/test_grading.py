@@ -95,7 +95,7 @@ def _grade(database: Any, problems: dict[str, Problem], grade: CountingGrader) -
         grade=grade,
     )
     with database() as session:
-        submission = session.get(Submission, "s")
+        submission: Submission | None = session.get(Submission, "s")
         assert submission is not None
         return submission
 

@@ -80,7 +80,7 @@ def lms(tmp_path_factory: pytest.TempPathFactory, worker_pool: WorkerPool) -> It
     tool, platform_url = f"http://127.0.0.1:{tool_port}", f"http://127.0.0.1:{platform_port}"
     private, public = new_key_pair()
     platform = Platform(url=platform_url, tool_url=tool, private_pem=private, public_pem=public, users=USERS)
-    settings = Settings(_env_file=None, database_url=f"sqlite:///{root / 'paperlab.db'}",  # type: ignore[call-arg]
+    settings = Settings(_env_file=None, database_url=f"sqlite:///{root / 'paperlab.db'}",
                         var_dir=root / "var", problems_dir=two_problems(root / "problems"), grading_concurrency=2,
                         secret_key="lti-test-secret-key-0123456789abcdef", celery_broker_url=None)
 

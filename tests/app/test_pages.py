@@ -187,7 +187,7 @@ def test_unsafe_mode_shows_the_banner(make_server: Callable[..., Server]) -> Non
     assert "Submissions run WITHOUT a sandbox" in server.client.get("/").text
 
 
-def test_api_docs_are_served_from_the_app_without_a_cdn(client) -> None:
+def test_api_docs_are_served_from_the_app_without_a_cdn(client: TestClient) -> None:
     page = client.get("/docs")
     assert page.status_code == 200
     assert "/static/dist/swagger/swagger-ui-bundle.js" in page.text

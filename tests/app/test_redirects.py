@@ -59,7 +59,7 @@ def assert_stays_on_this_site(location: str) -> None:
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """One site for the module (nothing here grades; successful sign-ins do not count against the limits)."""
     root = tmp_path_factory.mktemp("redirects")
-    settings = Settings(_env_file=None, database_url=f"sqlite:///{root / 'paperlab.db'}",  # type: ignore[call-arg]
+    settings = Settings(_env_file=None, database_url=f"sqlite:///{root / 'paperlab.db'}",
                         var_dir=root / "var", problems_dir=PROBLEMS, celery_broker_url=None,
                         secret_key="test-secret-key-0123456789abcdef")
     app = create_app(settings, backend_factory=held_backend(HeldGrader()))
@@ -71,8 +71,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 @pytest.mark.parametrize("hostile", HOSTILE_NEXT)
 def test_signing_in_never_leads_off_site(site: Server, hostile: str) -> None:
     response = sign_in(site.learner(), next=hostile)
-    assert response.status_code == 303  # type: ignore[attr-defined]
-    location = response.headers["location"]  # type: ignore[attr-defined]
+    assert response.status_code == 303
+    location = response.headers["location"]
     assert_stays_on_this_site(location)
     assert location == "/instructor"  # no odd spelling is kept: the dashboard
 
@@ -105,7 +105,7 @@ def test_saving_a_profile_never_leads_off_site(site: Server, hostile: str) -> No
 )
 def test_signing_in_returns_to_the_instructor_page_asked_for(site: Server, next_path: str, expected: str) -> None:
     response = sign_in(site.learner(), next=next_path)
-    assert response.headers["location"] == expected  # type: ignore[attr-defined]
+    assert response.headers["location"] == expected
 
 
 def test_saving_a_profile_returns_to_the_attempts_page(site: Server) -> None:

@@ -47,32 +47,32 @@ def test_settings_come_from_the_environment(monkeypatch: pytest.MonkeyPatch, tmp
     monkeypatch.setenv("PAPERLAB_QUEUE_LIMIT", "7")
     monkeypatch.setenv("PAPERLAB_UNSAFE_NO_SANDBOX", "1")
     monkeypatch.setenv("PAPERLAB_VAR_DIR", str(tmp_path))
-    settings = Settings(_env_file=None)  # type: ignore[call-arg]
+    settings = Settings(_env_file=None)
     assert settings.database_url == "postgresql+psycopg://paperlab@db/paperlab"
     assert settings.queue_limit == 7 and settings.unsafe_no_sandbox is True
     assert settings.var_dir == tmp_path
 
 
 def test_the_default_database_lives_in_the_var_dir(tmp_path: Path) -> None:
-    assert Settings(_env_file=None).database_url == "sqlite:///var/paperlab.db"  # type: ignore[call-arg]
-    settings = Settings(_env_file=None, var_dir=tmp_path)  # type: ignore[call-arg]
+    assert Settings(_env_file=None).database_url == "sqlite:///var/paperlab.db"
+    settings = Settings(_env_file=None, var_dir=tmp_path)
     assert settings.database_url == f"sqlite:///{tmp_path}/paperlab.db"
 
 
 def test_invalid_settings_are_refused() -> None:
     with pytest.raises(ValueError, match="grading_concurrency"):
-        Settings(_env_file=None, grading_concurrency=0)  # type: ignore[call-arg]
+        Settings(_env_file=None, grading_concurrency=0)
     with pytest.raises(ValueError, match="secret_key"):
-        Settings(_env_file=None, secret_key="short")  # type: ignore[call-arg]
+        Settings(_env_file=None, secret_key="short")
 
 
 def test_the_secret_key_is_generated_once_with_mode_600(tmp_path: Path) -> None:
-    settings = Settings(_env_file=None, var_dir=tmp_path / "var")  # type: ignore[call-arg]
+    settings = Settings(_env_file=None, var_dir=tmp_path / "var")
     first = resolve_secret_key(settings)
     path = tmp_path / "var" / "secret_key"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert len(first) >= 32 and resolve_secret_key(settings) == first
-    explicit = Settings(_env_file=None, var_dir=tmp_path, secret_key="x" * 40)  # type: ignore[call-arg]
+    explicit = Settings(_env_file=None, var_dir=tmp_path, secret_key="x" * 40)
     assert resolve_secret_key(explicit) == "x" * 40
 
 

@@ -105,7 +105,8 @@ def stream_status(client: TestClient, submission_id: str) -> int:
     """The status a new stream opens with, closed at once (read whole, a waiting submission's stream would
     last until its grading ends)."""
     with client.stream("GET", events_path(submission_id)) as response:
-        return response.status_code
+        status: int = response.status_code
+        return status
 
 
 def test_metrics_count_the_open_streams(make_server: Callable[..., Server], grader: HeldGrader) -> None:

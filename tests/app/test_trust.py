@@ -106,13 +106,13 @@ def test_mark_established_wants_a_reason_that_fits(session_factory: SessionFacto
 
 
 def test_the_thresholds_default_to_one_graded_submission_and_five_minutes() -> None:
-    default = Settings(_env_file=None).established_after  # type: ignore[call-arg]
+    default = Settings(_env_file=None).established_after
     assert default == EstablishedAfter(graded_submissions=1, first_seen_s=300)
 
 
 def test_the_thresholds_are_one_setting_read_as_json(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PAPERLAB_ESTABLISHED_AFTER", '{"graded_submissions": 3, "first_seen_s": 60}')
-    settings = Settings(_env_file=None)  # type: ignore[call-arg]
+    settings = Settings(_env_file=None)
     assert settings.established_after == EstablishedAfter(graded_submissions=3, first_seen_s=60)
 
 
@@ -127,4 +127,4 @@ def test_the_thresholds_are_one_setting_read_as_json(monkeypatch: pytest.MonkeyP
 def test_thresholds_that_make_no_sense_are_refused(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
     monkeypatch.setenv("PAPERLAB_ESTABLISHED_AFTER", value)
     with pytest.raises(ValueError, match="established_after"):
-        Settings(_env_file=None)  # type: ignore[call-arg]
+        Settings(_env_file=None)

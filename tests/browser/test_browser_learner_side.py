@@ -11,7 +11,7 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -547,7 +547,7 @@ def test_no_serious_accessibility_violation_at_any_size(tab: Learner, theme: str
 
     for size in SIZES:
         resize(page, size)
-        states = {
+        states: dict[str, Callable[[], object]] = {
             "problem-results": problem_results,
             "problem-statement": problem_statement,
             "problem-code": lambda: open_problem(tab),

@@ -66,7 +66,7 @@ def test_unreadable_sources_are_usage_errors(tmp_path: Path) -> None:
 
 
 def test_the_notebook_is_valid_nbformat_with_statement_starter_try_and_test_cells() -> None:
-    notebook = nbformat.from_dict(build_notebook(PROBLEM, url="http://lab.example"))
+    notebook = nbformat.from_dict(build_notebook(PROBLEM, url="http://lab.example"))  # type: ignore[no-untyped-call]  # nbformat: untyped
     nbformat.validate(notebook)
     kinds = [(cell.cell_type, cell.source.splitlines()[0] if cell.source else "") for cell in notebook.cells]
     assert kinds == [("markdown", "# MoCo"), ("markdown", "## Your solution"), ("code", "%load_ext paperlab"),

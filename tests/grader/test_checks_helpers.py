@@ -470,7 +470,9 @@ SPECIAL = [0.0, 1.0, 1.0 + 1e-9, 1.001, -1.0, 1e300, math.inf, -math.inf, math.n
 
 @pytest.mark.parametrize("equal_nan", [False, True])
 @pytest.mark.parametrize(("rtol", "atol"), [(0.0, 0.0), (1e-6, 1e-8), (0.01, 0.0), (0.0, math.inf)])
-def test_a_tensor_comparison_passes_exactly_when_every_pair_is_close(equal_nan, rtol, atol):
+def test_a_tensor_comparison_passes_exactly_when_every_pair_is_close(
+    equal_nan: bool, rtol: float, atol: float
+) -> None:
     """Close means |got - expected| <= atol + rtol |expected| between finite numbers, an infinity only matches
     itself and nan matches nan only with equal_nan, whichever path the comparison takes."""
     from grader.checks import _tensor_mismatch
@@ -487,7 +489,7 @@ def test_a_tensor_comparison_passes_exactly_when_every_pair_is_close(equal_nan, 
         assert (message == "") == close, (got, expected, message)
 
 
-def test_a_call_is_described_in_the_failure_message_and_only_when_a_check_fails():
+def test_a_call_is_described_in_the_failure_message_and_only_when_a_check_fails() -> None:
     described: list[str] = []
 
     def description() -> str:
@@ -504,14 +506,14 @@ def test_a_call_is_described_in_the_failure_message_and_only_when_a_check_fails(
 
 
 @pytest.mark.parametrize("shape", [(7,), (3, 4), (2, 1, 5), (1, 1), (4, 3, 2, 2)])
-def test_a_flat_index_is_unravelled_as_torch_does(shape):
+def test_a_flat_index_is_unravelled_as_torch_does(shape: tuple[int, ...]) -> None:
     from grader.checks import _unravel
 
     for flat in range(math.prod(shape)):
         assert _unravel(flat, shape) == tuple(int(i) for i in torch.unravel_index(torch.tensor(flat), shape))
 
 
-def test_a_hint_follows_a_failure_as_a_sentence_of_its_own():
+def test_a_hint_follows_a_failure_as_a_sentence_of_its_own() -> None:
     from grader.checks import hint
 
     with pytest.raises(CheckFailed) as caught, hint("Normalise each row first."):
@@ -519,7 +521,7 @@ def test_a_hint_follows_a_failure_as_a_sentence_of_its_own():
     assert str(caught.value) == "the loss: expected 1, got 0 (rtol=1e-07, atol=1e-09). Normalise each row first."
 
 
-def test_a_hint_leaves_the_learners_own_exception_alone():
+def test_a_hint_leaves_the_learners_own_exception_alone() -> None:
     from grader.checks import hint
 
     error = ExceptionInfo(type="ValueError", ancestry=("ValueError", "Exception"), message="bad x")

@@ -69,7 +69,7 @@ def run(tasks: list[Callable[[TaskSession], Any]], session: FakeSession | None =
     return done, session, interleaver
 
 
-def test_checks_waiting_at_the_same_time_share_one_exchange_and_get_their_own_replies():
+def test_checks_waiting_at_the_same_time_share_one_exchange_and_get_their_own_replies() -> None:
     def task(name: str) -> Callable[[TaskSession], Any]:
         return lambda s: ask(s, f"{name}1", f"{name}2") + ask(s, f"{name}3")
 
@@ -82,7 +82,7 @@ def test_checks_waiting_at_the_same_time_share_one_exchange_and_get_their_own_re
     assert interleaver.exchanges == 2
 
 
-def test_requests_of_one_exchange_keep_their_own_tensors():
+def test_requests_of_one_exchange_keep_their_own_tensors() -> None:
     # Each request's tensors go in an arena of its own, so what one check's call writes is seen as its own.
     tasks = [lambda s: ask(s, "a", blobs=(b"x", b"y")), lambda s: ask(s, "b", blobs=(b"z",)),
              lambda s: ask(s, "c")]
@@ -91,7 +91,7 @@ def test_requests_of_one_exchange_keep_their_own_tensors():
     assert exchange["blobs"] == [[b"x", b"y"], [b"z"], []]
 
 
-def test_results_are_reported_in_check_order_as_soon_as_those_before_are_done():
+def test_results_are_reported_in_check_order_as_soon_as_those_before_are_done() -> None:
     order: list[str] = []
 
     def slow(s: TaskSession) -> str:
@@ -109,7 +109,7 @@ def test_results_are_reported_in_check_order_as_soon_as_those_before_are_done():
     assert [(index, result) for index, result, _ in done] == [(0, "slow"), (1, "quick")]
 
 
-def test_a_failure_is_charged_to_its_own_check_and_the_checks_after_it_are_sent_again():
+def test_a_failure_is_charged_to_its_own_check_and_the_checks_after_it_are_sent_again() -> None:
     def crashes(s: TaskSession) -> str:
         try:
             ask(s, "crash")
@@ -129,7 +129,7 @@ def test_a_failure_is_charged_to_its_own_check_and_the_checks_after_it_are_sent_
     assert interleaver.exchanges == 2
 
 
-def test_a_check_resumes_as_soon_as_its_own_reply_is_in():
+def test_a_check_resumes_as_soon_as_its_own_reply_is_in() -> None:
     """So its verdict is out while the worker is still busy with the checks after it; its next request waits
     for the next exchange."""
     session = FakeSession()
@@ -148,12 +148,12 @@ def test_a_check_resumes_as_soon_as_its_own_reply_is_in():
     assert [index for index, _, _ in done] == [0, 1]
 
 
-def test_every_group_keeps_its_own_time_limit():
+def test_every_group_keeps_its_own_time_limit() -> None:
     _, session, _ = run([lambda s: ask(s, "a", "b", "c"), lambda s: ask(s, "d")], call_timeout_s=2.0)
     assert session.exchanges[0]["timeouts"] == [15.0, 5.0]
 
 
-def test_each_check_keeps_its_own_grad_mode_across_pauses():
+def test_each_check_keeps_its_own_grad_mode_across_pauses() -> None:
     seen: dict[str, bool] = {}
 
     def without_grad(s: TaskSession) -> None:
@@ -170,14 +170,14 @@ def test_each_check_keeps_its_own_grad_mode_across_pauses():
     assert torch.is_grad_enabled()
 
 
-def test_a_checks_time_counts_its_own_calls_not_the_others():
+def test_a_checks_time_counts_its_own_calls_not_the_others() -> None:
     done, _, _ = run([lambda s: ask(s, "a", "b"), lambda s: ask(s, "c")])
     (_, _, first), (_, _, second) = done
     assert first == pytest.approx(0.004, abs=0.003)  # two calls of 2 ms each, plus its own few microseconds
     assert second == pytest.approx(0.002, abs=0.003)
 
 
-def test_without_merging_every_request_goes_alone():
+def test_without_merging_every_request_goes_alone() -> None:
     session = FakeSession()
     done: list[Any] = []
     interleaver = Interleaver(session=session, limits=Limits(), merge=False)
@@ -201,7 +201,7 @@ def outcome(call: Callable[[], list[str]]) -> str | list[str]:
         return f"{exc.limit}: {exc.reason}"
 
 
-def test_a_function_that_broke_a_limit_is_not_called_again_and_the_others_still_run():
+def test_a_function_that_broke_a_limit_is_not_called_again_and_the_others_still_run() -> None:
     tasks = [
         lambda s: outcome(lambda: ask_function(s, "f", "crash")),
         lambda s: outcome(lambda: ask_function(s, "f", "a")),

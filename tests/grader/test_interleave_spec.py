@@ -43,7 +43,7 @@ class ScriptedSession:
         self.seen.append((path, request.function, request.timeout, what, tags))
         for tag in tags:
             if tag.endswith("!"):
-                raise WorkerLost(f"{tag} during {what}", limit=tag[:-1] or None)  # type: ignore[arg-type]
+                raise WorkerLost(f"{tag} during {what}", limit=tag[:-1] or None)
             if tag == "big":
                 return Answer(TooLarge(size=9), [])
         return Answer(CallsReply(tuple(CallOutcome(value=tag, duration_ms=self.duration_ms) for tag in tags)), [])

@@ -395,7 +395,7 @@ def test_an_argument_written_in_place_is_named_once_in_argument_order(written: t
 
 
 def test_a_write_is_blamed_on_the_call_whose_argument_it_was() -> None:
-    calls = iter([lambda x, y: 0, lambda x, y: x.add_(1) and 0])
+    calls: Iterator[Callable[[Any, Any], Any]] = iter([lambda x, y: 0, lambda x, y: x.add_(1) and 0])
     run = runner(InProcessWorker(functions={"add": lambda x, y: next(calls)(x, y)}))
     shared = torch.zeros(2)
     first, second = add_of(run).map([((shared, 1), {}), ((shared, 2), {})])

@@ -375,7 +375,7 @@ def test_the_generic_batterys_reference_gradients_are_computed_once(folder: Path
     from grader.contract import battery
 
     calls: list[str] = []
-    original = battery.FunctionBattery._reference_grads  # type: ignore[attr-defined]
+    original = battery.FunctionBattery._reference_grads
 
     def counted(self: Any, ref: Any, case: Any, cotangent: Any) -> Any:
         calls.append(self.name)

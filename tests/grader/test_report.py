@@ -20,7 +20,7 @@ from grader.report import (
 
 
 def result(status: str, *, required: bool = True, id: str = "g.c") -> CheckResult:
-    return CheckResult(id=id, title=id, group=id.split(".")[0], required=required, status=status)  # type: ignore[arg-type]
+    return CheckResult(id=id, title=id, group=id.split(".")[0], required=required, status=status)
 
 
 def report(checks: list[CheckResult], error: ReportError | None = None) -> Report:
@@ -82,7 +82,7 @@ def test_json_round_trip_and_contract_fields() -> None:
 
 def test_invalid_statuses_are_refused() -> None:
     with pytest.raises(ValueError):
-        CheckResult(id="a.b", title="t", group="a", required=True, status="ok")  # type: ignore[arg-type]
+        CheckResult(id="a.b", title="t", group="a", required=True, status="ok")
     with pytest.raises(ValueError):
         Report.model_validate({"problem": "p", "solved": True, "status": "solved", "checks": []})
 

@@ -21,7 +21,7 @@ from grader.report import (
 
 
 def result(status: str, *, required: bool = True, message: str = "", output: str = "") -> CheckResult:
-    return CheckResult(id="g.c", title="t", group="g", required=required, status=status,  # type: ignore[arg-type]
+    return CheckResult(id="g.c", title="t", group="g", required=required, status=status,
                        message=message, output=output)
 
 

@@ -2,6 +2,7 @@
 
 import io
 import re
+from pathlib import Path
 
 import pytest
 
@@ -11,7 +12,7 @@ from grader.scaffold import TEMPLATE_DIR, ScaffoldError, create_problem
 from grader.selftest import run_selftest
 
 
-def test_new_creates_every_file_of_the_problem_format(tmp_path):
+def test_new_creates_every_file_of_the_problem_format(tmp_path: Path) -> None:
     folder = create_problem("layer-norm", tmp_path)
     assert folder == tmp_path / "layer-norm"
     for name in REQUIRED_FILES:
@@ -24,7 +25,7 @@ def test_new_creates_every_file_of_the_problem_format(tmp_path):
     assert problem.checks
 
 
-def test_new_problem_keeps_its_validation_in_helpers_py_which_the_starter_imports(tmp_path):
+def test_new_problem_keeps_its_validation_in_helpers_py_which_the_starter_imports(tmp_path: Path) -> None:
     folder = create_problem("fresh", tmp_path)
     problem = load_problem(folder)
     assert "def check_matrix(x" in problem.helpers and problem.helpers_module is not None
@@ -36,7 +37,7 @@ def test_new_problem_keeps_its_validation_in_helpers_py_which_the_starter_import
         problem.reference.normalize_rows([1.0])  # the reference's validation is helpers.py's
 
 
-def test_every_placeholder_is_filled_and_nothing_else_is_copied(tmp_path):
+def test_every_placeholder_is_filled_and_nothing_else_is_copied(tmp_path: Path) -> None:
     folder = create_problem("demo", tmp_path)
     for path in folder.rglob("*"):
         assert "__pycache__" not in path.parts
@@ -45,7 +46,7 @@ def test_every_placeholder_is_filled_and_nothing_else_is_copied(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["demo"]  # no staging folder left behind
 
 
-def test_template_python_files_compile():
+def test_template_python_files_compile() -> None:
     for path in TEMPLATE_DIR.rglob("*.py"):
         compile(path.read_text(), str(path), "exec")
 
@@ -61,13 +62,13 @@ def test_template_python_files_compile():
         pytest.param("a" * 41, id="too-long"),
     ],
 )
-def test_invalid_slug_is_refused(tmp_path, slug):
+def test_invalid_slug_is_refused(tmp_path: Path, slug: str) -> None:
     with pytest.raises(ScaffoldError, match="invalid slug"):
         create_problem(slug, tmp_path)
     assert list(tmp_path.iterdir()) == []
 
 
-def test_existing_folder_is_refused_and_left_alone(tmp_path):
+def test_existing_folder_is_refused_and_left_alone(tmp_path: Path) -> None:
     (tmp_path / "taken").mkdir()
     (tmp_path / "taken" / "mine.txt").write_text("keep me")
     with pytest.raises(ScaffoldError, match=re.escape(f"{tmp_path / 'taken'} already exists")):
@@ -75,7 +76,7 @@ def test_existing_folder_is_refused_and_left_alone(tmp_path):
     assert [p.name for p in (tmp_path / "taken").iterdir()] == ["mine.txt"]
 
 
-def test_new_problem_passes_selftest_straight_away(tmp_path):
+def test_new_problem_passes_selftest_straight_away(tmp_path: Path) -> None:
     folder = create_problem("fresh", tmp_path)
     out = io.StringIO()
     assert run_selftest([folder], unsafe=True, stream=out), out.getvalue()
@@ -83,13 +84,13 @@ def test_new_problem_passes_selftest_straight_away(tmp_path):
 
 
 @pytest.mark.sandbox
-def test_new_problem_passes_selftest_in_the_sandbox(tmp_path):
+def test_new_problem_passes_selftest_in_the_sandbox(tmp_path: Path) -> None:
     folder = create_problem("fresh", tmp_path)
     out = io.StringIO()
     assert run_selftest([folder], unsafe=False, stream=out), out.getvalue()
 
 
-def test_new_problem_uses_the_authoring_forms(tmp_path):
+def test_new_problem_uses_the_authoring_forms(tmp_path: Path) -> None:
     problem = load_problem(create_problem("fresh", tmp_path))
     assert all(function.contract is not None for function in problem.spec.functions)  # the contract comes first
     assert len(problem.clauses) >= 2 and 2 <= len(problem.hints) <= 3
@@ -104,7 +105,7 @@ def test_new_problem_uses_the_authoring_forms(tmp_path):
     assert "banned_calls" in (problem.folder / "problem.toml").read_text()  # shown, commented out
 
 
-def test_new_problem_selftest_has_no_clause_or_hint_warnings(tmp_path):
+def test_new_problem_selftest_has_no_clause_or_hint_warnings(tmp_path: Path) -> None:
     folder = create_problem("fresh", tmp_path)
     out = io.StringIO()
     assert run_selftest([folder], unsafe=True, stream=out), out.getvalue()

@@ -4,6 +4,9 @@ import io
 import json
 import re
 import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Protocol
 
 import pytest
 
@@ -13,8 +16,14 @@ from grader.scaffold import create_problem
 from grader.selftest import lint_problem, run_selftest, selftest_verdicts, verdict_summary
 
 
+class SelfTest(Protocol):
+    """The `selftest` fixture: self-test the folders in the module's pool; whether all are sound, and the report."""
+
+    def __call__(self, *folders: Path) -> tuple[bool, str]: ...
+
+
 @pytest.fixture(scope="module")
-def pool():
+def pool() -> Iterator[WorkerPool]:
     """One warm pool for the module: starting one costs seconds (it imports torch); grading costs milliseconds.
     Unsandboxed: these tests are about the self-test's logic, and the code graded is the test's own."""
     with WorkerPool(size=1, unsafe=True) as pool:
@@ -22,14 +31,14 @@ def pool():
 
 
 @pytest.fixture
-def problem(tmp_path):
+def problem(tmp_path: Path) -> Path:
     """A fresh, sound problem (the scaffold's example) in a temporary problems directory."""
     return create_problem("sample", tmp_path / "problems")
 
 
 @pytest.fixture
-def selftest(pool):
-    def run(*folders):
+def selftest(pool: WorkerPool) -> SelfTest:
+    def run(*folders: Path) -> tuple[bool, str]:
         out = io.StringIO()
         ok = run_selftest(list(folders), unsafe=True, stream=out, pool=pool)
         return ok, out.getvalue()
@@ -37,12 +46,12 @@ def selftest(pool):
     return run
 
 
-def mutant_row(output, name):
+def mutant_row(output: str, name: str) -> str:
     """The mutants table's row of `name`: number, name, first required check that caught it, checks failed."""
     return next(line for line in output.splitlines() if re.match(rf"\s*\d+\s+{re.escape(name)}\s", line))
 
 
-def test_sound_problem_passes_and_prints_the_mutant_table(problem, selftest):
+def test_sound_problem_passes_and_prints_the_mutant_table(problem: Path, selftest: SelfTest) -> None:
     ok, output = selftest(problem)
     assert ok, output
     assert "first required check that caught it" in output
@@ -52,7 +61,7 @@ def test_sound_problem_passes_and_prints_the_mutant_table(problem, selftest):
     assert output.rstrip().splitlines()[-1] == "selftest passed: 1 problem(s) sound"
 
 
-def test_mutant_no_required_check_catches_fails_and_is_named(problem, selftest):
+def test_mutant_no_required_check_catches_fails_and_is_named(problem: Path, selftest: SelfTest) -> None:
     shutil.copy(problem / "reference.py", problem / "mutants" / "not_really_wrong.py")
     ok, output = selftest(problem)
     assert not ok
@@ -60,7 +69,7 @@ def test_mutant_no_required_check_catches_fails_and_is_named(problem, selftest):
     assert "selftest FAILED: 1 of 1 problem(s) unsound: sample" in output
 
 
-def test_mutant_caught_only_by_an_advisory_check_is_not_caught(problem, selftest):
+def test_mutant_caught_only_by_an_advisory_check_is_not_caught(problem: Path, selftest: SelfTest) -> None:
     checks = problem / "checks.py"
     checks.write_text(checks.read_text() + '''
 
@@ -80,7 +89,7 @@ def quiet(sub, ref):
     assert "mutant chatty.py: no required check caught it (only advisory: style.quiet)" in output
 
 
-def test_flaky_check_is_detected(problem, selftest):
+def test_flaky_check_is_detected(problem: Path, selftest: SelfTest) -> None:
     # A check whose verdict depends on how often it has run: passes the first time, fails the second.
     checks = problem / "checks.py"
     checks.write_text(checks.read_text() + '''
@@ -101,7 +110,7 @@ def flaky(sub, ref):
     assert re.search(r"normalize_rows\.flaky: run 1 passed.*run 2 failed", output)
 
 
-def test_broken_problem_toml_gives_file_and_line(problem, selftest):
+def test_broken_problem_toml_gives_file_and_line(problem: Path, selftest: SelfTest) -> None:
     toml = problem / "problem.toml"
     lines = toml.read_text().splitlines()
     number = next(i for i, line in enumerate(lines, start=1) if line.startswith("difficulty"))
@@ -112,21 +121,21 @@ def test_broken_problem_toml_gives_file_and_line(problem, selftest):
     assert f"{toml}:{number}: difficulty:" in output
 
 
-def test_variant_that_fails_a_check_is_reported(problem, selftest):
+def test_variant_that_fails_a_check_is_reported(problem: Path, selftest: SelfTest) -> None:
     shutil.copy(problem / "mutants" / "no_floor.py", problem / "variants" / "actually_wrong.py")
     ok, output = selftest(problem)
     assert not ok
     assert "actually_wrong.py: normalize_rows.zero_row failed" in output
 
 
-def test_starter_that_does_not_load_is_reported(problem, selftest):
+def test_starter_that_does_not_load_is_reported(problem: Path, selftest: SelfTest) -> None:
     (problem / "starter.py").write_text("def normalize_rows(x):\n    return (\n")
     ok, output = selftest(problem)
     assert not ok
     assert "the starter must load and run" in output
 
 
-def test_reference_failing_a_check_is_reported(problem, selftest):
+def test_reference_failing_a_check_is_reported(problem: Path, selftest: SelfTest) -> None:
     reference = problem / "reference.py"
     reference.write_text(reference.read_text().replace("clamp_min(1e-12)", "clamp_min(1e-12) * 2"))
     ok, output = selftest(problem)
@@ -135,7 +144,7 @@ def test_reference_failing_a_check_is_reported(problem, selftest):
     assert "normalize_rows.hand_example failed" in output
 
 
-def test_sound_and_broken_problems_together(problem, tmp_path, selftest):
+def test_sound_and_broken_problems_together(problem: Path, tmp_path: Path, selftest: SelfTest) -> None:
     broken = create_problem("broken", tmp_path / "problems")
     (broken / "checks.py").write_text("x = )\n")
     ok, output = selftest(problem, broken)
@@ -156,7 +165,7 @@ def normalize_rows(x):
 '''
 
 
-def test_a_patch_mutant_is_graded_on_top_of_the_reference(problem, selftest):
+def test_a_patch_mutant_is_graded_on_top_of_the_reference(problem: Path, selftest: SelfTest) -> None:
     (problem / "mutants" / "patched_no_floor.py").write_text(PATCH_NO_FLOOR)
     ok, output = selftest(problem)
     assert ok, output
@@ -164,7 +173,7 @@ def test_a_patch_mutant_is_graded_on_top_of_the_reference(problem, selftest):
     assert "normalize_rows.zero_row" in row, row
 
 
-def test_a_patch_that_does_not_define_what_it_overrides_is_unsound(problem, selftest):
+def test_a_patch_that_does_not_define_what_it_overrides_is_unsound(problem: Path, selftest: SelfTest) -> None:
     (problem / "mutants" / "broken_patch.py").write_text(
         PATCH_NO_FLOOR.replace("Overrides: normalize_rows", "Overrides: normalize_rows, normalise_all"))
     ok, output = selftest(problem)
@@ -176,7 +185,7 @@ def test_a_patch_that_does_not_define_what_it_overrides_is_unsound(problem, self
 # ------------------------------------------------------------------------ what the self-test tells the author
 
 
-def test_a_copy_of_the_reference_is_called_probably_correct(problem, selftest):
+def test_a_copy_of_the_reference_is_called_probably_correct(problem: Path, selftest: SelfTest) -> None:
     shutil.copy(problem / "reference.py", problem / "mutants" / "not_really_wrong.py")
     ok, output = selftest(problem)
     assert not ok
@@ -188,14 +197,14 @@ def test_a_copy_of_the_reference_is_called_probably_correct(problem, selftest):
     assert total == used + drawn and used >= 8 and drawn > 0  # the template's checks make at least 8 calls
 
 
-def without_contract(problem) -> None:
+def without_contract(problem: Path) -> None:
     """The problem with its hand checks only: the explanations of an uncaught mutant are about what they call."""
     toml = problem / "problem.toml"
     text = toml.read_text()
     toml.write_text(text[:text.index("# The function's contract")] + text[text.index("# What the declaration"):])
 
 
-def test_an_uncaught_mutant_shows_an_input_where_it_differs(problem, selftest):
+def test_an_uncaught_mutant_shows_an_input_where_it_differs(problem: Path, selftest: SelfTest) -> None:
     # Wrong only where an element exceeds 4.5 in size: the template's hand checks stay below (the hand example's 4
     # is the largest), random inputs on their scale go beyond.
     without_contract(problem)
@@ -212,7 +221,7 @@ def test_an_uncaught_mutant_shows_an_input_where_it_differs(problem, selftest):
     assert "values differ" in message and "no check makes a call like it" in message, message
 
 
-def test_an_uncaught_mutant_differing_only_in_gradients_is_shown(problem, selftest):
+def test_an_uncaught_mutant_differing_only_in_gradients_is_shown(problem: Path, selftest: SelfTest) -> None:
     # Detaching the norm changes the gradient only; this differentiable check looks at requires_grad alone.
     without_contract(problem)
     checks = problem / "checks.py"
@@ -238,7 +247,7 @@ def differentiable(sub, ref):
     assert "check normalize_rows.differentiable makes this call but does not compare what differs" in message
 
 
-def test_the_check_by_mutant_table_marks_who_fails_what(problem, selftest):
+def test_the_check_by_mutant_table_marks_who_fails_what(problem: Path, selftest: SelfTest) -> None:
     ok, output = selftest(problem)
     assert ok, output
     mutants = sorted(path.name for path in (problem / "mutants").glob("*.py"))  # columns in this order
@@ -250,7 +259,7 @@ def test_the_check_by_mutant_table_marks_who_fails_what(problem, selftest):
     assert set(cells) <= set("Xx.E-")
 
 
-def test_a_check_no_mutant_fails_is_warned_about(problem, selftest):
+def test_a_check_no_mutant_fails_is_warned_about(problem: Path, selftest: SelfTest) -> None:
     checks = problem / "checks.py"
     checks.write_text(checks.read_text() + '''
 
@@ -264,7 +273,7 @@ def one_by_one(sub, ref):
             in output)
 
 
-def test_the_clause_table_fails_for_a_clause_only_an_advisory_check_tests(problem, selftest):
+def test_the_clause_table_fails_for_a_clause_only_an_advisory_check_tests(problem: Path, selftest: SelfTest) -> None:
     checks = problem / "checks.py"
     old = '@check("normalize_rows.zero_row", "A zero row stays zero", '
     assert old in checks.read_text()
@@ -280,7 +289,7 @@ def test_the_clause_table_fails_for_a_clause_only_an_advisory_check_tests(proble
         in output
 
 
-def test_a_problem_without_clauses_only_gets_a_warning(problem, selftest):
+def test_a_problem_without_clauses_only_gets_a_warning(problem: Path, selftest: SelfTest) -> None:
     toml = problem / "problem.toml"
     text = toml.read_text()
     toml.write_text(text[:text.index("# The function's contract")] + text[text.index("# Two or three"):])
@@ -292,7 +301,7 @@ def test_a_problem_without_clauses_only_gets_a_warning(problem, selftest):
     assert "warning: problem.toml lists no [[clauses]] and declares no contract" in output
 
 
-def test_lint_findings_make_a_problem_unsound(problem, selftest):
+def test_lint_findings_make_a_problem_unsound(problem: Path, selftest: SelfTest) -> None:
     checks = problem / "checks.py"
     checks.write_text("import os\n" + checks.read_text())
     (problem / "mutants" / "uses_undefined.py").write_text(
@@ -307,7 +316,7 @@ def test_lint_findings_make_a_problem_unsound(problem, selftest):
     assert "check_matrix" not in output.split("lint")[1].split("reference")[0]
 
 
-def test_the_starter_may_keep_unused_imports(problem, selftest):
+def test_the_starter_may_keep_unused_imports(problem: Path, selftest: SelfTest) -> None:
     starter = problem / "starter.py"
     starter.write_text("import math\n\n" + starter.read_text().replace('"""', '"""', 1))
     findings = lint_problem(load_problem(problem))
@@ -315,7 +324,7 @@ def test_the_starter_may_keep_unused_imports(problem, selftest):
     assert findings == [] or all("starter.py" not in f or "F401" not in f for f in findings), findings
 
 
-def test_a_banned_call_that_does_not_exist_is_unsound(problem, selftest):
+def test_a_banned_call_that_does_not_exist_is_unsound(problem: Path, selftest: SelfTest) -> None:
     toml = problem / "problem.toml"
     toml.write_text(toml.read_text().replace(
         'tags = ["example"]\n',
@@ -325,7 +334,7 @@ def test_a_banned_call_that_does_not_exist_is_unsound(problem, selftest):
     assert "banned_calls names what does not exist here: torch.nn.functional.normalise" in output
 
 
-def test_the_corpus_is_measured_against_the_catalogue_bar(problem, selftest):
+def test_the_corpus_is_measured_against_the_catalogue_bar(problem: Path, selftest: SelfTest) -> None:
     reference = (problem / "reference.py").read_text()
     (problem / "mutants" / "undescribed.py").write_text(  # a whole-file mutant with no docstring
         reference.split('"""', 2)[2].lstrip().replace("clamp_min(1e-12)", "clamp_min(1.0)"))
@@ -336,12 +345,12 @@ def test_the_corpus_is_measured_against_the_catalogue_bar(problem, selftest):
             "with a Source: line (4), 2 variants (3)") in output
 
 
-def summary_of(problem, pool):
+def summary_of(problem: Path, pool: WorkerPool) -> Any:
     (verdict, loaded), = selftest_verdicts([problem], unsafe=True, stream=io.StringIO(), pool=pool)
     return json.loads(json.dumps(verdict_summary(verdict, loaded)))  # what `selftest --json` prints
 
 
-def test_the_json_summary_of_a_sound_problem_has_its_tables(problem, pool):
+def test_the_json_summary_of_a_sound_problem_has_its_tables(problem: Path, pool: WorkerPool) -> None:
     summary = summary_of(problem, pool)
     assert summary["sound"] is True and summary["failures"] == []
     clauses = {clause["id"]: clause for clause in summary["clauses"]}
@@ -350,7 +359,7 @@ def test_the_json_summary_of_a_sound_problem_has_its_tables(problem, pool):
     assert all(m["caught"] and m["caught_by"] in m["failed"] for m in summary["mutants"])
 
 
-def test_the_json_summary_of_an_unsound_problem_names_what_is_wrong(problem, pool):
+def test_the_json_summary_of_an_unsound_problem_names_what_is_wrong(problem: Path, pool: WorkerPool) -> None:
     shutil.copy(problem / "reference.py", problem / "mutants" / "not_really_wrong.py")
     summary = summary_of(problem, pool)
     assert summary["sound"] is False
@@ -362,7 +371,9 @@ def test_the_json_summary_of_an_unsound_problem_names_what_is_wrong(problem, poo
 # ------------------------------------------------------------------ the solution learners read (Solution page)
 
 
-def test_a_private_looking_line_in_the_reference_learners_read_is_warned_about(problem, selftest):
+def test_a_private_looking_line_in_the_reference_learners_read_is_warned_about(
+    problem: Path, selftest: SelfTest
+) -> None:
     reference = problem / "reference.py"
     source = reference.read_text()
     reference.write_text(source + "# Hidden from learners: the trick is the floor.\n")
@@ -374,7 +385,9 @@ def test_a_private_looking_line_in_the_reference_learners_read_is_warned_about(p
     assert "1 line(s) look private" in output
 
 
-def test_a_private_comment_is_stripped_from_what_learners_read_and_not_warned_about(problem, selftest):
+def test_a_private_comment_is_stripped_from_what_learners_read_and_not_warned_about(
+    problem: Path, selftest: SelfTest
+) -> None:
     reference = problem / "reference.py"
     reference.write_text("# private: the secret is the floor\n" + reference.read_text())
     ok, output = selftest(problem)
@@ -383,7 +396,7 @@ def test_a_private_comment_is_stripped_from_what_learners_read_and_not_warned_ab
     assert "learners read reference.py" in output
 
 
-def test_a_solution_file_that_does_not_solve_the_problem_is_unsound(problem, selftest):
+def test_a_solution_file_that_does_not_solve_the_problem_is_unsound(problem: Path, selftest: SelfTest) -> None:
     shutil.copy(problem / "mutants" / "no_floor.py", problem / "solution.py")
     ok, output = selftest(problem)
     assert not ok

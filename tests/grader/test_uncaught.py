@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import pytest
 import torch
 
@@ -19,7 +22,7 @@ def scaled(x: torch.Tensor, scale: float) -> torch.Tensor:
     return x * scale
 
 
-def outcome_difference(reference, mutant, *args: object) -> str:
+def outcome_difference(reference: Callable[..., Any], mutant: Callable[..., Any], *args: object) -> str:
     recorded = call(*args)
     return difference(run_call(reference, PARAMETERS, recorded), run_call(mutant, PARAMETERS, recorded))
 
@@ -42,15 +45,15 @@ def test_the_same_function_makes_no_difference() -> None:
                      (torch.ones(3, requires_grad=True), 2.0), "x.grad", id="wrong-gradient"),
     ],
 )
-def test_what_differs_is_named(mutant, args: tuple[object, ...], expected: str) -> None:
+def test_what_differs_is_named(mutant: Callable[..., Any], args: tuple[object, ...], expected: str) -> None:
     assert expected in outcome_difference(scaled, mutant, *args)
 
 
 def test_the_same_exception_type_is_no_difference() -> None:
-    def strict(x, scale):
+    def strict(x: torch.Tensor, scale: float) -> None:
         raise ValueError("scale must be positive")
 
-    def terse(x, scale):
+    def terse(x: torch.Tensor, scale: float) -> None:
         raise ValueError("bad")
 
     assert outcome_difference(strict, terse, torch.ones(1), -1.0) == ""

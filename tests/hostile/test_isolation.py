@@ -75,7 +75,8 @@ def probe(grade_code: GradeCode, **lists: Any) -> dict[str, Any]:
     assert_unsolved_within(report, 30)
     output = report.checks[0].output
     assert output.startswith("PROBE"), output[:500]
-    return json.loads(output.removeprefix("PROBE").strip())
+    found: dict[str, Any] = json.loads(output.removeprefix("PROBE").strip())
+    return found
 
 
 @pytest.fixture

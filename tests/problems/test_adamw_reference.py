@@ -1,5 +1,7 @@
 """Fast in-process tests of the adamw reference: the hand example and agreement with torch.optim.AdamW."""
 
+from types import ModuleType
+
 import pytest
 import torch
 
@@ -7,11 +9,11 @@ from grader.problems import load_problem
 
 
 @pytest.fixture(scope="module")
-def ref():
+def ref() -> ModuleType:
     return load_problem("adamw").reference  # it imports helpers.py: load_problem makes that work
 
 
-def test_hand_example(ref):
+def test_hand_example(ref: ModuleType) -> None:
     zeros = torch.zeros(2, dtype=torch.float64)
     param, m, v = ref.adamw_step(torch.tensor([1.0, -2.0], dtype=torch.float64),
                                  torch.tensor([0.5, -0.1], dtype=torch.float64), zeros, zeros, 1, 0.1)
@@ -20,7 +22,7 @@ def test_hand_example(ref):
     assert v.tolist() == pytest.approx([0.00025, 0.00001])
 
 
-def test_trajectory_matches_torch_adamw(ref):
+def test_trajectory_matches_torch_adamw(ref: ModuleType) -> None:
     generator = torch.Generator().manual_seed(0)
     start = torch.randn(4, 3, generator=generator, dtype=torch.float64)
     weights = start.clone().requires_grad_()
@@ -34,7 +36,7 @@ def test_trajectory_matches_torch_adamw(ref):
     torch.testing.assert_close(param, weights.detach(), rtol=1e-12, atol=1e-12)
 
 
-def test_inputs_untouched_and_results_detached(ref):
+def test_inputs_untouched_and_results_detached(ref: ModuleType) -> None:
     param = torch.ones(3, dtype=torch.float64, requires_grad=True)
     grad = torch.ones(3, dtype=torch.float64)
     m, v = torch.zeros(3, dtype=torch.float64), torch.zeros(3, dtype=torch.float64)

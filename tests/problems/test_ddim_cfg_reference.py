@@ -2,6 +2,8 @@
 schedule's edge cases, eta = 1 against DDPM's posterior, the last step, and the refusals."""
 
 import math
+from collections.abc import Callable
+from types import ModuleType
 
 import pytest
 import torch
@@ -10,11 +12,11 @@ from grader.problems import load_problem
 
 
 @pytest.fixture(scope="module")
-def ref():
+def ref() -> ModuleType:
     return load_problem("ddim_cfg").reference  # it imports helpers.py: load_problem makes that work
 
 
-def test_schedule_hand_example_and_edges(ref):
+def test_schedule_hand_example_and_edges(ref: ModuleType) -> None:
     steps, prev = ref.ddim_timesteps(10, 3)
     assert steps.tolist() == [6, 3, 0] and prev.tolist() == [3, 0, -1]
     assert steps.dtype == prev.dtype == torch.int64
@@ -24,7 +26,7 @@ def test_schedule_hand_example_and_edges(ref):
     assert every.tolist() == [4, 3, 2, 1, 0] and after.tolist() == [3, 2, 1, 0, -1]
 
 
-def test_step_hand_example(ref):
+def test_step_hand_example(ref: ModuleType) -> None:
     x_t, eps, noise = (torch.tensor(v, dtype=torch.float64) for v in ([1.4, -0.2], [1.0, 0.5], [1.0, -1.0]))
     assert ref.ddim_step(x_t, eps, 0.36, 0.64).tolist() == pytest.approx([1.4, -0.5], abs=1e-12)
     sigma = math.sqrt(63 / 256)
@@ -33,7 +35,7 @@ def test_step_hand_example(ref):
     assert ref.ddim_step(x_t, eps, 0.36, 1.0, 1.0, noise).tolist() == pytest.approx([1.0, -1.0], abs=1e-12)
 
 
-def test_eta_one_is_the_ddpm_posterior(ref):
+def test_eta_one_is_the_ddpm_posterior(ref: ModuleType) -> None:
     # For a jump with beta = 1 - a / p: mean sqrt(p) beta / (1 - a) x0 + sqrt(a / p) (1 - p) / (1 - a) x_t and
     # variance (1 - p) / (1 - a) beta, at x0 = x0_hat.
     generator = torch.Generator().manual_seed(0)
@@ -46,7 +48,7 @@ def test_eta_one_is_the_ddpm_posterior(ref):
     assert torch.allclose(ref.ddim_step(x_t, eps, a, p, 1.0, noise), expected, rtol=1e-12, atol=1e-12)
 
 
-def test_eta_zero_ignores_noise_and_lands_on_the_forward_process(ref):
+def test_eta_zero_ignores_noise_and_lands_on_the_forward_process(ref: ModuleType) -> None:
     x0, e = torch.tensor([3.0, -2.0], dtype=torch.float64), torch.tensor([0.5, 1.5], dtype=torch.float64)
     x_t = math.sqrt(0.3) * x0 + math.sqrt(0.7) * e
     without = ref.ddim_step(x_t, e, 0.3, 0.8)
@@ -54,7 +56,7 @@ def test_eta_zero_ignores_noise_and_lands_on_the_forward_process(ref):
     assert torch.allclose(without, math.sqrt(0.8) * x0 + math.sqrt(0.2) * e, rtol=1e-12, atol=1e-12)
 
 
-def test_guidance_hand_example(ref):
+def test_guidance_hand_example(ref: ModuleType) -> None:
     cond, uncond = torch.tensor([1.0, 0.0]), torch.tensor([0.5, 2.0])
     assert ref.classifier_free_guidance(cond, uncond, 2).tolist() == [2.0, -4.0]
     zero = ref.classifier_free_guidance(cond, uncond, 0.0)
@@ -75,6 +77,8 @@ def test_guidance_hand_example(ref):
         ),
     ],
 )
-def test_contract_violations_raise(ref, call, error):
+def test_contract_violations_raise(
+    ref: ModuleType, call: Callable[[ModuleType], object], error: type[Exception]
+) -> None:
     with pytest.raises(error):
         call(ref)

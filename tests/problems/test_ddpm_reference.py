@@ -1,6 +1,9 @@
 """Fast in-process tests of the DDPM reference: the statement's hand examples, the t = 0 case, Eq. 4 against
 sampling the forward chain step by step, and Eq. 7 against Bayes' rule for Gaussians."""
 
+from collections.abc import Callable
+from types import ModuleType
+
 import pytest
 import torch
 
@@ -8,18 +11,18 @@ from grader.problems import load_problem
 
 
 @pytest.fixture(scope="module")
-def ref():
+def ref() -> ModuleType:
     return load_problem("ddpm").reference  # it imports helpers.py: load_problem makes that work
 
 
-def test_schedule_ends_and_dtype(ref):
+def test_schedule_ends_and_dtype(ref: ModuleType) -> None:
     betas = ref.linear_beta_schedule(1000)
     assert betas.dtype == torch.float64 and betas.shape == (1000,)
     assert betas[0].item() == pytest.approx(1e-4) and betas[-1].item() == pytest.approx(0.02)
     assert ref.linear_beta_schedule(1, 0.3, 0.5).tolist() == [0.3]
 
 
-def test_hand_examples(ref):
+def test_hand_examples(ref: ModuleType) -> None:
     x_t = ref.q_sample(torch.tensor([[1.0, 0.0], [2.0, -1.0]]), torch.tensor([0, 1]),
                        torch.tensor([[0.0, 1.0], [1.0, 1.0]]), torch.tensor([0.64, 0.36]))
     assert x_t.flatten().tolist() == pytest.approx([0.8, 0.6, 2.0, 0.2], abs=1e-6)
@@ -30,7 +33,7 @@ def test_hand_examples(ref):
     assert variance[0].item() == 0.0 and variance[1].item() == pytest.approx(9 / 28)
 
 
-def test_q_sample_is_the_forward_chain_in_one_step(ref):
+def test_q_sample_is_the_forward_chain_in_one_step(ref: ModuleType) -> None:
     # Running x_{s+1} = sqrt(1 - beta_s) x_s + sqrt(beta_s) eps_s for s = 0..t gives the same mean and variance.
     betas = ref.linear_beta_schedule(6, 0.05, 0.3)
     alphas_cumprod = torch.cumprod(1 - betas, 0)
@@ -44,7 +47,7 @@ def test_q_sample_is_the_forward_chain_in_one_step(ref):
     assert x.var().item() == pytest.approx(1 - alphas_cumprod[3].item(), abs=0.01)
 
 
-def test_posterior_is_bayes_rule(ref):
+def test_posterior_is_bayes_rule(ref: ModuleType) -> None:
     # q(x_{t-1} | x0) = N(sqrt(abar_prev) x0, 1 - abar_prev) and q(x_t | x_{t-1}) = N(sqrt(alpha) x_{t-1}, beta):
     # the product of the two Gaussians in x_{t-1} has precision 1 / (1 - abar_prev) + alpha / beta.
     betas = torch.tensor([0.1, 0.2, 0.3], dtype=torch.float64)
@@ -65,6 +68,8 @@ def test_posterior_is_bayes_rule(ref):
     pytest.param(lambda r: r.q_sample(torch.zeros(2), torch.tensor([0, 1], dtype=torch.int32), torch.zeros(2),
                                       torch.ones(2)), TypeError, id="t-int32"),
 ])
-def test_contract_violations_raise(ref, call, error):
+def test_contract_violations_raise(
+    ref: ModuleType, call: Callable[[ModuleType], object], error: type[Exception]
+) -> None:
     with pytest.raises(error):
         call(ref)

@@ -2,6 +2,8 @@
 implementation's layout (concatenated views, a double loop skipping v == iq), and what is detached."""
 
 import math
+from collections.abc import Callable
+from types import ModuleType
 
 import pytest
 import torch
@@ -13,7 +15,7 @@ LN2, LN3 = math.log(2), math.log(3)
 
 
 @pytest.fixture(scope="module")
-def ref():
+def ref() -> ModuleType:
     return load_problem("dino").reference  # it imports helpers.py: load_problem makes that work
 
 
@@ -23,7 +25,7 @@ STUDENT = [torch.zeros(1, 3, dtype=torch.float64), torch.tensor([[0.1 * LN2, 0.0
            torch.tensor([[0.0, 0.0, 0.1 * LN2]], dtype=torch.float64)]
 
 
-def test_hand_examples(ref):
+def test_hand_examples(ref: ModuleType) -> None:
     assert ref.dino_loss(STUDENT[:2], TEACHER, CENTER).item() == pytest.approx((1.5 * LN2 + LN3) / 2, rel=1e-12)
     four = (1.5 * LN2 + LN3 + 1.75 * LN2 + 5 / 3 * LN2) / 4
     assert ref.dino_loss(STUDENT, TEACHER, CENTER).item() == pytest.approx(four, rel=1e-12)
@@ -31,7 +33,9 @@ def test_hand_examples(ref):
     assert center.tolist() == pytest.approx([1.0, 0.3])
 
 
-def _original_layout(student, teacher, center, ts=0.1, tt=0.04):
+def _original_layout(
+    student: list[torch.Tensor], teacher: list[torch.Tensor], center: torch.Tensor, ts: float = 0.1, tt: float = 0.04
+) -> torch.Tensor:
     student_out = (torch.cat(student) / ts).chunk(len(student))
     teacher_out = F.softmax((torch.cat(teacher) - center) / tt, dim=-1).detach().chunk(2)
     total: float | torch.Tensor = 0.0
@@ -42,10 +46,11 @@ def _original_layout(student, teacher, center, ts=0.1, tt=0.04):
                 continue
             total = total + torch.sum(-q * F.log_softmax(student_out[v], dim=-1), dim=-1).mean()
             terms += 1
+    assert isinstance(total, torch.Tensor)  # at least one term was added
     return total / terms
 
 
-def test_matches_the_original_layout_and_detaches_the_teacher(ref):
+def test_matches_the_original_layout_and_detaches_the_teacher(ref: ModuleType) -> None:
     generator = torch.Generator().manual_seed(3)
     student = [torch.randn(4, 6, generator=generator, dtype=torch.float64, requires_grad=True) for _ in range(5)]
     teacher = [torch.randn(4, 6, generator=generator, dtype=torch.float64, requires_grad=True) for _ in range(2)]
@@ -64,6 +69,8 @@ def test_matches_the_original_layout_and_detaches_the_teacher(ref):
     pytest.param(lambda r: r.dino_loss(STUDENT, TEACHER, CENTER, True, 0.04), TypeError, id="bool-temperature"),
     pytest.param(lambda r: r.update_center(CENTER, TEACHER, 1.5), ValueError, id="momentum-above-one"),
 ])
-def test_contract_violations_raise(ref, call, error):
+def test_contract_violations_raise(
+    ref: ModuleType, call: Callable[[ModuleType], object], error: type[Exception]
+) -> None:
     with pytest.raises(error):
         call(ref)

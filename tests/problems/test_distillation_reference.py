@@ -1,6 +1,7 @@
 """Fast in-process tests of the distillation reference: the hand examples and F.kl_div with batchmean."""
 
 import math
+from types import ModuleType
 
 import pytest
 import torch
@@ -10,7 +11,7 @@ from grader.problems import load_problem
 
 
 @pytest.fixture(scope="module")
-def ref():
+def ref() -> ModuleType:
     return load_problem("distillation").reference  # it imports helpers.py: load_problem makes that work
 
 
@@ -21,13 +22,13 @@ KL = 0.75 * math.log(1.5) + 0.25 * math.log(0.5)
     pytest.param(1, 1, 0.5 * KL + 0.5 * math.log(2), id="T1"),
     pytest.param(2, 2, 0.5 * 4 * KL + 0.5 * math.log(2), id="T2-squared"),
 ])
-def test_hand_examples(ref, scale, temperature, expected):
+def test_hand_examples(ref: ModuleType, scale: float, temperature: float, expected: float) -> None:
     teacher = torch.tensor([[scale * math.log(3.0), 0.0]], dtype=torch.float64)
     loss = ref.distillation_loss(torch.zeros(1, 2, dtype=torch.float64), teacher, torch.tensor([0]), temperature, 0.5)
     assert loss.item() == pytest.approx(expected, rel=1e-12)
 
 
-def test_matches_kl_div_batchmean_and_teacher_detached(ref):
+def test_matches_kl_div_batchmean_and_teacher_detached(ref: ModuleType) -> None:
     generator = torch.Generator().manual_seed(4)
     student = torch.randn(5, 7, generator=generator, dtype=torch.float64, requires_grad=True)
     teacher = torch.randn(5, 7, generator=generator, dtype=torch.float64, requires_grad=True)

@@ -3,30 +3,32 @@ derivative, the loss's reduction and constant target, the sampler against the ex
 supplied mixture velocity against the conditional expectation it stands for."""
 
 import math
+from collections.abc import Callable
+from types import ModuleType
 
 import pytest
 import torch
 
-from grader.problems import load_problem
+from grader.problems import Problem, load_problem
 
 F64 = torch.float64
 
 
 @pytest.fixture(scope="module")
-def problem():
+def problem() -> Problem:
     return load_problem("flow_matching")  # it imports helpers.py: load_problem makes that work
 
 
 @pytest.fixture(scope="module")
-def ref(problem):
+def ref(problem: Problem) -> ModuleType:
     return problem.reference
 
 
-def _t(values):
+def _t(values: object) -> torch.Tensor:
     return torch.tensor(values, dtype=F64)
 
 
-def test_hand_examples(ref):
+def test_hand_examples(ref: ModuleType) -> None:
     x0, x1, t = _t([[1.0, 0.0], [2.0, 2.0]]), _t([[3.0, 4.0], [0.0, -2.0]]), _t([0.25, 0.5])
     x_t, u = ref.conditional_path(x0, x1, t)
     assert x_t.tolist() == [[1.5, 1.0], [1.0, 0.0]] and u.tolist() == [[2.0, 4.0], [-2.0, -4.0]]
@@ -35,12 +37,13 @@ def test_hand_examples(ref):
     v_pred = _t([[2.0, 3.0], [0.0, 0.0]]).requires_grad_(True)
     loss = ref.cfm_loss(v_pred, x0, x1)
     loss.backward()
+    assert v_pred.grad is not None
     assert loss.item() == 10.5 and v_pred.grad.tolist() == [[0.0, -1.0], [2.0, 4.0]]
     trajectory = ref.euler_sample(_t([[1.0, 0.0], [0.0, 2.0]]), _t([[2.0, -2.0]]), 1.0, 2)
     assert trajectory.tolist() == [[[1.0, 0.0], [0.0, 2.0]], [[1.5, -1.0], [1.0, 0.0]], [[2.5, -2.0], [2.0, -1.0]]]
 
 
-def test_path_ends_and_derivative(ref):
+def test_path_ends_and_derivative(ref: ModuleType) -> None:
     generator = torch.Generator().manual_seed(0)
     x0, x1 = torch.randn(3, 2, 4, generator=generator, dtype=F64), torch.randn(3, 2, 4, generator=generator, dtype=F64)
     x_t, _ = ref.conditional_path(x0, x1, _t([0.0, 1.0, 0.0]))
@@ -51,7 +54,7 @@ def test_path_ends_and_derivative(ref):
     assert torch.allclose(grad, u.sum(dim=(1, 2)))  # d x_t / d t = u
 
 
-def test_loss_reduction_and_detached_target(ref):
+def test_loss_reduction_and_detached_target(ref: ModuleType) -> None:
     generator = torch.Generator().manual_seed(1)
     v, x0, x1 = (torch.randn(4, 3, 5, generator=generator, dtype=F64, requires_grad=True) for _ in range(3))
     loss = ref.cfm_loss(v, x0, x1, 0.2)
@@ -64,7 +67,7 @@ def test_loss_reduction_and_detached_target(ref):
     assert ref.cfm_loss(torch.zeros(3, 0, dtype=F64), torch.zeros(3, 0, dtype=F64), torch.zeros(3, 0, dtype=F64)) == 0
 
 
-def test_sampler_converges_to_exact_flow_of_one_gaussian(ref):
+def test_sampler_converges_to_exact_flow_of_one_gaussian(ref: ModuleType) -> None:
     # x(1) = m + sigma x0 for the straight path from N(0, I) to N(m, sigma^2 I); Euler's error shrinks like 1 / n.
     generator = torch.Generator().manual_seed(2)
     x0, m = torch.randn(50, 2, generator=generator, dtype=F64), _t([[1.0, -3.0]])
@@ -74,7 +77,7 @@ def test_sampler_converges_to_exact_flow_of_one_gaussian(ref):
     assert torch.allclose(one_step[1], _t([1.0, 1.0]).expand(50, 2))  # one step lands on the mean of the means
 
 
-def test_mixture_velocity_is_the_conditional_expectation(problem):
+def test_mixture_velocity_is_the_conditional_expectation(problem: Problem) -> None:
     # E[x1 - x0 | x_t = x] by importance weights over many (x0, x1) pairs, against the closed form.
     velocity = problem.reference.mixture_velocity
     generator = torch.Generator().manual_seed(3)
@@ -105,6 +108,6 @@ def test_mixture_velocity_is_the_conditional_expectation(problem):
         (lambda r: r.euler_sample(torch.zeros(2, 3), torch.zeros(1, 3), 0.0, 3), ValueError),
     ],
 )
-def test_refusals(ref, call, error):
+def test_refusals(ref: ModuleType, call: Callable[[ModuleType], object], error: type[Exception]) -> None:
     with pytest.raises(error):
         call(ref)

@@ -6,6 +6,7 @@ import dataclasses
 import pytest
 
 from grader.judge import grade
+from grader.pool import WorkerPool
 from grader.problems import Problem, load_problem
 
 PROBLEM = load_problem("moco")
@@ -27,7 +28,7 @@ def source(folder: str, name: str) -> str:
     return PROBLEM.folder.joinpath(folder, f"{name}.py").read_text()
 
 
-def test_the_reference_passes_every_clause_check(sandbox_pool):
+def test_the_reference_passes_every_clause_check(sandbox_pool: WorkerPool) -> None:
     report = grade(only(*CLAUSE_CHECKS), PROBLEM.folder.joinpath("reference.py").read_text(), pool=sandbox_pool)
     assert sorted(c.id for c in report.checks) == sorted(CLAUSE_CHECKS)
     assert [(c.id, c.message) for c in report.checks if c.status != "passed"] == []
@@ -52,7 +53,9 @@ def test_the_reference_passes_every_clause_check(sandbox_pool):
                      "(a zero query row), query.grad has nan or inf entries", id="sqrt-norm-gradient"),
     ],
 )
-def test_each_new_mutant_fails_its_check_with_a_message_naming_the_mistake(sandbox_pool, mutant, check_id, says):
+def test_each_new_mutant_fails_its_check_with_a_message_naming_the_mistake(
+    sandbox_pool: WorkerPool, mutant: str, check_id: str, says: str
+) -> None:
     code = next(m.code for m in PROBLEM.mutant_sources() if m.name == f"{mutant}.py")  # a patch, materialised
     report = grade(only(check_id), code, pool=sandbox_pool)
     (result,) = report.checks
@@ -61,6 +64,6 @@ def test_each_new_mutant_fails_its_check_with_a_message_naming_the_mistake(sandb
 
 
 @pytest.mark.parametrize("variant", ["add_with_alpha", "plain_loops", "positive_placed_last"])
-def test_variants_written_differently_pass_the_clause_checks(sandbox_pool, variant):
+def test_variants_written_differently_pass_the_clause_checks(sandbox_pool: WorkerPool, variant: str) -> None:
     report = grade(only(*CLAUSE_CHECKS), source("variants", variant), pool=sandbox_pool)
     assert [(c.id, c.message) for c in report.checks if c.status != "passed"] == []

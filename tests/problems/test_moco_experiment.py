@@ -41,7 +41,9 @@ def mutated(old: str, new: str) -> str:
     return REFERENCE.replace(old, new)
 
 
-def test_the_reference_run_stays_on_the_trajectory_from_step_0_to_12(moco_experiment_only, sandbox_pool):
+def test_the_reference_run_stays_on_the_trajectory_from_step_0_to_12(
+    moco_experiment_only: Problem, sandbox_pool: WorkerPool
+) -> None:
     result, steps, series = experiment(moco_experiment_only, REFERENCE, sandbox_pool)
     assert result.status == "passed", result.message
     assert steps == list(range(13))
@@ -74,15 +76,17 @@ def test_the_reference_run_stays_on_the_trajectory_from_step_0_to_12(moco_experi
     ],
 )
 def test_the_replay_names_the_step_and_function_that_first_depart(
-    moco_experiment_only, sandbox_pool, old, new, step, state
-):
+    moco_experiment_only: Problem, sandbox_pool: WorkerPool, old: str, new: str, step: int, state: str
+) -> None:
     result, _, _ = experiment(moco_experiment_only, mutated(old, new), sandbox_pool)
     assert result.status == "failed"
     assert f"leaves the independent trajectory at step {step}, in the {state}" in result.message
     assert "it is also the first step to depart" in result.message
 
 
-def test_the_charts_are_the_learners_own_run_after_it_departs(moco_experiment_only, sandbox_pool):
+def test_the_charts_are_the_learners_own_run_after_it_departs(
+    moco_experiment_only: Problem, sandbox_pool: WorkerPool
+) -> None:
     """A pointer that resets to 0 instead of wrapping: the replay would put it back on the trajectory at every
     step (2, 4, 1, 3, 0, ...); the learner's own run keeps going round 0, 2, 4."""
     code = mutated(
@@ -99,7 +103,9 @@ def test_the_charts_are_the_learners_own_run_after_it_departs(moco_experiment_on
     assert gaps[4] is not None and max(finite(gaps[:4])) < -9 < -1 < gaps[4]
 
 
-def test_a_function_that_raises_part_way_ends_the_run_and_the_chart_there(moco_experiment_only, sandbox_pool):
+def test_a_function_that_raises_part_way_ends_the_run_and_the_chart_there(
+    moco_experiment_only: Problem, sandbox_pool: WorkerPool
+) -> None:
     validation = "    validate_enqueue_inputs(queue, keys, pointer)\n"
     code = mutated(validation, validation + "    if pointer == 4:\n        raise RuntimeError('no slot 4')\n")
     result, steps, series = experiment(moco_experiment_only, code, sandbox_pool)

@@ -3,6 +3,7 @@
 import importlib.util
 import math
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 import torch
@@ -12,7 +13,7 @@ from grader.problems import load_problem
 FOLDER = Path(__file__).resolve().parents[2] / "problems" / "moco"
 
 
-def load(name: str, module_name: str):
+def load(name: str, module_name: str) -> ModuleType:
     spec = importlib.util.spec_from_file_location(module_name, FOLDER / name)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -21,16 +22,16 @@ def load(name: str, module_name: str):
 
 
 @pytest.fixture(scope="module")
-def ref():
+def ref() -> ModuleType:
     return load_problem("moco").reference  # it imports helpers.py: load_problem makes that work
 
 
 @pytest.fixture(scope="module")
-def checks():
+def checks() -> ModuleType:
     return load("checks.py", "moco_checks_under_test")
 
 
-def hand_inputs(dtype=torch.float64):
+def hand_inputs(dtype: torch.dtype = torch.float64) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     query = torch.tensor([[1.0, 0.0]], dtype=dtype)
     return query, query.clone(), torch.tensor([[-1.0, 0.0], [0.0, 1.0]], dtype=dtype)
 
@@ -39,7 +40,7 @@ def hand_inputs(dtype=torch.float64):
 
 
 @pytest.mark.parametrize("temperature", [1, 2, 0.5, 0.2, 0.07, 0.01])
-def test_hand_example(ref, temperature):
+def test_hand_example(ref: ModuleType, temperature: float) -> None:
     loss = ref.moco_loss(*hand_inputs(), temperature)
     expected = math.log(1 + math.exp(-2 / temperature) + math.exp(-1 / temperature))
     assert loss.shape == () and loss.dtype == torch.float64
@@ -54,7 +55,9 @@ def test_hand_example(ref, temperature):
         pytest.param(64, 3, torch.float64, id="K=64-int-T"),
     ],
 )
-def test_identical_representations_give_log_k_plus_one(ref, size, temperature, dtype):
+def test_identical_representations_give_log_k_plus_one(
+    ref: ModuleType, size: int, temperature: float, dtype: torch.dtype
+) -> None:
     direction = torch.tensor([0.6, -0.8, 0.0], dtype=dtype)
     query = direction * torch.tensor([[1.0], [4.0]], dtype=dtype)
     queue = direction * torch.linspace(0.1, 2.0, size, dtype=dtype).unsqueeze(1)
@@ -63,7 +66,7 @@ def test_identical_representations_give_log_k_plus_one(ref, size, temperature, d
     assert loss.item() == pytest.approx(math.log(size + 1), rel=1e-5)
 
 
-def test_gradient_reaches_query_only(ref):
+def test_gradient_reaches_query_only(ref: ModuleType) -> None:
     generator = torch.Generator().manual_seed(0)
     query, key, queue = (
         torch.randn(*shape, generator=generator, dtype=torch.float64, requires_grad=True)
@@ -80,7 +83,7 @@ def test_gradient_reaches_query_only(ref):
     torch.testing.assert_close(query.grad, numeric, rtol=1e-6, atol=1e-8)
 
 
-def test_zero_rows_and_low_temperature_stay_finite(ref):
+def test_zero_rows_and_low_temperature_stay_finite(ref: ModuleType) -> None:
     query = torch.tensor([[0.0, 0.0], [1.0, 0.0]])
     key = torch.tensor([[1.0, 0.0], [0.0, 0.0]])
     queue = torch.tensor([[0.0, 0.0], [0.8, 0.6]])
@@ -100,7 +103,9 @@ def test_zero_rows_and_low_temperature_stay_finite(ref):
         pytest.param({"key": torch.tensor([[math.inf, 0.0]])}, ValueError, id="inf-key"),
     ],
 )
-def test_loss_rejects_contract_violations(ref, arguments, error):
+def test_loss_rejects_contract_violations(
+    ref: ModuleType, arguments: dict[str, object], error: type[Exception]
+) -> None:
     query, key, queue = hand_inputs(torch.float32)
     values = {"query": query, "key": key, "queue": queue, "temperature": 0.5} | arguments
     with pytest.raises(error):
@@ -116,7 +121,7 @@ def test_loss_rejects_contract_violations(ref, arguments, error):
         pytest.param(1e300, torch.float64, id="float64-near-max"),
     ],
 )
-def test_rows_with_huge_entries_are_normalised_exactly(ref, scale, dtype):
+def test_rows_with_huge_entries_are_normalised_exactly(ref: ModuleType, scale: float, dtype: torch.dtype) -> None:
     """A row's norm may not be representable even though its entries are: normalising must not overflow."""
     generator = torch.Generator().manual_seed(3)
     query, key, queue = (torch.rand(*shape, generator=generator, dtype=torch.float64) - 0.5
@@ -127,11 +132,14 @@ def test_rows_with_huge_entries_are_normalised_exactly(ref, scale, dtype):
     assert loss.dtype == dtype
     assert loss.item() == pytest.approx(exact.item(), rel=1e-5)
     loss.backward()
+    assert huge.grad is not None
     assert torch.isfinite(huge.grad).all()
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
-def test_the_query_gradient_at_a_zero_row_is_the_gradient_of_x_over_the_floor(ref, dtype):
+def test_the_query_gradient_at_a_zero_row_is_the_gradient_of_x_over_the_floor(
+    ref: ModuleType, dtype: torch.dtype
+) -> None:
     query = torch.zeros(1, 3, dtype=dtype, requires_grad=True)
     key, queue = torch.tensor([[1.0, 0.0, 0.0]], dtype=dtype), torch.tensor([[0.0, 1.0, 0.0]], dtype=dtype)
     ref.moco_loss(query, key, queue, 0.5).backward()
@@ -145,7 +153,7 @@ def test_the_query_gradient_at_a_zero_row_is_the_gradient_of_x_over_the_floor(re
 
 
 @pytest.mark.parametrize("momentum", [0.0, 0, 0.2, 0.999, 1.0, 1])
-def test_momentum_formula_and_endpoints(ref, momentum):
+def test_momentum_formula_and_endpoints(ref: ModuleType, momentum: float) -> None:
     query = torch.nn.Parameter(torch.tensor([0.5, -1.0, 2.0]))
     key = torch.nn.Parameter(torch.tensor([0.3, 4.0, -2.0]))
     new = ref.momentum_update(query, key, momentum)
@@ -159,7 +167,7 @@ def test_momentum_formula_and_endpoints(ref, momentum):
         assert torch.equal(new, key.detach())
 
 
-def test_momentum_worked_example(ref):
+def test_momentum_worked_example(ref: ModuleType) -> None:
     theta_q, theta_k = torch.tensor(0.50, dtype=torch.float64), torch.tensor(0.30, dtype=torch.float64)
     new = ref.momentum_update(theta_q, theta_k)
     assert new.shape == () and new.item() == pytest.approx(0.3002, abs=1e-12)
@@ -174,7 +182,9 @@ def test_momentum_worked_example(ref):
         pytest.param(torch.ones(2), torch.ones(2).half(), 0.5, TypeError, id="float16"),
     ],
 )
-def test_momentum_rejects_contract_violations(ref, query, key, momentum, error):
+def test_momentum_rejects_contract_violations(
+    ref: ModuleType, query: torch.Tensor, key: torch.Tensor, momentum: float, error: type[Exception]
+) -> None:
     with pytest.raises(error):
         ref.momentum_update(query, key, momentum)
 
@@ -182,7 +192,9 @@ def test_momentum_rejects_contract_violations(ref, query, key, momentum, error):
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 @pytest.mark.parametrize("momentum", [0, 1])
-def test_momentum_endpoints_are_exact_where_a_difference_form_rounds(ref, dtype, momentum):
+def test_momentum_endpoints_are_exact_where_a_difference_form_rounds(
+    ref: ModuleType, dtype: torch.dtype, momentum: int
+) -> None:
     generator = torch.Generator().manual_seed(5)
     query, key = (torch.randn(50, generator=generator, dtype=dtype) for _ in range(2))
     new = ref.momentum_update(query, key, momentum)
@@ -206,7 +218,7 @@ def test_momentum_endpoints_are_exact_where_a_difference_form_rounds(ref, dtype,
         pytest.param(1, 3, 0, id="K=1"),
     ],
 )
-def test_enqueue_keeps_the_last_k_sequential_writes(ref, size, batch, pointer):
+def test_enqueue_keeps_the_last_k_sequential_writes(ref: ModuleType, size: int, batch: int, pointer: int) -> None:
     queue = torch.full((size, 2), 7.0)  # not unit rows: untouched rows must stay exactly 7
     keys = torch.tensor([[j + 1.0, (-1.0) ** j] for j in range(batch)]).reshape(batch, 2)  # distinct rows
     new_queue, new_pointer = ref.enqueue(queue, keys, pointer)
@@ -221,7 +233,7 @@ def test_enqueue_keeps_the_last_k_sequential_writes(ref, size, batch, pointer):
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32, torch.float64])
-def test_enqueue_preserves_dtype_and_keeps_zero_rows_zero(ref, dtype):
+def test_enqueue_preserves_dtype_and_keeps_zero_rows_zero(ref: ModuleType, dtype: torch.dtype) -> None:
     keys = torch.tensor([[0.0, 0.0], [3.0, 4.0]], dtype=dtype, requires_grad=True)
     new_queue, _ = ref.enqueue(torch.ones(3, 2, dtype=dtype), keys, 2)
     assert new_queue.dtype == dtype and not new_queue.requires_grad
@@ -239,7 +251,7 @@ def test_enqueue_preserves_dtype_and_keeps_zero_rows_zero(ref, dtype):
         pytest.param(3, ValueError, id="K"),
     ],
 )
-def test_enqueue_rejects_bad_pointers(ref, pointer, error):
+def test_enqueue_rejects_bad_pointers(ref: ModuleType, pointer: object, error: type[Exception]) -> None:
     with pytest.raises(error):
         ref.enqueue(torch.ones(3, 2), torch.ones(1, 2), pointer)
 
@@ -247,7 +259,7 @@ def test_enqueue_rejects_bad_pointers(ref, pointer, error):
 # --------------------------------------------------------------------------------------------- experiment
 
 
-def test_independent_trajectory_matches_an_autograd_run_of_the_reference(checks, ref):
+def test_independent_trajectory_matches_an_autograd_run_of_the_reference(checks: ModuleType, ref: ModuleType) -> None:
     """The plain-Python trajectory the experiment check compares against agrees with torch autograd, from the
     initial state (step 0) to the state after step 12."""
     query_views = torch.tensor(checks.EXPERIMENT_QUERY_VIEWS, dtype=torch.float64)
@@ -274,7 +286,7 @@ def test_independent_trajectory_matches_an_autograd_run_of_the_reference(checks,
         queue, pointer = ref.enqueue(queue, keys, pointer)
 
 
-def test_the_trajectory_starts_from_the_given_initial_state(checks):
+def test_the_trajectory_starts_from_the_given_initial_state(checks: ModuleType) -> None:
     initial = checks.independent_trajectory()[0]
     assert initial["query encoder"] == initial["key encoder"] == checks.EXPERIMENT_ENCODER
     assert initial["dictionary"] == checks.EXPERIMENT_DICTIONARY
@@ -292,7 +304,9 @@ def test_the_trajectory_starts_from_the_given_initial_state(checks):
         pytest.param(torch.bfloat16, [3e-20, 4e-20], [3e-8, 4e-8], id="bfloat16-squares-underflow-float32"),
     ],
 )
-def test_enqueue_normalises_half_precision_rows_in_float32(ref, dtype, row, expected):
+def test_enqueue_normalises_half_precision_rows_in_float32(
+    ref: ModuleType, dtype: torch.dtype, row: list[float], expected: list[float]
+) -> None:
     """The rule of the statement: norm and division in float32, one rounding back; zero rows stay zero."""
     keys = torch.tensor([row], dtype=dtype)
     new_queue, _ = ref.enqueue(torch.ones(2, 2, dtype=dtype), keys, 1)
@@ -302,7 +316,7 @@ def test_enqueue_normalises_half_precision_rows_in_float32(ref, dtype, row, expe
     assert torch.equal(new_queue[0], torch.ones(2, dtype=dtype))
 
 
-def test_the_natural_half_precision_floor_turns_a_zero_row_into_nan():
+def test_the_natural_half_precision_floor_turns_a_zero_row_into_nan() -> None:
     """Why the rule exists: in float16 clamp_min(1e-12) clamps to 0."""
     zero = torch.zeros(1, 2, dtype=torch.float16)
     assert torch.isnan(zero / torch.linalg.vector_norm(zero, dim=1, keepdim=True).clamp_min(1e-12)).all()
@@ -319,7 +333,9 @@ def test_the_natural_half_precision_floor_turns_a_zero_row_into_nan():
         pytest.param(None, "every step matches within tolerance, so small differences add up", id="compounding"),
     ],
 )
-def test_a_departure_names_where_the_run_left_and_what_the_replay_found(checks, diagnosis, says):
+def test_a_departure_names_where_the_run_left_and_what_the_replay_found(
+    checks: ModuleType, diagnosis: tuple[int, str, str] | None, says: str
+) -> None:
     message = checks.departure_message(3, "pointer", "expected 1, got 0", diagnosis)
     assert message.startswith("Your own run of 12 steps leaves the independent trajectory at step 3, in the "
                               "pointer (expected 1, got 0); the charts show your run.")

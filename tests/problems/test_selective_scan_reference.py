@@ -2,6 +2,7 @@
 convention, the edge cases it defines, and the parallel form against the recurrence."""
 
 import math
+from types import ModuleType
 
 import pytest
 import torch
@@ -13,15 +14,15 @@ LN2 = math.log(2.0)
 
 
 @pytest.fixture(scope="module")
-def ref():
+def ref() -> ModuleType:
     return load_problem("selective_scan").reference
 
 
-def _t(values, dtype=F64):
+def _t(values: object, dtype: torch.dtype = F64) -> torch.Tensor:
     return torch.tensor(values, dtype=dtype)
 
 
-def _worked_example():
+def _worked_example() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
     x = _t([[[1.0], [2.0], [-1.0]]])
     delta = _t([[[1.0], [2.0], [1.0]]])
     A = _t([[-LN2, -2 * LN2]])
@@ -30,7 +31,7 @@ def _worked_example():
     return x, delta, A, B, C
 
 
-def _random(seed, batch, length, channels, n, dtype=F64):
+def _random(seed: int, batch: int, length: int, channels: int, n: int, dtype: torch.dtype = F64) -> list[torch.Tensor]:
     generator = torch.Generator().manual_seed(seed)
     x = torch.randn(batch, length, channels, generator=generator, dtype=F64)
     delta = torch.exp(0.5 * torch.randn(batch, length, channels, generator=generator, dtype=F64))
@@ -43,7 +44,7 @@ def _random(seed, batch, length, channels, n, dtype=F64):
 
 
 @pytest.mark.parametrize("name", ["selective_scan", "selective_scan_parallel"])
-def test_worked_example(ref, name):
+def test_worked_example(ref: ModuleType, name: str) -> None:
     function = getattr(ref, name)
     y, h = function(*_worked_example())
     torch.testing.assert_close(y, _t([[[1.0], [0.5], [-0.875]]]))
@@ -53,7 +54,7 @@ def test_worked_example(ref, name):
     torch.testing.assert_close(h, _t([[[-0.75, -0.015625]]]))
 
 
-def test_discretize_is_exp_delta_a_and_delta_b(ref):
+def test_discretize_is_exp_delta_a_and_delta_b(ref: ModuleType) -> None:
     delta = _t([[[0.0, 100.0]]])
     A = _t([[-1.0, -0.5], [-100.0, -100.0]])
     B = _t([[[2.0, -3.0]]])
@@ -63,7 +64,7 @@ def test_discretize_is_exp_delta_a_and_delta_b(ref):
 
 
 @pytest.mark.parametrize("length", [0, 1, 2, 3, 5, 8, 13, 16, 17])
-def test_parallel_equals_recurrence_for_every_length(ref, length):
+def test_parallel_equals_recurrence_for_every_length(ref: ModuleType, length: int) -> None:
     args = _random(length, 2, length, 3, 2)
     y1, h1 = ref.selective_scan(*args)
     y2, h2 = ref.selective_scan_parallel(*args)
@@ -71,7 +72,7 @@ def test_parallel_equals_recurrence_for_every_length(ref, length):
     torch.testing.assert_close(h2, h1, rtol=1e-12, atol=1e-12)
 
 
-def test_empty_sequence_returns_a_copy_of_h0(ref):
+def test_empty_sequence_returns_a_copy_of_h0(ref: ModuleType) -> None:
     x, delta, A, B, C, D, h0 = _random(3, 2, 0, 3, 2)
     for function in (ref.selective_scan, ref.selective_scan_parallel):
         y, h = function(x, delta, A, B, C, D, h0)
@@ -80,7 +81,7 @@ def test_empty_sequence_returns_a_copy_of_h0(ref):
         assert h.data_ptr() != h0.data_ptr()
 
 
-def test_pieces_continue_the_scan(ref):
+def test_pieces_continue_the_scan(ref: ModuleType) -> None:
     x, delta, A, B, C, D, h0 = _random(4, 2, 9, 3, 2)
     y, h = ref.selective_scan(x, delta, A, B, C, D, h0)
     y1, h1 = ref.selective_scan_parallel(x[:, :4], delta[:, :4], A, B[:, :4], C[:, :4], D, h0)
@@ -89,7 +90,7 @@ def test_pieces_continue_the_scan(ref):
     torch.testing.assert_close(h2, h)
 
 
-def test_delta_zero_is_identity_and_huge_delta_forgets(ref):
+def test_delta_zero_is_identity_and_huge_delta_forgets(ref: ModuleType) -> None:
     x, delta, A, B, C, _, h0 = _random(5, 1, 3, 2, 2)
     delta = delta.clone()
     delta[0, 0] = 0.0
@@ -100,7 +101,7 @@ def test_delta_zero_is_identity_and_huge_delta_forgets(ref):
     torch.testing.assert_close(h, 1e6 * B[:, 0, None, :] * x[:, 0, :, None])
 
 
-def test_parallel_stays_finite_and_accurate_after_a_long_decay_in_float32(ref):
+def test_parallel_stays_finite_and_accurate_after_a_long_decay_in_float32(ref: ModuleType) -> None:
     x, delta, A, B, C, _, h0 = _random(6, 2, 24, 2, 2)
     delta = 0.05 * delta
     delta[:, :8] = 1000.0
@@ -111,7 +112,7 @@ def test_parallel_stays_finite_and_accurate_after_a_long_decay_in_float32(ref):
     torch.testing.assert_close(y32[:, 8:].double(), y64[:, 8:], rtol=1e-5, atol=1e-5 * float(y64[:, 8:].abs().max()))
 
 
-def test_gradients_of_both_forms_agree(ref):
+def test_gradients_of_both_forms_agree(ref: ModuleType) -> None:
     args = _random(7, 2, 6, 2, 3)
     generator = torch.Generator().manual_seed(8)
     cotangents = (
@@ -136,7 +137,7 @@ def test_gradients_of_both_forms_agree(ref):
         ({"C": _t([[[1.0, 1.0]]])}, ValueError),
     ],
 )
-def test_refusals(ref, change, error):
+def test_refusals(ref: ModuleType, change: dict[str, torch.Tensor], error: type[Exception]) -> None:
     names = ("x", "delta", "A", "B", "C")
     args = dict(zip(names, _worked_example(), strict=True)) | change
     with pytest.raises(error):

@@ -1,6 +1,7 @@
 """Fast in-process tests of the SimCLR reference: the numbers the statement promises."""
 
 import math
+from types import ModuleType
 
 import pytest
 import torch
@@ -9,11 +10,11 @@ from grader.problems import load_problem
 
 
 @pytest.fixture(scope="module")
-def ref():
+def ref() -> ModuleType:
     return load_problem("simclr").reference  # it imports helpers.py: load_problem makes that work
 
 
-def test_hand_example(ref):
+def test_hand_example(ref: ModuleType) -> None:
     z1 = torch.tensor([[3.0, 0.0], [0.0, 0.5]])
     z2 = torch.tensor([[2.0, 0.0], [0.0, 4.0]])
     loss = ref.nt_xent_loss(z1, z2, 0.5)
@@ -23,14 +24,14 @@ def test_hand_example(ref):
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
-def test_single_pair_is_zero(ref, dtype):
+def test_single_pair_is_zero(ref: ModuleType, dtype: torch.dtype) -> None:
     generator = torch.Generator().manual_seed(2)
     z1 = torch.randn(1, 5, generator=generator, dtype=dtype)
     z2 = torch.randn(1, 5, generator=generator, dtype=dtype)
     assert ref.nt_xent_loss(z1, z2, 0.1).item() == 0.0
 
 
-def test_symmetric_and_both_views_get_gradients(ref):
+def test_symmetric_and_both_views_get_gradients(ref: ModuleType) -> None:
     generator = torch.Generator().manual_seed(0)
     z1 = torch.randn(4, 3, generator=generator, dtype=torch.float64, requires_grad=True)
     z2 = torch.randn(4, 3, generator=generator, dtype=torch.float64, requires_grad=True)
@@ -41,7 +42,7 @@ def test_symmetric_and_both_views_get_gradients(ref):
     assert z1.grad.abs().sum() > 0 and z2.grad.abs().sum() > 0
 
 
-def test_matches_explicit_formula(ref):
+def test_matches_explicit_formula(ref: ModuleType) -> None:
     generator = torch.Generator().manual_seed(1)
     z1 = torch.randn(3, 4, generator=generator, dtype=torch.float64)
     z2 = torch.randn(3, 4, generator=generator, dtype=torch.float64)
@@ -53,18 +54,18 @@ def test_matches_explicit_formula(ref):
     assert ref.nt_xent_loss(z1, z2, t).item() == pytest.approx(total / (2 * n), rel=1e-12)
 
 
-def test_stable_at_small_temperature(ref):
+def test_stable_at_small_temperature(ref: ModuleType) -> None:
     z = torch.randn(4, 8)
     assert torch.isfinite(ref.nt_xent_loss(z, z + 0.01, 0.001))
 
 
 @pytest.mark.parametrize("bad", [True, torch.tensor(0.5), "0.5", None])
-def test_temperature_kind(ref, bad):
+def test_temperature_kind(ref: ModuleType, bad: object) -> None:
     with pytest.raises(TypeError):
         ref.nt_xent_loss(torch.ones(2, 2), torch.ones(2, 2), bad)
 
 
 @pytest.mark.parametrize("bad", [0, -1.0, math.nan, math.inf])
-def test_temperature_range(ref, bad):
+def test_temperature_range(ref: ModuleType, bad: float) -> None:
     with pytest.raises(ValueError):
         ref.nt_xent_loss(torch.ones(2, 2), torch.ones(2, 2), bad)

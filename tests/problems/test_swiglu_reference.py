@@ -1,5 +1,7 @@
 """Fast in-process tests of the SwiGLU reference: the statement's hand example, the extremes and LLaMA's sizes."""
 
+from types import ModuleType
+
 import pytest
 import torch
 
@@ -9,11 +11,11 @@ F64 = torch.float64
 
 
 @pytest.fixture(scope="module")
-def ref():
+def ref() -> ModuleType:
     return load_problem("swiglu").reference
 
 
-def test_hand_example(ref):
+def test_hand_example(ref: ModuleType) -> None:
     x = torch.tensor([1.0, 2.0], dtype=F64)
     w_gate = torch.tensor([[1.0, -1.0], [0.0, 1.0]], dtype=F64)
     w_up = torch.tensor([[2.0, 0.0], [1.0, 1.0]], dtype=F64)
@@ -25,7 +27,7 @@ def test_hand_example(ref):
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, F64])
-def test_silu_is_finite_with_finite_gradients_at_the_extremes(ref, dtype):
+def test_silu_is_finite_with_finite_gradients_at_the_extremes(ref: ModuleType, dtype: torch.dtype) -> None:
     x = torch.tensor([-1e4, -100.0, 0.0, 100.0, 1e4], dtype=dtype, requires_grad=True)
     y = ref.silu(x)
     y.sum().backward()
@@ -35,7 +37,7 @@ def test_silu_is_finite_with_finite_gradients_at_the_extremes(ref, dtype):
     assert x.grad.tolist() == pytest.approx([0.0, 0.0, 0.5, 1.0, 1.0], abs=1e-30)
 
 
-def test_leading_dimensions_and_empty_batch(ref):
+def test_leading_dimensions_and_empty_batch(ref: ModuleType) -> None:
     w_gate, w_up, w_down = torch.randn(5, 3, dtype=F64), torch.randn(5, 3, dtype=F64), torch.randn(3, 5, dtype=F64)
     x = torch.randn(2, 4, 3, dtype=F64)
     whole = ref.swiglu_ffn(x, w_gate, w_up, w_down)
@@ -43,7 +45,7 @@ def test_leading_dimensions_and_empty_batch(ref):
     assert ref.swiglu_ffn(torch.zeros(0, 3, dtype=F64), w_gate, w_up, w_down).shape == (0, 3)
 
 
-def test_mismatched_weights_are_refused(ref):
+def test_mismatched_weights_are_refused(ref: ModuleType) -> None:
     x = torch.randn(2, 3, dtype=F64)
     with pytest.raises(ValueError):
         ref.swiglu_ffn(x, torch.randn(5, 3, dtype=F64), torch.randn(4, 3, dtype=F64), torch.randn(3, 5, dtype=F64))
@@ -57,11 +59,11 @@ def test_mismatched_weights_are_refused(ref):
     ((4096,), 11008), ((5120,), 13824), ((8192,), 22016), ((8192, 4096, 1.3), 28672), ((4096, 1024, 1.3), 14336),
     ((16384, 4096, 1.2), 53248), ((3, 8), 8), ((4, 10), 10), ((10, 1, 1.3), 33),
 ])
-def test_llama_hidden_dim(ref, args, expected):
+def test_llama_hidden_dim(ref: ModuleType, args: tuple[float, ...], expected: int) -> None:
     value = ref.llama_hidden_dim(*args)
     assert type(value) is int and value == expected
 
 
-def test_hidden_dim_refuses_a_bool(ref):
+def test_hidden_dim_refuses_a_bool(ref: ModuleType) -> None:
     with pytest.raises(TypeError):
         ref.llama_hidden_dim(True)

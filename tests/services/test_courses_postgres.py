@@ -81,7 +81,7 @@ def test_a_late_solve_an_extension_and_an_override_read_the_same_on_postgresql(p
             return InProcessBackend(session_factory=context.session_factory, problems=context.catalog,
                                     bus=context.bus, concurrency=1, queue_limit=10, pool_factory=lambda: _Shared(pool))
 
-        settings = Settings(_env_file=None, database_url=postgres_url, var_dir=tmp_path / "var",  # type: ignore[call-arg]
+        settings = Settings(_env_file=None, database_url=postgres_url, var_dir=tmp_path / "var",
                             problems_dir=problems, secret_key="services-test-secret-key-0123456789",
                             celery_broker_url=None)
         app = create_app(settings, backend_factory=backend)

@@ -143,7 +143,7 @@ def test_a_submission_survives_its_worker_being_killed_mid_grade(
 ) -> None:
     env = cluster.worker_env
     settings = Settings(
-        _env_file=None,  # type: ignore[call-arg]
+        _env_file=None,
         celery_broker_url=env["CELERY_BROKER_URL"],
         redis_key_prefix=env["PAPERLAB_REDIS_KEY_PREFIX"],
         celery_visibility_timeout_s=float(env["PAPERLAB_CELERY_VISIBILITY_TIMEOUT_S"]),

@@ -41,7 +41,7 @@ def test_a_scripts_exception_names_its_line_across_the_queue(cluster: Cluster) -
 def test_a_run_no_worker_takes_tells_the_learner_the_workers_are_busy(redis_target: RedisTarget) -> None:
     # A site of its own (its own key prefix, so its own queue) where no worker runs.
     prefix = f"{redis_target.prefix}idle-{uuid.uuid4().hex[:6]}:"
-    settings = Settings(_env_file=None, celery_broker_url=redis_target.url(), redis_key_prefix=prefix)  # type: ignore[call-arg]
+    settings = Settings(_env_file=None, celery_broker_url=redis_target.url(), redis_key_prefix=prefix)
     remote = RemoteScratch(make_celery_app(settings), redis_target.url(), prefix=prefix, queue_wait_s=0.5,
                            margin_s=0.5)
     problem = SimpleNamespace(slug="add_one", limits=SimpleNamespace(total_timeout_s=0.5, load_timeout_s=0.125,

@@ -261,7 +261,7 @@ def test_a_notebook_from_paperlab_notebook_shows_the_verdicts_inline(
     written = learner.paperlab("notebook", "moco", str(folder / "moco.ipynb"))
     assert written.status == 0, written.err
     assert (folder / "helpers.py").read_text() == (MOCO / "helpers.py").read_text()
-    notebook = nbformat.read(folder / "moco.ipynb", as_version=4)
+    notebook = nbformat.read(folder / "moco.ipynb", as_version=4)  # type: ignore[no-untyped-call]  # nbformat: untyped
     nbformat.validate(notebook)
     assert [cell.source for cell in notebook.cells if cell.cell_type == "code"][0] == "%load_ext paperlab"
     assert notebook.cells[-1].source == "%paperlab moco"

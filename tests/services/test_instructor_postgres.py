@@ -48,7 +48,7 @@ def make_app(own_postgres_url: str, pool: WorkerPool, tmp_path_factory: pytest.T
                                 bus=context.bus, concurrency=1, queue_limit=10, pool_factory=lambda: _Shared(pool))
 
     def make() -> Any:
-        settings = Settings(_env_file=None, database_url=own_postgres_url, var_dir=root / "var",  # type: ignore[call-arg]
+        settings = Settings(_env_file=None, database_url=own_postgres_url, var_dir=root / "var",
                             problems_dir=root / "problems", secret_key="services-test-secret-key-0123456789",
                             celery_broker_url=None)
         return create_app(settings, backend_factory=backend)
@@ -63,13 +63,13 @@ def site(make_app: Callable[[], Any]) -> Iterator[Any]:
     with TestClient(app) as client:
         make_instructor(app)
         ada, bob = TestClient(app), TestClient(app)
-        client.learners = {"ada": ada, "bob": bob}  # type: ignore[attr-defined]
-        client.attempts = {}  # type: ignore[attr-defined]
+        client.learners = {"ada": ada, "bob": bob}
+        client.attempts = {}
         for name, learner, code in [("ada", ada, WRONG), ("ada", ada, CORRECT), ("bob", bob, WRONG),
                                     ("bob", bob, WRONG)]:
             verdict = run(learner, code)
             assert verdict["status"] == "done"
-            client.attempts[name] = verdict["id"]  # type: ignore[attr-defined]
+            client.attempts[name] = verdict["id"]
         sign_in(client)
         yield client
 

@@ -138,7 +138,7 @@ def test_sign_in_attempts_spread_over_web_processes_share_one_limit(
 ) -> None:
     """Two web servers of one site (one database, one Redis): a guesser alternating between them gets the five
     tries an hour one server allows, not ten."""
-    settings = Settings(_env_file=None, database_url=f"sqlite:///{tmp_path / 'site.db'}",  # type: ignore[call-arg]
+    settings = Settings(_env_file=None, database_url=f"sqlite:///{tmp_path / 'site.db'}",
                         var_dir=tmp_path / "var", problems_dir=PROBLEMS, celery_broker_url=redis_target.url(),
                         redis_key_prefix=redis_target.prefix, secret_key="shared-rate-limit-secret-0123456789")
     apps = [create_app(settings, backend_factory=lambda _: IdleBackend()) for _ in range(2)]
