@@ -36,7 +36,9 @@ from grader.errors import SandboxError
 # in at the same place under SANDBOX_GRADER_DIR: the worker's private importer finds them there by module name.
 SANDBOXED_MODULES = ("worker", "importer", "template_server", "wipe", "child_loop", "learner_thread", "learner_side",
                      "guard", "rlimits", "serving", "torch_state", "seccomp")
-WORKER_FILES = ("protocol.py", *(f"sandboxed/{name}.py" for name in SANDBOXED_MODULES))
+PROTOCOL_MODULES = ("__init__", "exceptions", "framing", "arena", "encoding")
+WORKER_FILES = (*(f"protocol/{name}.py" for name in PROTOCOL_MODULES),
+                *(f"sandboxed/{name}.py" for name in SANDBOXED_MODULES))
 SANDBOX_WORKER_DIR = "/opt/paperlab"
 SANDBOX_GRADER_DIR = f"{SANDBOX_WORKER_DIR}/grader"
 GRADER_DIR = Path(__file__).resolve().parent

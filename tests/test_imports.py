@@ -195,14 +195,18 @@ def test_a_private_name_crossing_is_found(tmp_path: Path) -> None:
 
 
 
-# The sandbox's side (grader/sandboxed/): its modules run only there. grader/protocol.py is the one module of the
+# The sandbox's side (grader/sandboxed/): its modules run only there. grader/protocol/ is the one package of the
 # judge's side that runs there too, by design: the judge frames and checks with the same code the worker loads.
 SANDBOXED = "grader.sandboxed"
-SHARED_WITH_THE_SANDBOX = ("grader.protocol",)
+SHARED_WITH_THE_SANDBOX = "grader.protocol"
+
+
+def within(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
 
 
 def sandboxed(module: str) -> bool:
-    return module == SANDBOXED or module.startswith(SANDBOXED + ".")
+    return within(module, SANDBOXED)
 
 
 def test_nothing_on_the_judge_side_imports_what_runs_in_the_sandbox() -> None:
@@ -217,7 +221,7 @@ def test_the_sandbox_side_imports_nothing_of_the_engine_but_the_protocol() -> No
                  for module, path in MODULES.items() if sandboxed(module)
                  for line, name in imported_names(module, path)
                  if (found := known_module(name)) is not None and found != "grader"
-                 and not sandboxed(found) and found not in SHARED_WITH_THE_SANDBOX]
+                 and not sandboxed(found) and not within(found, SHARED_WITH_THE_SANDBOX)]
     assert offenders == []
 
 

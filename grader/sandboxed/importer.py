@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 PACKAGES = ("grader", "grader.sandboxed")
-SHARED = ("grader.protocol",)  # the wire format: the one module of the judge side that runs here too
+SHARED = "grader.protocol"  # the wire format: the one package of the judge side that runs here too
 
 
 class PrivateLoader(importlib.machinery.SourceFileLoader):
@@ -50,11 +50,17 @@ class PrivateFinder:
             return spec
         if not fullname.startswith("grader."):
             return None
-        file = os.path.join(self.root, *fullname.split(".")) + ".py"
-        if not (fullname in SHARED or fullname.startswith("grader.sandboxed.")) or not os.path.isfile(file):
-            raise ImportError(f"{fullname} does not run inside the sandbox", name=fullname)
-        loader = PrivateLoader(fullname, file, self.private_builtins)
-        return importlib.util.spec_from_file_location(fullname, file, loader=loader)
+        base = os.path.join(self.root, *fullname.split("."))
+        package = os.path.join(base, "__init__.py")
+        ours = fullname == SHARED or fullname.startswith((SHARED + ".", "grader.sandboxed."))
+        if ours and os.path.isfile(package):
+            loader = PrivateLoader(fullname, package, self.private_builtins)
+            return importlib.util.spec_from_file_location(fullname, package, loader=loader,
+                                                          submodule_search_locations=[base])
+        if ours and os.path.isfile(base + ".py"):
+            loader = PrivateLoader(fullname, base + ".py", self.private_builtins)
+            return importlib.util.spec_from_file_location(fullname, base + ".py", loader=loader)
+        raise ImportError(f"{fullname} does not run inside the sandbox", name=fullname)
 
 
 def install(root: str, private_builtins: dict[str, Any]) -> PrivateFinder:

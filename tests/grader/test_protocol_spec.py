@@ -20,7 +20,6 @@ from typing import Any
 import pytest
 import torch
 
-from grader import protocol
 from grader.protocol import (
     COALESCE_BYTES,
     FRAME,
@@ -39,6 +38,7 @@ from grader.protocol import (
     decode,
     dumps,
     encode,
+    encoding,
     loads,
     map_arena,
     recv_frame,
@@ -640,7 +640,7 @@ def test_a_storage_that_is_not_whole_elements_is_refused_saying_why() -> None:
 
 
 def test_an_unsupported_device_is_refused_saying_so(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(protocol, "DEVICES", ("meta",))  # a machine with one device the protocol does not carry
+    monkeypatch.setattr(encoding, "DEVICES", ("meta",))  # a machine with one device the protocol does not carry
     with pytest.raises(ProtocolError, match=exactly("device cpu is not supported")):
         encode(torch.zeros(2))
 
@@ -665,7 +665,7 @@ def test_compact_results_carry_their_layout_and_only_their_elements() -> None:
 
 @pytest.mark.parametrize(("shape", "strides"), [([3, 0, 2], [2, 2, 1]), ([0], [1]), ([4, 1], [1, 1]), ([], [])])
 def test_compact_strides_treat_an_empty_dimension_as_one(shape: list[int], strides: list[int]) -> None:
-    assert protocol._contiguous_strides(shape) == strides
+    assert encoding._contiguous_strides(shape) == strides
 
 
 def test_a_compact_empty_result_sends_no_bytes() -> None:
@@ -774,7 +774,7 @@ def test_a_view_that_is_not_the_blobs_own_memory_is_refused(monkeypatch: pytest.
                                                            changes: dict[str, Any]) -> None:
     """A kernel registered for as_strided could hand the function a copy, or another view, of an argument: the
     decoder checks what it got, through descriptors, against the blob and the metadata."""
-    monkeypatch.setattr(protocol, "_as_strided", forged)
+    monkeypatch.setattr(encoding, "_as_strided", forged)
     with pytest.raises(ProtocolError) as caught:
         Decoder([BLOB_OF_TWO], copy=False).decode(tensor_tree(**changes))
     assert str(caught.value) == ("a decoded argument is not the memory it was sent in (an operator the grader uses "
@@ -788,7 +788,7 @@ def test_the_blobs_own_view_passes_the_check(changes: dict[str, Any]) -> None:
 
 
 def test_an_argument_sent_as_requiring_grad_that_does_not_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(protocol, "_t_requires_grad_", lambda tensor, flag: tensor)  # a kernel that does nothing
+    monkeypatch.setattr(encoding, "_t_requires_grad_", lambda tensor, flag: tensor)  # a kernel that does nothing
     with pytest.raises(ProtocolError) as caught:
         Decoder([BLOB_OF_TWO], copy=False).decode(tensor_tree(requires_grad=True))
     assert str(caught.value) == ("a decoded argument does not require grad as it was sent (an operator the grader "

@@ -88,10 +88,11 @@ def found(grade_code: GradeCode, host_listener: int) -> dict[str, Any]:
                str(REPO / "grader"), str(GRADER_DIR / "checks.py"), str(GRADER_DIR / "judge.py"),
                str(REPO / "pyproject.toml"), "/etc/passwd", "/etc/shadow", "/home", "/var", "/run",
                "/var/run/postgresql", "/sys/fs/cgroup", "/tmp/daemon_was_here"],
-        LISTED=[str(REPO), "/", "/tmp", "/opt/paperlab", "/opt/paperlab/grader", "/opt/paperlab/grader/sandboxed"],
+        LISTED=[str(REPO), "/", "/tmp", "/opt/paperlab", "/opt/paperlab/grader", "/opt/paperlab/grader/protocol",
+                "/opt/paperlab/grader/sandboxed"],
         TARGETS=[("127.0.0.1", 5432), ("127.0.0.1", 6379), ("127.0.0.1", host_listener), ("10.0.0.1", 80),
                  ("8.8.8.8", 53), ("1.1.1.1", 443)],
-        WRITES=["/usr/evil", "/evil", "/etc/evil", "/opt/paperlab/grader/protocol.py",
+        WRITES=["/usr/evil", "/evil", "/etc/evil", "/opt/paperlab/grader/protocol/framing.py",
                 "/opt/paperlab/grader/sandboxed/worker.py", "/opt/paperlab/grader/evil.py",
                 f"{REPO}/.venv/evil", "/tmp/ok", "/dev/evil"],
     )
@@ -101,12 +102,13 @@ def test_problem_and_app_files_are_not_there(found: dict[str, Any]) -> None:
     visible = [path for path, present in found["exists"].items() if present]
     assert visible == [], f"visible inside the sandbox: {visible}"
     listing = found["listing"]
-    # Exactly the worker's files, grader/sandboxed/ and the protocol (an empty or missing listing fails: the worker
-    # could not have run); the repository's own path is test_repository_path_is_not_revealed's.
+    # Exactly the worker's files, grader/sandboxed/ and grader/protocol/ (an empty or missing listing fails: the
+    # worker could not have run); the repository's own path is test_repository_path_is_not_revealed's.
     assert listing["/opt/paperlab"] == ["grader"]
-    assert sorted(listing["/opt/paperlab/grader"]) == ["protocol.py", "sandboxed"]
-    sandboxed = sorted(name.removeprefix("sandboxed/") for name in WORKER_FILES if name.startswith("sandboxed/"))
-    assert sorted(listing["/opt/paperlab/grader/sandboxed"]) == sandboxed, listing["/opt/paperlab/grader/sandboxed"]
+    assert sorted(listing["/opt/paperlab/grader"]) == ["protocol", "sandboxed"]
+    for package in ("protocol", "sandboxed"):
+        files = sorted(name.removeprefix(f"{package}/") for name in WORKER_FILES if name.startswith(f"{package}/"))
+        assert sorted(listing[f"/opt/paperlab/grader/{package}"]) == files, listing[f"/opt/paperlab/grader/{package}"]
     assert listing["/tmp"] == []
 
 
@@ -145,7 +147,7 @@ def test_writes_outside_tmp_are_refused(found: dict[str, Any]) -> None:
     assert written.pop("/tmp/ok") == "written"
     assert all(not outcome.startswith("written") for outcome in written.values()), written
     assert written["/usr/evil"] == "OSError errno 30"  # read-only file system
-    assert (GRADER_DIR / "protocol.py").read_text().startswith('"""Messages between the trusted judge')
+    assert (GRADER_DIR / "protocol" / "framing.py").read_text().startswith('"""Frames: `>II`')
     assert not (REPO / ".venv" / "evil").exists()
 
 

@@ -1,52 +1,25 @@
-"""Messages between the trusted judge and the untrusted worker.
-
-A frame is `>II` (header length, blob length), a JSON header, then the blobs (raw tensor bytes). Frames the
-worker sends carry a 32-byte HMAC-SHA256 of header and blobs right after the prefix, keyed by a secret the
-judge gives each child when it loads a submission: bytes the learner's code writes on the channel itself do
-not verify. Values are JSON with tagged objects for what JSON lacks (tuples, tensors, opaque objects). Nothing
-is pickled or evaluated, every length is checked against a cap before memory is allocated for it, every
-receive has one deadline for the whole frame, and a tensor is rebuilt only after its dtype, shape, strides and
-offset have been checked against its storage.
-
-The tensors of a `calls` request do not travel in the frame: the judge writes them into a sealed memfd (an
-`Arena`) that it keeps mapped and passes to the worker with the frame. The learner's function works on that
-shared memory, so whether it wrote to its arguments is something the judge sees for itself afterwards.
-
-This module is imported by the worker inside the sandbox (privately, with its own copy of the builtins) and by
-the judge (as grader.protocol), so it depends on nothing but the standard library and torch. Everything it
-calls after import is captured here at import time and is C code (the `_json` encoder and scanner, `_socket`
-methods, `torch._C.TensorBase` descriptors): learner code running in the worker can rebind module attributes,
-Python classes and builtins, and none of that reaches what this module does.
-"""
+"""Values: JSON with tagged objects for what JSON lacks (tuples, tensors, opaque objects). Nothing is pickled or
+evaluated, every value is capped in items, depth and string length, and a tensor is rebuilt only after its dtype,
+shape, strides and offset have been checked against its storage. Everything called after import is captured here
+at import time and is C code (`torch._C.TensorBase` descriptors): learner code running in the worker can rebind
+module attributes, Python classes and builtins, and none of that reaches what this module does."""
 
 from __future__ import annotations
 
-import _hashlib
-import _json
-import _socket
-import array
-import fcntl
-import hmac
 import math
-import mmap
-import os
-import socket
-import struct
-import time
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
 import torch
 
-FRAME = struct.Struct(">II")
-MAC_BYTES = 32
-MAX_HEADER_BYTES = 16 * 1024 * 1024
+from grader.protocol.exceptions import ProtocolError
+
 MAX_DEPTH = 32
 MAX_ITEMS = 100_000  # per value: the worker counts per call result, and so does the judge
 MAX_STRING = 1024 * 1024
 MAX_DIMS = 16
 INT_RANGE = (-(2**63), 2**64)  # results carry machine integers; a 400-digit int is no answer to any check
-COALESCE_BYTES = 256 * 1024  # frames whose tensors total less than this are sent with one sendall
+
 
 DTYPES: dict[str, torch.dtype] = {
     "bool": torch.bool,
@@ -63,7 +36,7 @@ DTYPES: dict[str, torch.dtype] = {
 DTYPE_NAMES = {dtype: name for name, dtype in DTYPES.items()}
 DEVICES = ("cpu", "meta")  # meta: shape and dtype only, the second device a CPU-only machine has
 
-# --- captured at import: C code only, out of reach of whatever the learner rebinds later ----------------------
+# Captured at import: C code only, out of reach of whatever the learner rebinds later.
 _TensorBase = torch._C.TensorBase
 _Tensor = torch.Tensor
 _Parameter = torch.nn.Parameter
@@ -78,7 +51,6 @@ _t_untyped_storage = _descriptor("untyped_storage")
 _t_detach = _descriptor("detach")
 _t_contiguous = _descriptor("contiguous")
 _t_numel = _descriptor("numel")
-_t_reshape = _descriptor("reshape")
 _t_view = _descriptor("view")
 _t_numpy = _descriptor("numpy")
 _t_set = _descriptor("set_")
@@ -93,39 +65,8 @@ _make_parameter = torch.Tensor._make_subclass
 _uint8 = torch.uint8
 _tobytes = __import__("numpy").ndarray.tobytes
 _no_torch_function = torch._C.DisableTorchFunction
-_json_encoder = _json.make_encoder(  # markers, default, encoder, indent, separators, sort, skipkeys, allow_nan
-    None, None, _json.encode_basestring_ascii, None, ":", ",", False, False, True  # type: ignore[arg-type]
-)
-_json_scanner = _json.make_scanner(__import__("json").JSONDecoder())
-_sendall = _socket.socket.sendall
-_sendmsg = _socket.socket.sendmsg
-_recv_into = _socket.socket.recv_into
-_recvmsg_into = _socket.socket.recvmsg_into
-_settimeout = _socket.socket.settimeout
-_hmac_new = _hashlib.hmac_new
-_monotonic = time.monotonic
-_CMSG_SPACE = socket.CMSG_SPACE
-_SOL_SOCKET = socket.SOL_SOCKET
-_SCM_RIGHTS = socket.SCM_RIGHTS
 _isfinite = math.isfinite
 _prod = math.prod
-_join = "".join
-
-
-class ProtocolError(Exception):
-    """A frame or value broke the protocol: too large, too deep, malformed, or an unknown tag."""
-
-
-class MessageTooLarge(ProtocolError):
-    def __init__(self, size: int, cap: int) -> None:
-        self.size = size
-        self.cap = cap
-        super().__init__(f"message of {size} bytes exceeds the cap of {cap} bytes")
-
-
-class Unsigned(ProtocolError):
-    """A frame from the worker whose signature does not verify: written by something other than the worker's
-    own serving code (the learner's code wrote on the channel)."""
 
 
 @dataclass(frozen=True)
@@ -142,228 +83,6 @@ class Opaque:
 
     def __repr__(self) -> str:
         return f"<{self.type_name} object>"
-
-
-# ----------------------------------------------------------------------------------------------- framing
-
-
-def dumps(value: Any) -> bytes:
-    return _join(_json_encoder(value, 0)).encode()
-
-
-def loads(data: bytes | bytearray | memoryview) -> Any:
-    try:
-        text = bytes(data).decode()
-        value, end = _json_scanner(text, 0)
-    except StopIteration:
-        raise ProtocolError("malformed header: not JSON") from None
-    except (ValueError, RecursionError) as exc:  # bad UTF-8, a 5000-digit integer, nesting too deep
-        raise ProtocolError(f"malformed header: {str(exc)[:200]}") from None
-    if text[end:].strip():
-        raise ProtocolError("malformed header: extra data after the JSON value")
-    return value
-
-
-def signature(key: bytes, header: bytes | bytearray, blobs: list[bytes] | list[bytearray]) -> bytes:
-    mac = _hmac_new(key, digestmod="sha256")
-    mac.update(header)
-    for blob in blobs:
-        mac.update(blob)
-    return bytes(mac.digest())
-
-
-def send_frame(sock: socket.socket, header: dict[str, Any], blobs: list[bytes] | None = None, *,
-               key: bytes | None = None, fds: tuple[int, ...] = ()) -> None:
-    """Send one frame. `key`: sign it (the worker's replies). `fds`: pass these descriptors with it."""
-    blobs = blobs or []
-    offsets = []
-    position = 0
-    for blob in blobs:
-        offsets.append([position, len(blob)])
-        position += len(blob)
-    encoded = dumps(dict(header, _blobs=offsets))
-    prefix = FRAME.pack(len(encoded), position)
-    if key is not None:
-        prefix += signature(key, encoded, blobs)
-    head = [prefix, encoded]
-    if position <= COALESCE_BYTES:  # one system call (and one wake-up of the peer) for a typical small frame
-        head, blobs = [b"".join([*head, *blobs])], []
-    data = b"".join(head)
-    if fds:
-        rights = [(_SOL_SOCKET, _SCM_RIGHTS, array.array("i", fds).tobytes())]
-        sent = _sendmsg(sock, [data], rights)
-        data = data[sent:]
-    if data:
-        _sendall(sock, data)
-    for blob in blobs:
-        if blob:
-            _sendall(sock, blob)
-
-
-def _recv_exactly(sock: socket.socket, size: int, deadline: float | None) -> bytearray:
-    buffer = bytearray(size)
-    view = memoryview(buffer)
-    received = 0
-    while received < size:
-        _wait_budget(sock, deadline)
-        count = _recv_into(sock, view[received:], size - received)
-        if count == 0:
-            raise EOFError("peer closed the connection")
-        received += count
-    return buffer
-
-
-def _wait_budget(sock: socket.socket, deadline: float | None) -> None:
-    """Every read of a frame shares one deadline: a peer that trickles a byte at a time still runs out."""
-    if deadline is None:
-        return
-    remaining = deadline - _monotonic()
-    if remaining <= 0:
-        raise TimeoutError("the frame did not arrive in time")
-    _settimeout(sock, remaining)
-
-
-def _recv_prefix_with_fds(sock: socket.socket, size: int, deadline: float | None) -> tuple[bytearray, list[int]]:
-    """The first `size` bytes and the descriptors that came with them (sent with the frame's first byte)."""
-    buffer = bytearray(size)
-    view = memoryview(buffer)
-    received = 0
-    fds: list[int] = []
-    while received < size:
-        _wait_budget(sock, deadline)
-        count, ancillary, _, _ = _recvmsg_into(sock, [view[received:]], _CMSG_SPACE(4 * 4))
-        for level, kind, data in ancillary:
-            if level == _SOL_SOCKET and kind == _SCM_RIGHTS:
-                fds.extend(array.array("i", data[: len(data) - len(data) % 4]))
-        if count == 0:
-            for fd in fds:
-                os.close(fd)
-            raise EOFError("peer closed the connection")
-        received += count
-    return buffer, fds
-
-
-def recv_frame(
-    sock: socket.socket, *, max_blob_bytes: int, key: bytes | None = None, deadline: float | None = None,
-    with_fds: bool = False,
-) -> tuple[dict[str, Any], list[bytearray]] | tuple[dict[str, Any], list[bytearray], list[int]]:
-    """Read one frame before `deadline` (time.monotonic(); TimeoutError after it). Raises MessageTooLarge before
-    allocating anything over the caps, Unsigned when `key` is given and the signature does not verify.
-    `with_fds`: also return the descriptors that came with the frame (the caller owns them)."""
-    prefix_size = FRAME.size + (MAC_BYTES if key is not None else 0)
-    if with_fds:
-        prefix, fds = _recv_prefix_with_fds(sock, prefix_size, deadline)
-    else:
-        prefix, fds = _recv_exactly(sock, prefix_size, deadline), []
-    try:
-        header_size, blob_size = FRAME.unpack(bytes(prefix[: FRAME.size]))
-        if header_size > MAX_HEADER_BYTES:
-            raise MessageTooLarge(header_size, MAX_HEADER_BYTES)
-        if blob_size > max_blob_bytes:
-            raise MessageTooLarge(blob_size, max_blob_bytes)
-        encoded = _recv_exactly(sock, header_size, deadline)
-        payload = _recv_exactly(sock, blob_size, deadline) if blob_size else bytearray()
-        if key is not None and not hmac.compare_digest(bytes(prefix[FRAME.size :]), signature(key, encoded, [payload])):
-            raise Unsigned("a message on the worker's channel was not written by the worker")
-        header = loads(encoded)
-        if type(header) is not dict:
-            raise ProtocolError("header must be a JSON object")
-        blobs = _blob_table(header.pop("_blobs", []), payload)
-    except BaseException:
-        for fd in fds:
-            os.close(fd)
-        raise
-    return (header, blobs, fds) if with_fds else (header, blobs)
-
-
-def _blob_table(table: Any, payload: bytearray | memoryview) -> list[Any]:
-    if type(table) is not list:
-        raise ProtocolError("malformed blob table")
-    blobs = []
-    for entry in table:
-        if not (type(entry) is list and len(entry) == 2 and all(type(x) is int for x in entry)):
-            raise ProtocolError("malformed blob table")
-        start, length = entry
-        if start < 0 or length < 0 or start + length > len(payload):
-            raise ProtocolError("blob out of range")
-        blobs.append(payload[start : start + length])
-    return blobs
-
-
-# ------------------------------------------------------------------------------------------------ arenas
-
-
-@dataclass
-class Arena:
-    """The tensors of one request, in a sealed memfd that the judge maps and the worker maps too.
-
-    The judge keeps the bytes it wrote; after the worker's reply, `written()` compares them with what the
-    memory holds now. Sealed against shrinking and growing, so the worker cannot make the judge's mapping
-    fault. The worker gets the descriptor, the judge keeps only the mapping."""
-
-    blobs: list[bytes]
-    offsets: list[tuple[int, int]]
-    memory: mmap.mmap | None
-    fd: int = -1
-
-    @classmethod
-    def create(cls, blobs: list[bytes]) -> Arena:
-        offsets, position = [], 0
-        for blob in blobs:
-            offsets.append((position, len(blob)))
-            position += len(blob)
-        if position == 0:
-            return cls(blobs=list(blobs), offsets=offsets, memory=None)
-        fd = os.memfd_create("paperlab-arena", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
-        try:
-            os.ftruncate(fd, position)
-            memory = mmap.mmap(fd, position)
-            memory[:] = b"".join(blobs)
-            fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SEAL)
-        except BaseException:
-            os.close(fd)
-            raise
-        return cls(blobs=list(blobs), offsets=offsets, memory=memory, fd=fd)
-
-    @property
-    def size(self) -> int:
-        return sum(length for _, length in self.offsets)
-
-    def table(self) -> list[list[int]]:
-        return [[start, length] for start, length in self.offsets]
-
-    def release_fd(self) -> None:
-        """After the descriptor went to the worker: the judge needs only its mapping."""
-        if self.fd >= 0:
-            os.close(self.fd)
-            self.fd = -1
-
-    def written(self) -> tuple[bool, ...]:
-        """For each blob: whether its bytes differ from what the judge wrote."""
-        if self.memory is None:
-            return tuple(False for _ in self.blobs)
-        return tuple(self.memory[start : start + length] != blob
-                     for (start, length), blob in zip(self.offsets, self.blobs, strict=True))
-
-    def close(self) -> None:
-        self.release_fd()
-        if self.memory is not None:
-            self.memory.close()
-            self.memory = None
-
-
-def map_arena(fd: int, size: int, table: Any) -> list[memoryview]:
-    """The worker's side: the request's blobs as writable views of the shared memory (closes `fd`)."""
-    try:
-        if type(size) is not int or size < 0 or os.fstat(fd).st_size < size:
-            raise ProtocolError("arena smaller than announced")
-        memory = mmap.mmap(fd, size) if size else None
-    finally:
-        os.close(fd)
-    return _blob_table(table, memoryview(memory) if memory is not None else memoryview(bytearray()))
-
-
-# ---------------------------------------------------------------------------------------------- encoding
 
 
 @dataclass
@@ -629,7 +348,3 @@ def _int_list(value: Any) -> TypeGuard[list[int]]:
 
 def decode(tree: Any, blobs: list[Any]) -> Any:
     return Decoder(blobs).decode(tree)
-
-
-# Public names for the sandbox side (grader/sandboxed/), which reads an arena sent without a descriptor.
-blob_table = _blob_table
