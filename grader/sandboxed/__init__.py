@@ -1,6 +1,7 @@
 """The sandbox side of the engine: the only code that runs inside the sandbox, beside the learner's.
 
-The rule, held by tests/test_imports.py: nothing outside this package imports it (the judge side, app/, the CLI),
+The rule, held by tests/test_imports.py: nothing outside this package imports it (the judge side, app/, the CLI;
+the benchmark's in-process floor alone runs its serving code, unsandboxed, to measure what isolation costs),
 and nothing outside it runs inside the sandbox, except grader/protocol/, the wire format both sides speak. The
 sandbox gets copies of exactly these files (grader.sandbox.WORKER_FILES) and no other file of the project.
 
