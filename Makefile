@@ -80,9 +80,9 @@ container-test:
 # --- mutation testing (docs/mutation.md) ------------------------------------------------------------------------
 # mutmut mutates the engine modules that decide verdicts ([tool.mutmut] in pyproject.toml) and runs each mutant
 # against the fast tests that reach it; tests/mutation/score.py prints killed / total per module and fails under
-# 97% or on a survivor not reviewed in tests/mutation/equivalent.toml. `mutation` runs every mutant (CI does:
-# 3,280 mutants of seven modules, about 9 minutes on a 2-core machine under a load average of 2-5); `mutation-sample`
-# runs the fifth whose number ends in one of two digits chosen by the commit, for when the full run is too slow.
+# 97% or on a survivor not reviewed in tests/mutation/equivalent.toml. `mutation` runs every mutant (about 3,700
+# mutants of ten modules, 10-13 minutes on a 2-core machine; run it before pushing a change to a mutated module);
+# `mutation-sample` runs the fifth whose number ends in one of two digits chosen by the commit, which is what CI runs.
 MUTMUT := $(VENV)/bin/mutmut
 MUTATION_JOBS ?= 2
 MUTATION_LOG := var/mutation.log

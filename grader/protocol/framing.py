@@ -21,8 +21,10 @@ from grader.protocol.exceptions import MessageTooLarge, ProtocolError, Unsigned
 
 FRAME = struct.Struct(">II")
 MAC_BYTES = 32
+MAC_DIGEST = "sha256"  # the HMAC's hash, by its OpenSSL name
 MAX_HEADER_BYTES = 16 * 1024 * 1024
-COALESCE_BYTES = 256 * 1024  # frames whose tensors total less than this are sent with one sendall
+COALESCE_BYTES = 256 * 1024  # frames whose tensors total at most this are sent with one sendall
+_FD_TYPECODE = "i"  # descriptors travel as C ints (SCM_RIGHTS)
 
 # Captured at import: C code only, out of reach of whatever the learner rebinds later.
 _json_encoder = _json.make_encoder(  # markers, default, encoder, indent, separators, sort, skipkeys, allow_nan
@@ -60,7 +62,7 @@ def loads(data: bytes | bytearray | memoryview) -> Any:
 
 
 def signature(key: bytes, header: bytes | bytearray, blobs: list[bytes] | list[bytearray]) -> bytes:
-    mac = _hmac_new(key, digestmod="sha256")
+    mac = _hmac_new(key, digestmod=MAC_DIGEST)
     mac.update(header)
     for blob in blobs:
         mac.update(blob)
@@ -85,7 +87,7 @@ def send_frame(sock: socket.socket, header: dict[str, Any], blobs: list[bytes] |
         head, blobs = [b"".join([*head, *blobs])], []
     data = b"".join(head)
     if fds:
-        rights = [(_SOL_SOCKET, _SCM_RIGHTS, array.array("i", fds).tobytes())]
+        rights = [(_SOL_SOCKET, _SCM_RIGHTS, array.array(_FD_TYPECODE, fds).tobytes())]
         sent = _sendmsg(sock, [data], rights)
         data = data[sent:]
     if data:
@@ -101,7 +103,7 @@ def _recv_exactly(sock: socket.socket, size: int, deadline: float | None) -> byt
     received = 0
     while received < size:
         _wait_budget(sock, deadline)
-        count = _recv_into(sock, view[received:], size - received)
+        count = _recv_into(sock, view[received:])  # at most the view's length: what is missing
         if count == 0:
             raise EOFError("peer closed the connection")
         received += count
@@ -129,7 +131,7 @@ def _recv_prefix_with_fds(sock: socket.socket, size: int, deadline: float | None
         count, ancillary, _, _ = _recvmsg_into(sock, [view[received:]], _CMSG_SPACE(4 * 4))
         for level, kind, data in ancillary:
             if level == _SOL_SOCKET and kind == _SCM_RIGHTS:
-                fds.extend(array.array("i", data[: len(data) - len(data) % 4]))
+                fds.extend(array.array(_FD_TYPECODE, data[: len(data) - len(data) % 4]))
         if count == 0:
             for fd in fds:
                 os.close(fd)
@@ -157,7 +159,7 @@ def recv_frame(
         if blob_size > max_blob_bytes:
             raise MessageTooLarge(blob_size, max_blob_bytes)
         encoded = _recv_exactly(sock, header_size, deadline)
-        payload = _recv_exactly(sock, blob_size, deadline) if blob_size else bytearray()
+        payload = _recv_exactly(sock, blob_size, deadline)
         if key is not None and not hmac.compare_digest(bytes(prefix[FRAME.size :]), signature(key, encoded, [payload])):
             raise Unsigned("a message on the worker's channel was not written by the worker")
         header = loads(encoded)

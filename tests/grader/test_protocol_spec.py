@@ -39,6 +39,7 @@ from grader.protocol import (
     dumps,
     encode,
     encoding,
+    framing,
     loads,
     map_arena,
     recv_frame,
@@ -161,6 +162,31 @@ def test_blobs_of_any_size_arrive_whole_and_in_order(pair: tuple[socket.socket, 
     assert [bytes(blob) for blob in received] == blobs
 
 
+@pytest.mark.parametrize(("sizes", "sends"), [([], 1), ([COALESCE_BYTES], 1), ([COALESCE_BYTES - 1, 1], 1),
+                                               ([COALESCE_BYTES + 1], 2), ([COALESCE_BYTES, 0, 1], 3)],
+                         ids=["no-blobs", "exactly-the-threshold", "two-blobs-at-the-threshold", "one-byte-over",
+                              "over-with-an-empty-blob"])
+def test_a_frame_whose_blobs_total_at_most_the_threshold_is_one_send(
+        pair: tuple[socket.socket, socket.socket], monkeypatch: pytest.MonkeyPatch, sizes: list[int],
+        sends: int) -> None:
+    left, right = pair
+    calls: list[int] = []
+    sendall = framing._sendall
+
+    def counted(sock: socket.socket, data: bytes) -> None:
+        calls.append(len(data))
+        sendall(sock, data)
+
+    monkeypatch.setattr(framing, "_sendall", counted)
+    blobs = [bytes([n % 251]) * size for n, size in enumerate(sizes)]
+    sender = threading.Thread(target=send_frame, args=(left, {"op": "x"}, blobs))
+    sender.start()
+    frame = recv_frame(right, max_blob_bytes=sum(sizes) + 1)
+    sender.join()
+    assert [bytes(blob) for blob in frame[1]] == blobs
+    assert len(calls) == sends  # over the threshold: the prefix and header, then each non-empty blob
+
+
 def test_a_header_of_exactly_the_cap_is_read(pair: tuple[socket.socket, socket.socket]) -> None:
     left, right = pair
     header = b"{}".ljust(MAX_HEADER_BYTES)
@@ -225,6 +251,16 @@ def test_a_frame_whose_deadline_has_passed_is_not_read(pair: tuple[socket.socket
     send_frame(left, {"op": "late"})
     with pytest.raises(TimeoutError, match=exactly("the frame did not arrive in time")):
         recv_frame(right, max_blob_bytes=0, deadline=time.monotonic() - 0.001)
+
+
+def test_a_frame_whose_deadline_is_now_is_not_read(pair: tuple[socket.socket, socket.socket],
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    left, right = pair
+    send_frame(left, {"op": "on-time?"})
+    now = time.monotonic()
+    monkeypatch.setattr(framing, "_monotonic", lambda: now)  # the clock reads the deadline itself
+    with pytest.raises(TimeoutError, match=exactly("the frame did not arrive in time")):
+        recv_frame(right, max_blob_bytes=0, deadline=now)
 
 
 @pytest.mark.parametrize("with_fds", [False, True], ids=["plain", "with-fds"])

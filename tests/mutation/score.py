@@ -156,9 +156,9 @@ def mutant_diffs(names: Iterable[str]) -> dict[str, str]:
 
 
 def table(scores: list[Score]) -> str:
-    rows = [f"{'module':<22} {'killed':>7} {'timeout':>8} {'equiv.':>7} {'survived':>9} {'judged':>7} {'% killed':>9}"]
+    rows = [f"{'module':<30} {'killed':>7} {'timeout':>8} {'equiv.':>7} {'survived':>9} {'judged':>7} {'% killed':>9}"]
     for s in scores:
-        rows.append(f"{s.module:<22} {s.killed:>7} {s.timeout:>8} {s.equivalent:>7} {len(s.survived):>9} "
+        rows.append(f"{s.module:<30} {s.killed:>7} {s.timeout:>8} {s.equivalent:>7} {len(s.survived):>9} "
                     f"{s.judged:>7} {s.percent:>8.1f}%")
     return "\n".join(rows)
 
