@@ -28,7 +28,7 @@ from grader.checks import Check, fail
 from grader.contract.battery import FunctionBattery, stable_seed
 from grader.contract.clauses import SEARCH_CLAUSE
 from grader.contract.draw import LAYOUTS, UNICODE_SAMPLE, fresh, in_layout, int_bounds, local_symbols
-from grader.contract.expect import Case
+from grader.contract.expect import Case, tensors_in
 from grader.contract.legality import violations
 from grader.contract.schema import (
     DTYPES,
@@ -319,40 +319,44 @@ def search_function(battery: FunctionBattery, sub: Any, ref: ModuleType) -> None
     examples, cases = drawn_examples(battery)
     if not examples:
         return
-    outcome: dict[str, str | None] = {}  # key -> failure message (None: the call was right)
+    outcome: dict[str, Failure | None] = {}  # key -> how the call failed (None: the call was right)
     results = battery.run_cases(sub, ref, cases)
     for example, case, result in zip(examples, cases, results, strict=True):
         outcome[example.key] = _failure(battery, ref, result, case)
-    if all(message is None for message in outcome.values()):
+    drawn_failures = [failure for failure in outcome.values() if failure is not None]
+    if not drawn_failures:
         return
+    kind = _commonest_kind(drawn_failures)
     spent = [0]
     lost: list[BaseException] = []
 
     def fails(example: Example) -> bool:
-        if example.key in outcome:
-            return outcome[example.key] is not None
-        if lost or spent[0] >= SHRINK_CALLS:
-            return False
-        spent[0] += 1
-        case = _case(example)
-        try:
-            result = battery.run_cases(sub, ref, [case])[0]
-        except (WorkerLost, CheckFailed) as exc:
-            lost.append(exc)
-            return False
-        except BaseException as exc:  # noqa: B902 - a Stop (GradingStopped) must end the search too
-            lost.append(exc)
-            return False
-        outcome[example.key] = _failure(battery, ref, result, case)
-        return outcome[example.key] is not None
+        if example.key not in outcome:
+            if lost or spent[0] >= SHRINK_CALLS:
+                return False
+            spent[0] += 1
+            case = _case(example)
+            try:
+                result = battery.run_cases(sub, ref, [case])[0]
+            except (WorkerLost, CheckFailed) as exc:
+                lost.append(exc)
+                return False
+            except BaseException as exc:  # noqa: B902 - a Stop (GradingStopped) must end the search too
+                lost.append(exc)
+                return False
+            outcome[example.key] = _failure(battery, ref, result, case)
+        failure = outcome[example.key]
+        return failure is not None and failure.kind == kind
 
     try:
         smallest = find(strategy(battery), fails, settings=config, random=Random(seed))
     except NoSuchExample:
-        smallest = next(e for e in examples if outcome[e.key] is not None)
+        smallest = next(e for e in examples if fails(e))
     if lost:
         raise lost[0]
-    message = outcome[smallest.key]
+    failure = outcome[smallest.key]
+    assert failure is not None  # find() and the fallback return only failing examples
+    message = failure.message
     tried = len(examples)
     fail(f"{battery.name}: the property search tried {tried} random legal inputs; on the smallest failing one it "
          f"found, {message}\nThat input, in full: {describe_input(smallest.args)}")
@@ -418,12 +422,47 @@ def _case(example: Example) -> Case:
     return Case(example.args, "random legal input", example.sizes, reference_args=fresh(example.args))
 
 
-def _failure(battery: FunctionBattery, ref: ModuleType, result: Any, case: Case) -> str | None:
+@dataclass(frozen=True)
+class Failure:
+    """How one call failed: the message the learner reads, and its kind (what the call raised, a result that is
+    not finite, or a wrong one). The shrinker keeps to the kind the search found most often: without it, a
+    smaller input that fails for another reason wins, such as a subnormal alpha whose square root is 0 in float32,
+    where even a right formula divides 0 by 0, shown for a mistake that input has nothing to do with."""
+
+    message: str
+    kind: str
+
+
+def _failure(battery: FunctionBattery, ref: ModuleType, result: Any, case: Case) -> Failure | None:
     try:
         battery.expect(ref, result, case)
     except CheckFailed as exc:
-        return str(exc)
+        return Failure(str(exc), _kind(result))
     return None
+
+
+def _kind(result: Any) -> str:
+    if result.raised is not None:
+        return f"raised {result.raised.type}"
+    if any(t.dtype.is_floating_point and not bool(torch.isfinite(t.detach()).all()) for t in tensors_in(result.value)):
+        return "not finite"
+    if any(type(v) is float and not math.isfinite(v) for v in _numbers_in(result.value)):
+        return "not finite"
+    return "wrong"
+
+
+def _numbers_in(value: Any) -> list[Any]:
+    if isinstance(value, tuple | list):
+        return [number for item in value for number in _numbers_in(item)]
+    return [value]
+
+
+def _commonest_kind(failures: list[Failure]) -> str:
+    """The kind most of the drawn inputs fail with (the first of those tied): the mistake the search found."""
+    counts: dict[str, int] = {}
+    for failure in failures:
+        counts[failure.kind] = counts.get(failure.kind, 0) + 1
+    return max(counts, key=lambda kind: counts[kind])  # max keeps the first of equal counts
 
 
 def search_check(batteries: list[FunctionBattery]) -> Check:

@@ -118,6 +118,17 @@ def test_the_search_prints_the_smallest_failing_input_in_full(problem: Problem) 
     assert "That input, in full: x=torch.tensor(" in message
 
 
+def test_the_search_shrinks_to_an_input_that_fails_as_most_drawn_inputs_do(problem: Problem) -> None:
+    # Wrong by 0.01 wherever |x| > 3.5, and also nan at weight = 0: the shrinker, free to pick any failure, would
+    # move weight to 0 (its simplest value) and report a nan that says nothing of the mistake most inputs show.
+    patch = MIX + ("    if weight == 0:\n        return x * float('nan')\n"
+                   "    return _reference_mix(x, y, weight) + (x.abs() > 3.5) * 0.01\n")
+    message = failed(graded(problem, patch))["contract.search"]
+    found, _, shown = message.partition("That input, in full: ")
+    assert "nan" not in found, message
+    assert "weight=0.0" not in shown and "weight=0," not in shown, message
+
+
 def test_a_list_that_may_be_a_tuple_is_tried_as_one() -> None:
     from grader.contract.battery import FunctionBattery
     from grader.contract.schema import FunctionContract
