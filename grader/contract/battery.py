@@ -162,8 +162,15 @@ class FunctionBattery:
                 cases.append(Case(self.with_grad(args), f"{', '.join(whole)} passed as Python ints", self.base))
         optional = [name for name, arg in self.contract.args.items() if arg.optional]
         if optional:
-            args = self.draw(self.base, "edge-none", scalars={name: None for name in optional})
+            absent = {name: None for name in optional}
+            args = self.draw(self.base, "edge-none", scalars=absent)
             cases.append(Case(self.with_grad(args), f"{', '.join(optional)} = None", self.base))
+            # An argument left out is replaced by a default the function builds itself (a zero state, a mask of
+            # ones): built at an empty size it is where a wrong dtype or a shared buffer hides.
+            for index, sizes in enumerate(edges(self.contract)):
+                if 0 in sizes.dims.values() or any(0 in dims for dims in sizes.runs.values()):
+                    args = self.draw(sizes, "edge-none", index + 1, scalars=absent)
+                    cases.append(Case(self.with_grad(args), f"{sizes.label}; {', '.join(optional)} = None", sizes))
         if self.defaults:
             args = self.draw(self.base, "edge-defaults")
             cases.append(Case(self.with_grad(args), f"{', '.join(self.defaults)} left at their defaults", self.base,

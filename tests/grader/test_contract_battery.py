@@ -6,6 +6,7 @@ the facts (inputs changed, storage shared, gradients) come from the worker's own
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -147,6 +148,35 @@ def test_a_list_that_may_be_a_tuple_is_tried_as_one() -> None:
         **declared.model_dump()["args"]["views"], "tuples": False}}})
     assert "views as a tuple" not in {case.label for case in FunctionBattery("views", "mean_view", only_lists, None,
                                                                                {}).edge_cases}
+
+
+SCAN: dict[str, Any] = {  # a scan's shape of contract: an optional initial state, and a length that may be 0
+    "dims": {"L": {"min": 0}, "D": {}},
+    "args": {"x": {"kind": "tensor", "shape": ["L", "D"]},
+             "h0": {"kind": "tensor", "shape": ["D"], "optional": True}},
+    "result": {"kind": "tensor", "shape": ["D"]},
+}
+
+
+def test_an_optional_argument_is_left_out_at_every_empty_size_too() -> None:
+    from grader.contract.battery import FunctionBattery
+    from grader.contract.schema import FunctionContract
+
+    battery = FunctionBattery("scan", "scan", FunctionContract.model_validate(SCAN), None, {})
+    tried = {case.label: case.args for case in battery.edge_cases}
+    assert tried["h0 = None"]["h0"] is None and tried["h0 = None"]["x"].shape[0] > 0
+    assert tried["L = 0; h0 = None"]["h0"] is None and tried["L = 0; h0 = None"]["x"].shape[0] == 0
+    assert tried["L = 0"]["h0"] is not None  # the empty size with the argument given stays as it was
+    assert not any("= 1; h0 = None" in label for label in tried)  # only the empty sizes are crossed
+
+
+def test_a_function_without_optional_arguments_gets_no_such_edge() -> None:
+    from grader.contract.battery import FunctionBattery
+    from grader.contract.schema import FunctionContract
+
+    required = {**SCAN, "args": {**SCAN["args"], "h0": {"kind": "tensor", "shape": ["D"]}}}
+    battery = FunctionBattery("scan", "scan", FunctionContract.model_validate(required), None, {})
+    assert not any("None" in case.label for case in battery.edge_cases)
 
 
 GROUPED = {  # GroupNorm's shape of contract: an int gives a size that another size must be a multiple of
