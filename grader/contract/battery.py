@@ -134,7 +134,8 @@ class FunctionBattery:
     @functools.cached_property
     def edge_cases(self) -> list[Case]:
         cases = []
-        for index, sizes in enumerate(edges(self.contract)):
+        size_edges = edges(self.contract)
+        for index, sizes in enumerate(size_edges):
             cases.append(Case(self.with_grad(self.draw(sizes, "edges", index)), sizes.label, sizes))
         for name, arg in self.contract.args.items():
             if isinstance(arg, TensorArg | TensorListArg):
@@ -167,7 +168,7 @@ class FunctionBattery:
             cases.append(Case(self.with_grad(args), f"{', '.join(optional)} = None", self.base))
             # An argument left out is replaced by a default the function builds itself (a zero state, a mask of
             # ones): built at an empty size it is where a wrong dtype or a shared buffer hides.
-            for index, sizes in enumerate(edges(self.contract)):
+            for index, sizes in enumerate(size_edges):
                 if 0 in sizes.dims.values() or any(0 in dims for dims in sizes.runs.values()):
                     args = self.draw(sizes, "edge-none", index + 1, scalars=absent)
                     cases.append(Case(self.with_grad(args), f"{sizes.label}; {', '.join(optional)} = None", sizes))

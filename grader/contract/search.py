@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import math
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from random import Random
@@ -28,7 +29,7 @@ from grader.checks import Check, fail
 from grader.contract.battery import FunctionBattery, stable_seed
 from grader.contract.clauses import SEARCH_CLAUSE
 from grader.contract.draw import LAYOUTS, UNICODE_SAMPLE, fresh, in_layout, int_bounds, local_symbols
-from grader.contract.expect import Case, tensors_in
+from grader.contract.expect import Case
 from grader.contract.legality import violations
 from grader.contract.schema import (
     DTYPES,
@@ -444,25 +445,21 @@ def _failure(battery: FunctionBattery, ref: ModuleType, result: Any, case: Case)
 def _kind(result: Any) -> str:
     if result.raised is not None:
         return f"raised {result.raised.type}"
-    if any(t.dtype.is_floating_point and not bool(torch.isfinite(t.detach()).all()) for t in tensors_in(result.value)):
-        return "not finite"
-    if any(type(v) is float and not math.isfinite(v) for v in _numbers_in(result.value)):
-        return "not finite"
-    return "wrong"
+    return "wrong" if _finite(result.value) else "not finite"
 
 
-def _numbers_in(value: Any) -> list[Any]:
-    if isinstance(value, tuple | list):
-        return [number for item in value for number in _numbers_in(item)]
-    return [value]
+def _finite(value: Any, depth: int = 0) -> bool:
+    """Every float in a result is finite (tensors, Python floats, and the tuples and lists that hold them)."""
+    if isinstance(value, torch.Tensor):
+        return not value.dtype.is_floating_point or bool(torch.isfinite(value.detach()).all())
+    if isinstance(value, tuple | list) and depth < 8:
+        return all(_finite(item, depth + 1) for item in value)
+    return type(value) is not float or math.isfinite(value)
 
 
 def _commonest_kind(failures: list[Failure]) -> str:
     """The kind most of the drawn inputs fail with (the first of those tied): the mistake the search found."""
-    counts: dict[str, int] = {}
-    for failure in failures:
-        counts[failure.kind] = counts.get(failure.kind, 0) + 1
-    return max(counts, key=lambda kind: counts[kind])  # max keeps the first of equal counts
+    return Counter(failure.kind for failure in failures).most_common(1)[0][0]
 
 
 def search_check(batteries: list[FunctionBattery]) -> Check:
