@@ -87,7 +87,12 @@ class WorkerPool:
         # 0.05 ms without), so this process computes on one thread, like the workers.
         torch.set_num_threads(1)
         if self._early is not None:
-            self._bwrap, self._cgroup = self._early.bwrap, self._early.cgroup  # probed and created by start_early
+            status = self._early.status.result()
+            if not status.available:
+                self._early.close()
+                self._early = None
+                raise SandboxUnavailable(status.reason)
+            self._bwrap, self._cgroup = self._early.bwrap, self._early.cgroup  # created by start_early
         elif not self.unsafe:
             status = probe()
             if not status.available:

@@ -7,6 +7,7 @@ the kernel ignores RLIMIT_NPROC and a fork bomb grows unbounded (750+ processes 
 
 from __future__ import annotations
 
+import csv
 import functools
 import importlib.metadata
 import os
@@ -82,26 +83,45 @@ _REQUIREMENT_NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 def runtime_entries(site: str) -> tuple[str, ...]:
     """The names in `site` (a site-packages directory) that RUNTIME_DISTRIBUTIONS need: their files' top-level
     entries and those of every distribution they require unconditionally (requirements behind an extra or an
-    environment marker are left out), with their metadata. Found from the installed metadata, not a list."""
-    distributions = {dist.metadata["Name"].lower().replace("_", "-"): dist
-                     for dist in importlib.metadata.distributions(path=[site]) if dist.metadata["Name"]}
-    wanted, pending = set(), list(RUNTIME_DISTRIBUTIONS)
+    environment marker are left out), with their metadata. Found from the installed metadata, not a list.
+
+    Only the distributions on that walk are read, and their file lists straight from RECORD: parsing every
+    distribution of the app's virtualenv and torch's 20,000 file paths one object each cost a cold CLI 0.15 s
+    before its template could start."""
+    wanted: dict[str, importlib.metadata.Distribution] = {}
+    pending = list(RUNTIME_DISTRIBUTIONS)
     while pending:
-        name = pending.pop().lower().replace("_", "-")
-        if name in wanted or name not in distributions:
+        name = _canonical(pending.pop())
+        if name in wanted:
             continue
-        wanted.add(name)
-        for requirement in distributions[name].requires or []:
+        found = [dist for dist in importlib.metadata.distributions(name=name, path=[site])
+                 if _canonical(dist.metadata["Name"] or "") == name]
+        if not found:
+            continue
+        wanted[name] = found[0]
+        for requirement in found[0].requires or []:
             match = _REQUIREMENT_NAME.match(requirement)
             if match and ";" not in requirement:
                 pending.append(match.group(1))
     entries = set()
-    for name in wanted:
-        for file in distributions[name].files or []:
-            top = file.parts[0] if file.parts else ""
+    for dist in wanted.values():
+        for top in _top_level_entries(dist):
             if top and top not in ("..", "__pycache__") and not top.endswith(".pth") and not top.startswith("."):
                 entries.add(top)
     return tuple(sorted(entry for entry in entries if os.path.lexists(os.path.join(site, entry))))
+
+
+def _canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _top_level_entries(dist: importlib.metadata.Distribution) -> set[str]:
+    """The first component of every path a distribution installed: read from RECORD (a CSV file whose first
+    column is the path), else from whatever file list importlib.metadata finds (an egg-info's)."""
+    record = dist.read_text("RECORD")
+    if record is None:
+        return {file.parts[0] for file in dist.files or [] if file.parts}
+    return {row[0].split("/", 1)[0] for row in csv.reader(record.splitlines()) if row and row[0]}
 
 
 SANDBOX_PYTHON_PREFIX = "/opt/python"

@@ -236,3 +236,35 @@ def test_a_pool_closed_before_it_started_stops_the_early_template(need_sandbox: 
     WorkerPool(size=1, fork_ahead=False, early=early).close()
     assert early.launched.process.wait(timeout=10) is not None
     assert not any(path.exists() for path in early.cgroup.paths.values())
+
+
+@pytest.mark.sandbox
+def test_an_early_template_is_not_adopted_where_the_probe_fails(need_sandbox: None) -> None:
+    # The probe runs beside the judge's imports, after the template was launched: a sandbox it finds wanting
+    # must still end in its reason, with the template stopped, as when it ran first.
+    from concurrent.futures import Future
+
+    from grader.launch import start_early
+    from grader.pool import WorkerPool
+    from grader.sandbox import SandboxStatus, SandboxUnavailable
+
+    early = start_early()
+    assert early is not None
+    early.status.result()
+    failed: Future[SandboxStatus] = Future()
+    failed.set_result(SandboxStatus(False, "no user namespaces on this machine"))
+    early.status = failed
+    pool = WorkerPool(size=1, fork_ahead=False, early=early)
+    with pytest.raises(SandboxUnavailable, match="no user namespaces on this machine"):
+        pool.start()
+    pool.close()
+    assert early.launched.process.wait(timeout=10) is not None
+    assert not any(path.exists() for path in early.cgroup.paths.values())
+
+
+def test_a_report_piped_to_a_reader_arrives_whole_before_the_process_leaves() -> None:
+    # `grade` leaves without tearing the interpreter down: what it printed must be flushed first, all of it.
+    completed = cli("grade", ADDER, CORRECT)
+    assert completed.returncode == 0, completed.stderr[-2000:]
+    assert completed.stdout.rstrip().splitlines()[-1].startswith("SOLVED: ")
+    assert one_report(cli("grade", ADDER, CORRECT, "--json").stdout).solved
