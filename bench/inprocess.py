@@ -28,6 +28,7 @@ class InProcessSession:
     modules: dict[str, str] = field(default_factory=dict)  # loaded first, importable by name (helpers.py)
     module: types.ModuleType | None = None
     namespace: dict[str, Any] | None = None
+    loaded: dict[str, types.ModuleType] = field(default_factory=dict)  # the problem's modules, by name
     _started: float = field(default_factory=time.monotonic)
 
     _budget_s: float | None = None  # None: the total time limit (the required checks'), else the advisory budget
@@ -44,7 +45,7 @@ class InProcessSession:
 
     def load(self) -> LoadResult:
         self.module = types.ModuleType("benchmark_submission")
-        loaded = {}
+        loaded = self.loaded
         for name, source in self.modules.items():  # as the worker does: a problem's helpers.py comes first
             loaded[name] = types.ModuleType(name)
             exec(compile(source, f"{name}.py", "exec"), loaded[name].__dict__)
@@ -68,6 +69,7 @@ class InProcessSession:
             self.namespace = learner_namespace()
         namespace = self.namespace
         served = Served(self.module, Output(namespace, self.limits.output_kb * 1024), _direct, [], None)
+        served.modules = self.loaded
         memory = [bytearray(blob) for blob in blobs]  # the arena: the calls work on it, then it is compared
         reply, reply_blobs = served.calls(request.to_wire(None), memory, 1 << 40)
         written = tuple(bytes(now) != blob for now, blob in zip(memory, blobs, strict=True))

@@ -25,7 +25,7 @@ from typing import Any, NoReturn, Protocol, overload
 
 import torch
 
-from grader.calls import CallResult, CheckFailed, ExceptionInfo, SubmissionRaised
+from grader.calls import CallResult, CheckFailed, ExceptionInfo, SubmissionRaised, WorkerLost
 from grader.describe import describe
 
 __all__ = [
@@ -37,6 +37,7 @@ __all__ = [
     "Submission",
     "SubmissionFunction",
     "SubmissionRaised",
+    "WorkerLost",
     "central_differences",
     "check",
     "collect_checks",
@@ -188,9 +189,13 @@ class SubmissionFunction(Protocol):
 
 
 class Submission(Protocol):
-    """`sub`, the first argument of a check: `sub.NAME` is the learner's function NAME (implemented by the judge)."""
+    """`sub`, the first argument of a check: `sub.NAME` is the learner's function NAME (implemented by the judge).
+    `sub.from_helpers(NAME, uses=...)` is function NAME of the problem's helpers.py, run in the worker and handed
+    the learner's functions `uses` as a dict, its first argument."""
 
     def __getattr__(self, name: str) -> SubmissionFunction: ...
+
+    def from_helpers(self, name: str, *, uses: Sequence[str]) -> SubmissionFunction: ...
 
 
 # ------------------------------------------------------------------------------------------------- helpers

@@ -256,8 +256,13 @@ class Interleaver:
             self.broken[function] = WorkerLost(f"not run: {reason}", limit=reply.limit)
 
     def _not_run(self, entry: _Running) -> WorkerLost | None:
+        """Why the request is not sent, if it calls a function that broke a limit: its own, or one of the learner's
+        functions a helper of the problem is handed to drive."""
         assert entry.sent is not None  # asked only of requests about to be sent
-        return self.broken.get(entry.sent.function)  # never "": _note records only named functions
+        for name in (entry.sent.function, *(used for call in entry.sent.message.calls for used in call.uses)):
+            if name in self.broken:  # never "": _note records only named functions
+                return self.broken[name]
+        return None
 
     def _alone(self, request: Request | None) -> Answer | BaseException:
         assert request is not None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import inspect
 import logging
 import math
 import re
@@ -80,11 +81,13 @@ class CheckContext:
 
 @dataclass
 class RemoteFunction:
-    """A learner's function as checks see it; each call is a request to the sandboxed worker."""
+    """A learner's function as checks see it; each call is a request to the sandboxed worker. With `uses`, a
+    function of the problem's helpers.py instead (RemoteSubmission.from_helpers), handed those learner functions."""
 
     name: str
     parameters: tuple[str, ...]
     runner: CheckRunner
+    uses: tuple[str, ...] = ()
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.call(*args, **kwargs).unwrap()
@@ -129,6 +132,22 @@ class RemoteSubmission:
             raise AttributeError(f"check bug: '{name}' is not a function of problem {problem.slug}")
         return RemoteFunction(name, problem.parameter_names[name], self._runner)
 
+    def from_helpers(self, name: str, *, uses: Sequence[str]) -> RemoteFunction:
+        """`name` of the problem's helpers.py, run in the worker beside the learner's code (it is public, like
+        the learner's) and handed the learner's functions `uses` as a dict, its first parameter: a chain of calls
+        that feed each other, one request instead of one a step. What it returns is the learner's to shape, as a
+        learner function's result is: a check compares it all."""
+        helpers = self._runner.problem.helpers_module
+        function = getattr(helpers, name, None) if helpers is not None else None
+        if not callable(function) or not uses:
+            raise ValueError(f"check bug: helpers.py of {self._runner.problem.slug} has no function {name!r}, or it "
+                             "is handed no learner function")
+        for used in uses:
+            if used not in self._runner.problem.parameter_names:
+                raise ValueError(f"check bug: '{used}' is not a function of problem {self._runner.problem.slug}")
+        parameters = tuple(inspect.signature(function).parameters)[1:]  # the first is the dict of functions
+        return RemoteFunction(name, parameters, self._runner, tuple(uses))
+
 
 @dataclass
 class CheckRunner:
@@ -144,10 +163,10 @@ class CheckRunner:
         descriptions = [
             functools.partial(describe_call, function.name, function.parameters, tuple(a), dict(k)) for a, k in calls
         ]
-        if function.name not in self.functions:
-            declared = {f.name: f.signature for f in self.problem.spec.functions}
-            signature = declared.get(function.name, function.name)
-            raise CheckFailed(f"your code defines no function {function.name} (expected {signature})")
+        for name in function.uses or (function.name,):
+            if name not in self.functions:
+                declared = {f.name: f.signature for f in self.problem.spec.functions}
+                raise CheckFailed(f"your code defines no function {name} (expected {declared.get(name, name)})")
         encoder = protocol.Encoder(preserve_views=True)
         wire, arguments_blobs = [], []
         if grad_outputs is not None and len(grad_outputs) != len(calls):
@@ -167,6 +186,8 @@ class CheckRunner:
                 arguments=arguments,
                 grads=tuple(function.key_of(name, args, kwargs) for name in grads),
                 grad_output=None if given is None else encoder.encode(given, 1),
+                module=HELPERS_MODULE if function.uses else "",
+                uses=function.uses,
             ))
         limits = self.problem.limits
         timeout = limits.call_timeout_s * len(calls)  # the session also holds every request to the total limit

@@ -250,17 +250,24 @@ class Loaded:
 class RequestedCall:
     """One call of a learner's function. `arguments`: the encoded `((args...), {kwargs})`; `grads`: the argument
     keys ("0", "1", ... or keyword names) to return vector-Jacobian products for, with `grad_output` as the
-    cotangent when the check chose one."""
+    cotangent when the check chose one.
+
+    `module`: when not empty, `function` is one of that module's instead, a module of the problem's sent with the
+    load request (its helpers.py), run on the learner's thread like the learner's code and handed, before its
+    arguments, a dict of the learner's functions named in `uses`: a run whose calls feed each other goes to the
+    worker once instead of once a step."""
 
     function: str
     arguments: Tree
     grads: tuple[str, ...] = ()
     grad_output: Tree | None = None
+    module: str = ""
+    uses: tuple[str, ...] = ()
     FIELDS: ClassVar[frozenset[str]]
 
     def to_wire(self) -> dict[str, Any]:
         return {"function": self.function, "arguments": self.arguments, "grads": list(self.grads),
-                "grad_output": self.grad_output}
+                "grad_output": self.grad_output, "module": self.module, "uses": list(self.uses)}
 
 
 @wire(extra=("arena",))

@@ -38,16 +38,17 @@ _get_ident = _thread.get_ident
 MAX_RECURSION_LIMIT = 20_000
 
 
-def _load_modules(sources: Any, runner: Any) -> tuple[bool, Any]:
-    """The problem's own modules (helpers.py), importable by the submission; they run on the learner's thread,
-    like its code: the learner reads them in the page."""
+def _load_modules(sources: Any, runner: Any, loaded: dict[str, types.ModuleType]) -> tuple[bool, Any]:
+    """The problem's own modules (helpers.py), importable by the submission and kept in `loaded` by name (a
+    request may call their functions); they run on the learner's thread, like its code: the learner reads them
+    in the page."""
     for name, source in (sources.items() if type(sources) is dict else ()):
         module = types.ModuleType(str(name))
         module.__file__ = f"{name}.py"
         ok, raised = runner(exec, (compile(str(source), f"{name}.py", "exec", dont_inherit=True), module.__dict__), {})
         if not ok:
             return False, raised
-        sys.modules[str(name)] = module
+        sys.modules[str(name)] = loaded[str(name)] = module
     return True, None
 
 
@@ -132,7 +133,7 @@ def serve(job_fd: int, *, warm: bool) -> None:
     pristine = torch_state.snapshot()
     served = Served(types.ModuleType("submission"), output, learner.run, learner.graveyard, guard,
                     queued=learner.queued_s)
-    ok, raised = _load_modules(header["modules"], learner.run)
+    ok, raised = _load_modules(header["modules"], learner.run, served.modules)
     module = types.ModuleType("submission")
     if ok:
         served.source = str(header["code"]).splitlines()
@@ -195,7 +196,7 @@ def _exercise_calls() -> None:
     module.f = lambda x, y, t: (x * y).sum() / t  # type: ignore[attr-defined]
     x = torch.randn(3, 4, dtype=torch.float64, requires_grad=True)
     arguments, blobs = protocol.encode(((x, x.detach().T.contiguous().T, 0.5), {}))
-    call = {"function": "f", "arguments": arguments, "grads": ["0"], "grad_output": None}
+    call = {"function": "f", "arguments": arguments, "grads": ["0"], "grad_output": None, "module": "", "uses": []}
     namespace = learner_namespace()
     direct = lambda function, args, kwargs: (True, function(*args, **kwargs))  # noqa: E731
     served = Served(module, Output(namespace, 100), direct, [], None, arena_copies=True)

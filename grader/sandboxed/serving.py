@@ -73,6 +73,7 @@ class Served:
         # them out, as its time limit does, so the judge's budgets spend the same on a busy machine.
         self.queued = queued if queued is not None else _no_queue
         self.source: list[str] = []  # the submission's lines, for tracebacks (compiled from a string, not a file)
+        self.modules: dict[str, types.ModuleType] = {}  # the problem's modules sent with the load (helpers.py)
 
     def calls(self, request: dict[str, Any], blobs: list[Any], max_message: int) -> tuple[dict[str, Any], list[bytes]]:
         """One `calls` request: every call in order, its reply, and the reply's blobs (grader.messages names
@@ -93,7 +94,8 @@ class Served:
             arguments = decoder.decode(call["arguments"])
         args, kwargs = arguments
         self.graveyard.append(arguments)
-        function = self.module.__dict__.get(call["function"])
+        owner = self.modules.get(call["module"]) if call["module"] else self.module
+        function = owner.__dict__.get(call["function"]) if owner is not None else None
         reply: dict[str, Any] = {"value": None, "raised": None, "missing": False, "grads": {}, "backward_error": None,
                                  "grad_output": None, "mutated": [], "aliased": [], "output": "", "duration_ms": 0.0}
         if not callable(function):
@@ -107,6 +109,8 @@ class Served:
             # Where each argument's gradient accumulates, taken now: a call that clears requires_grad on the
             # caller's tensors after building its graph still gets the gradient that reaches them measured.
             edges = {key: _grad_accumulator(t) for key, t in tensors if _t_requires_grad(t) and _t_is_leaf(t)}
+        if call["module"]:  # a helper is handed the learner's functions it drives, by name, before its arguments
+            args = (self.handed(call["uses"]), *args)
         started, queued = _perf_counter(), self.queued()
         try:
             ok, value = self.runner(function, args, kwargs)
@@ -135,6 +139,12 @@ class Served:
                 self.gradients(reply, value, call, dict(tensors), edges, decoder, encoder)
         reply["output"] = self.output.take()
         return reply
+
+    def handed(self, names: Any) -> dict[str, Any]:
+        """The learner's functions of these names (None for a name the submission does not define: the helper's
+        call of it then raises, as the learner's own call of a missing function would)."""
+        functions = self.module.__dict__
+        return {name: functions.get(name) for name in (names if type(names) is list else ()) if type(name) is str}
 
     def gradients(self, reply: dict[str, Any], value: Any, call: dict[str, Any], tensors: dict[str, Any],
                   edges: dict[str, Any], decoder: Any, encoder: Any) -> None:

@@ -16,6 +16,8 @@ import torch
 
 from grader.checks import (
     CallResult,
+    CheckFailed,
+    WorkerLost,
     check,
     describe,
     expect_close,
@@ -27,6 +29,7 @@ from grader.checks import (
     hint,
     tolerance,
 )
+from helpers import experiment_loss_arguments, experiment_rows, experiment_sgd_step
 
 F32, F64 = torch.float32, torch.float64
 
@@ -659,8 +662,7 @@ Matrix = tuple[tuple[float, ...], ...]
 
 def experiment_batch(step: int) -> tuple[int, ...]:
     """Rows used at `step` (1-based): (0, 1), (2, 3), (4, 5), (0, 1), ..."""
-    first = (step - 1) * EXPERIMENT_BATCH % len(EXPERIMENT_QUERY_VIEWS)
-    return tuple(range(first, first + EXPERIMENT_BATCH))
+    return tuple(experiment_rows(step, EXPERIMENT_BATCH, len(EXPERIMENT_QUERY_VIEWS)))
 
 
 # --- the independent trajectory: plain Python floats, no torch ---------------------------------------------
@@ -779,11 +781,11 @@ def tensor_state(state: dict[str, Any]) -> dict[str, Any]:
 
 
 def loss_call(state: dict[str, Any], step: int) -> tuple[tuple[Any, ...], torch.Tensor]:
-    """The arguments of step `step`'s moco_loss call from `state`, and the cached keys [2, 3]."""
-    rows = list(experiment_batch(step))
-    query = QUERY_VIEWS[rows] @ state["query encoder"]  # [2, 4] x [4, 3] -> [2, 3]
-    key = KEY_VIEWS[rows] @ state["key encoder"]  # [2, 3], cached before either encoder moves
-    return (query.requires_grad_(True), key, state["dictionary"], EXPERIMENT_TEMPERATURE), key
+    """The arguments of step `step`'s moco_loss call from `state`, and the cached keys [2, 3] (computed before
+    either encoder moves). The same code as the worker's run (helpers.experiment_run), so both reach the same bits."""
+    query, key = experiment_loss_arguments(QUERY_VIEWS, KEY_VIEWS, state["query encoder"], state["key encoder"],
+                                           list(experiment_batch(step)))
+    return (query, key, state["dictionary"], EXPERIMENT_TEMPERATURE), key
 
 
 def value_at(result: CallResult, where: str) -> Any:
@@ -805,9 +807,8 @@ def read_loss(result: CallResult, where: str) -> tuple[torch.Tensor, torch.Tenso
 
 
 def sgd_step(query_weights: torch.Tensor, step: int, gradient: torch.Tensor) -> torch.Tensor:
-    """W_q - lr dL/dW_q, with dL/dW_q = x_q^T dL/dq because q = x_q W_q."""
-    rows = list(experiment_batch(step))
-    return query_weights - EXPERIMENT_LR * (QUERY_VIEWS[rows].T @ gradient)  # [4, 2] x [2, 3] -> [4, 3]
+    """W_q - lr dL/dW_q, with dL/dW_q = x_q^T dL/dq because q = x_q W_q (helpers.experiment_sgd_step)."""
+    return experiment_sgd_step(QUERY_VIEWS, query_weights, gradient, list(experiment_batch(step)), EXPERIMENT_LR)
 
 
 def read_key_encoder(result: CallResult, where: str) -> torch.Tensor:
@@ -952,11 +953,111 @@ def chart_of(states: list[dict[str, Any]]) -> dict[str, Any]:
     return {"steps": list(range(len(series["loss"]))), "series": series}
 
 
+EXPERIMENT_FUNCTIONS = ("moco_loss", "momentum_update", "enqueue")
+
+
+def run_in_one_request(sub: Any) -> list[dict[str, Any]] | None:
+    """The learner's run as chained_run reaches it, in four requests instead of 37, or None.
+
+    The worker runs the whole chain (helpers.experiment_run, the same glue as chained_run's) and returns every
+    call's result. The judge rebuilds the states from them and replays each step's calls from those states, each
+    function's steps in one request, exactly as chained_run would make them. Only when every replayed result is
+    bit for bit the one the run returned, and every state is on the trajectory, are these chained_run's states:
+    by induction from the given state 0, each of its calls would get the same input and give the same answer.
+    Anything else (a run that raised or broke a limit, a result of the wrong form, a function that answers the
+    same input differently, a departure) returns None and chained_run grades the run as before, message and
+    chart included."""
+    initial = tensor_state(independent_trajectory()[0])
+    try:
+        run = sub.from_helpers("experiment_run", uses=EXPERIMENT_FUNCTIONS).call(
+            QUERY_VIEWS, KEY_VIEWS, initial["query encoder"], initial["key encoder"], initial["dictionary"],
+            initial["pointer"], EXPERIMENT_STEPS, EXPERIMENT_BATCH, EXPERIMENT_LR, EXPERIMENT_MOMENTUM,
+            EXPERIMENT_TEMPERATURE)
+        records = run.value if run.raised is None else None
+        if not (isinstance(records, list) and len(records) == EXPERIMENT_STEPS + 1):
+            return None
+        states = states_of(records, initial)
+        if states is None or not replay_agrees(sub, states, records):
+            return None
+    except (CheckFailed, WorkerLost):
+        return None
+    trajectory = independent_trajectory()
+    if any(first_departure(state, expected) is not None for state, expected in zip(states, trajectory, strict=True)):
+        return None
+    return states
+
+
+def _exact(got: Any, expected: Any) -> bool:
+    """Equal bit for bit: the same kind, dtype, shape and values (nan never is)."""
+    if isinstance(expected, torch.Tensor):
+        return (type(got) is torch.Tensor and got.dtype == expected.dtype and got.shape == expected.shape
+                and bool(torch.equal(got, expected)))
+    return type(got) is type(expected) and got == expected
+
+
+def _tensor(value: Any, shape: tuple[int, ...], dtype: torch.dtype | None = None) -> bool:
+    return type(value) is torch.Tensor and value.shape == shape and (dtype is None or value.dtype == dtype)
+
+
+def states_of(records: list[Any], initial: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """States 0 to 12 from the run's records, built as chained_run builds them (None: a record of another form,
+    which chained_run reports in its own words)."""
+    state = {name: value for name, value in initial.items() if name != "loss"}
+    states: list[dict[str, Any]] = []
+    for step, record in enumerate(records, start=1):
+        last = step > EXPERIMENT_STEPS
+        if not (isinstance(record, tuple) and len(record) == (2 if last else 4)):
+            return None
+        loss, gradient = record[0], record[1]
+        if not (_tensor(loss, ()) and _tensor(gradient, (2, 3))):
+            return None
+        states.append(dict(state, loss=loss.to(F64)))
+        if last:
+            return states
+        key_encoder, enqueued = record[2], record[3]
+        if not (_tensor(key_encoder, (4, 3), F64) and isinstance(enqueued, tuple | list) and len(enqueued) == 2
+                and _tensor(enqueued[0], (5, 3), F64) and type(enqueued[1]) is int):
+            return None
+        state = {"query encoder": sgd_step(state["query encoder"], step, gradient.to(F64)).detach(),
+                 "key encoder": key_encoder, "dictionary": enqueued[0], "pointer": enqueued[1]}
+    return None
+
+
+def replay_agrees(sub: Any, states: list[dict[str, Any]], records: list[Any]) -> bool:
+    """Each step's calls made again from the rebuilt states, as chained_run makes them, give exactly the run's
+    results: moco_loss at every state (13 calls, one request), momentum_update and enqueue at every step."""
+    loss_calls, enqueue_calls, ema_calls = [], [], []
+    for step in range(1, EXPERIMENT_STEPS + 2):
+        arguments, key = loss_call(states[step - 1], step)
+        loss_calls.append((arguments, {}))
+        if step <= EXPERIMENT_STEPS:
+            before, after = states[step - 1], states[step]
+            ema_calls.append(((after["query encoder"], before["key encoder"], EXPERIMENT_MOMENTUM), {}))
+            enqueue_calls.append(((before["dictionary"], key, before["pointer"]), {}))
+    losses = sub.moco_loss.map(loss_calls, grads=("query",))
+    if not all(result.raised is None and _exact(result.value, record[0])
+               and _exact(result.grads.get("query"), record[1])
+               for result, record in zip(losses, records, strict=True)):
+        return False
+    key_encoders = sub.momentum_update.map(ema_calls)
+    enqueued = sub.enqueue.map(enqueue_calls)
+    return all(
+        ema.raised is None and enq.raised is None and _exact(ema.value, record[2])
+        and isinstance(enq.value, tuple | list) and len(enq.value) == 2
+        and _exact(enq.value[0], record[3][0]) and _exact(enq.value[1], record[3][1])
+        for ema, enq, record in zip(key_encoders, enqueued, records, strict=False))
+
+
 @check("experiment.trajectory", "Your own 12-step run follows an independent trajectory at every step",
        clauses=["experiment.trajectory"])
 def experiment_trajectory(sub: Any, ref: Any, ctx: Any) -> None:
     """The learner's chained run, compared state by state with the independent trajectory; the charts show
-    it from step 0. Only when it departs does a teacher-forced replay name the first step and function."""
+    it from step 0. Only when it departs does a teacher-forced replay name the first step and function. A run
+    that stays on the trajectory takes four requests (run_in_one_request); any other is graded step by step."""
+    fast = run_in_one_request(sub)
+    if fast is not None:
+        ctx.record_experiment(**chart_of(fast))
+        return
     states: list[dict[str, Any]] = []
     try:
         chained_run(sub, states)

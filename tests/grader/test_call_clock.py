@@ -64,6 +64,6 @@ def test_a_calls_duration_leaves_out_its_wait_for_a_cpu(monkeypatch: pytest.Monk
                             arena_copies=True, queued=lambda: next(waited))
     served.module.f = lambda x: x  # type: ignore[attr-defined]
     arguments, blobs = protocol.encode(((torch.zeros(1),), {}))
-    reply = served.call({"function": "f", "arguments": arguments, "grads": [], "grad_output": None},
-                        [bytearray(blob) for blob in blobs], [])
+    call = {"function": "f", "arguments": arguments, "grads": [], "grad_output": None, "module": "", "uses": []}
+    reply = served.call(call, [bytearray(blob) for blob in blobs], [])
     assert reply["duration_ms"] == pytest.approx(50.0)

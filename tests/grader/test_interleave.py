@@ -219,3 +219,30 @@ def test_a_function_that_broke_a_limit_is_not_called_again_and_the_others_still_
         "crash: not run: f ended the worker process in check ‘one’",
     ]
     assert session.sent == ["crash", "b", "c"]  # f is not called again in this grading
+
+
+def ask_helper(session: TaskSession, helper: str, uses: tuple[str, ...], tag: str) -> list[str]:
+    request = CallsRequest((RequestedCall(function=helper, arguments=tag, module="helpers", uses=uses),))
+    answer = session.calls(request, [], timeout=5.0, what=f"{helper}()", function=helper)
+    assert isinstance(answer.message, CallsReply)
+    return [result.value for result in answer.message.results]
+
+
+def test_a_helper_that_drives_a_function_which_broke_a_limit_is_not_sent() -> None:
+    # A problem's helper runs the learner's functions it is handed: one of them broke a limit, so the helper
+    # would only run into it again (a looping function: another whole call limit).
+    tasks = [
+        lambda s: outcome(lambda: ask_function(s, "f", "crash")),
+        lambda s: outcome(lambda: ask_helper(s, "run", ("g", "f"), "a")),
+        lambda s: outcome(lambda: ask_helper(s, "run", ("g",), "b")),
+    ]
+    session = FakeSession()
+    done: list[Any] = []
+    interleaver = Interleaver(session=session, limits=Limits())
+    interleaver.run(tasks, lambda index, result, seconds: done.append(result), titles=["one", "two", "three"])
+    assert done == [
+        "crash: the worker process crashed during f()",
+        "crash: not run: f ended the worker process in check ‘one’",
+        ["b"],
+    ]
+    assert session.sent == ["crash", "b"]

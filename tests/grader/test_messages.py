@@ -96,4 +96,5 @@ def test_requests_always_send_every_field() -> None:
                                    "processes_capped"}
     wire = CallsRequest((RequestedCall(function="f", arguments={"tuple": []}),)).to_wire(None)
     assert wire == {"op": "calls", "calls": [{"function": "f", "arguments": {"tuple": []}, "grads": [],
-                                              "grad_output": None}], "arena": {"size": 0, "blobs": []}}
+                                              "grad_output": None, "module": "", "uses": []}],
+                    "arena": {"size": 0, "blobs": []}}

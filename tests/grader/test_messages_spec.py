@@ -264,8 +264,15 @@ REQUESTS = [
     pytest.param(lambda: CallsRequest((RequestedCall("f", {"tuple": []}, grads=("0", "x"), grad_output=1.0),)).to_wire(
                      TinyArena()),
                  {"op": "calls", "calls": [{"function": "f", "arguments": {"tuple": []}, "grads": ["0", "x"],
-                                            "grad_output": 1.0}], "arena": {"size": 5, "blobs": [[0, 3], [3, 2]]}},
+                                            "grad_output": 1.0, "module": "", "uses": []}],
+                  "arena": {"size": 5, "blobs": [[0, 3], [3, 2]]}},
                  id="calls-with-an-arena"),
+    pytest.param(lambda: CallsRequest(
+                     (RequestedCall("run", {"tuple": []}, module="helpers", uses=("f", "g")),)).to_wire(None),
+                 {"op": "calls", "calls": [{"function": "run", "arguments": {"tuple": []}, "grads": [],
+                                            "grad_output": None, "module": "helpers", "uses": ["f", "g"]}],
+                  "arena": {"size": 0, "blobs": []}},
+                 id="a-helper-handed-learner-functions"),
     pytest.param(lambda: CallsRequest(()).to_wire(None),
                  {"op": "calls", "calls": [], "arena": {"size": 0, "blobs": []}},
                  id="calls-without-an-arena"),

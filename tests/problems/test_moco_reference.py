@@ -8,6 +8,7 @@ from types import ModuleType
 import pytest
 import torch
 
+from grader.helpers_import import importable_as_helpers
 from grader.problems import load_problem
 
 FOLDER = Path(__file__).resolve().parents[2] / "problems" / "moco"
@@ -28,7 +29,8 @@ def ref() -> ModuleType:
 
 @pytest.fixture(scope="module")
 def checks() -> ModuleType:
-    return load("checks.py", "moco_checks_under_test")
+    with importable_as_helpers(load_problem("moco").helpers_module):  # the experiment's glue is in helpers.py
+        return load("checks.py", "moco_checks_under_test")
 
 
 def hand_inputs(dtype: torch.dtype = torch.float64) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
