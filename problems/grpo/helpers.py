@@ -80,3 +80,78 @@ def check_loss_inputs(logp_new, logp_old, logp_ref, advantages, mask, clip_eps, 
     for name, t in logps:
         if t.device.type != "meta" and bool((t.detach() > 0).any()):
             raise ValueError(f"{name} holds log-probabilities, which are <= 0; got a positive entry")
+
+
+# --- the experiment's run ------------------------------------------------------------------------------------
+# The grader trains the notes' toy policies with your two functions through `experiment_run`: one request to the
+# sandbox for the whole run instead of one per step. It checks every number it returns, so you never call it.
+
+
+def experiment_rollouts(logits, generator, group):
+    """`group` completions per prompt from a position-wise policy (logits [P, T, V], the last token the stop):
+    tokens, mask (through the first stop) and rewards (1 when the completion stops right after the prompt's
+    answer token, prompt p's answer being p % stop)."""
+    prompts_count, length, vocab = logits.shape
+    stop = vocab - 1
+    prompts = torch.arange(prompts_count).repeat_interleave(group)
+    probs = torch.softmax(logits, dim=-1)[prompts]  # [N, T, V]: the policy ignores earlier tokens
+    tokens = torch.multinomial(probs.reshape(-1, vocab), 1, generator=generator).reshape(-1, length)
+    is_stop = tokens == stop
+    first_stop = torch.where(is_stop.any(dim=1), is_stop.int().argmax(dim=1), torch.full_like(prompts, length))
+    mask = torch.arange(length).unsqueeze(0) <= first_stop.unsqueeze(1)  # the answer and its stop token
+    before = tokens.gather(1, (first_stop - 1).clamp(0, length - 1).unsqueeze(1)).squeeze(1)
+    rewards = ((first_stop > 0) & (first_stop < length) & (before == prompts % stop)).to(torch.float64)
+    return tokens, mask, rewards
+
+
+def experiment_logp(logits, tokens, group):
+    """Each sampled token's log-probability under the policy, [N, T]."""
+    prompts = torch.arange(logits.shape[0]).repeat_interleave(group)
+    table = torch.log_softmax(logits, dim=-1)[prompts]  # [N, T, V]
+    return table.gather(2, tokens.unsqueeze(2)).squeeze(2).clamp(max=0.0)
+
+
+def experiment_adam(logits, moments, grad, step, lr):
+    """One Adam step on the logits (betas 0.9 and 0.999, eps 1e-8): the new logits and moments."""
+    m, v = moments
+    m, v = 0.9 * m + 0.1 * grad, 0.999 * v + 0.001 * grad * grad
+    update = lr * (m / (1 - 0.9**step)) / ((v / (1 - 0.999**step)).sqrt() + 1e-8)
+    return logits - update, (m, v)
+
+
+def experiment_run(functions, reference, generator_state, betas, clip, steps, inner, lr, group):
+    """Train one policy per beta from the reference policy with your group_advantages and grpo_loss: each step
+    samples completions, takes your advantages, then `inner` Adam steps on the gradient your loss gives. Returns,
+    for each step, your advantages for each policy, then the gradient in logp_new of each inner step's loss for
+    each policy. Each call gets its own copy of its inputs."""
+    group_advantages, grpo_loss = functions["group_advantages"], functions["grpo_loss"]
+    generator = torch.Generator()
+    generator.set_state(generator_state)
+    runs = [(reference.clone(), (torch.zeros_like(reference), torch.zeros_like(reference))) for _ in betas]
+    records = []
+    adam_step = 0
+    for _ in range(steps):
+        batches = []
+        for logits, _ in runs:
+            tokens, mask, rewards = experiment_rollouts(logits, generator, group)
+            batches.append((tokens, mask, rewards, experiment_logp(logits, tokens, group).detach()))
+        advantages = [group_advantages(rewards.clone(), group) for _, _, rewards, _ in batches]
+        inputs = [advantage.detach().to(torch.float64) for advantage in advantages]
+        gradients = []
+        for _ in range(inner):
+            adam_step += 1
+            found = []
+            for index, beta in enumerate(betas):
+                (logits, moments), (tokens, mask, _, old) = runs[index], batches[index]
+                leaf = logits.clone().requires_grad_(True)
+                new = experiment_logp(leaf, tokens, group)
+                logp_new = new.detach().requires_grad_(True)
+                loss = grpo_loss(logp_new, old.clone(), experiment_logp(reference, tokens, group).detach(),
+                                 inputs[index].clone(), mask.clone(), clip, beta)
+                (grad_new,) = torch.autograd.grad(loss, logp_new)
+                found.append(grad_new)
+                (grad,) = torch.autograd.grad(new, leaf, grad_outputs=grad_new.to(torch.float64))
+                runs[index] = experiment_adam(logits, moments, grad, adam_step, lr)
+            gradients.append(found)
+        records.append((advantages, gradients))
+    return records

@@ -114,3 +114,62 @@ def test_a_function_that_raises_part_way_ends_the_run_and_the_chart_there(
     assert "enqueue(" in result.message
     assert steps == [0, 1, 2]  # states 0, 1 and 2 were reached; step 3 could not finish
     assert series["pointer"] == [0.0, 2.0, 4.0]
+
+
+# ------------------------------------------------------------------ the run in one request (helpers.experiment_run)
+
+INSIDE_THE_RUN = "__import__('sys')._getframe(1).f_globals.get('__name__') == 'helpers'"  # the helper's call
+
+
+def requests_of_the_experiment(problem: Problem, code: str, pool: WorkerPool,
+                               monkeypatch: pytest.MonkeyPatch) -> tuple[CheckResult, int]:
+    from grader import interleave
+
+    sent: list[object] = []
+    original = interleave.TaskSession.calls
+
+    def counted(self: interleave.TaskSession, *args: object, **kwargs: object) -> object:
+        sent.append(args[0])
+        return original(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(interleave.TaskSession, "calls", counted)
+    result, _, _ = experiment(problem, code, pool)
+    return result, len(sent)
+
+
+def test_a_run_on_the_trajectory_takes_four_requests(
+    moco_experiment_only: Problem, sandbox_pool: WorkerPool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the run in the worker, then moco_loss, momentum_update and enqueue made again from its states: not 37
+    result, requests = requests_of_the_experiment(moco_experiment_only, REFERENCE, sandbox_pool, monkeypatch)
+    assert result.status == "passed", result.message
+    assert requests == 4
+
+
+def test_a_function_that_is_right_only_inside_the_run_forges_nothing(
+    moco_experiment_only: Problem, sandbox_pool: WorkerPool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # It answers the helper's calls rightly and every other call with swapped EMA weights: the judge's replay of
+    # its steps disagrees with the run, so the run is graded step by step, where the swap shows at step 1.
+    code = mutated(
+        "return m * key.detach() + (1.0 - m) * query.detach()",
+        f"if {INSIDE_THE_RUN}:\n            return m * key.detach() + (1.0 - m) * query.detach()\n"
+        "        return (1.0 - m) * key.detach() + m * query.detach()",
+    )
+    result, requests = requests_of_the_experiment(moco_experiment_only, code, sandbox_pool, monkeypatch)
+    assert result.status == "failed"
+    assert "leaves the independent trajectory at step 1, in the key encoder" in result.message
+    assert requests > 4
+
+
+def test_a_function_that_is_wrong_only_inside_the_run_is_graded_by_its_own_calls(
+    moco_experiment_only: Problem, sandbox_pool: WorkerPool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code = mutated(
+        "return m * key.detach() + (1.0 - m) * query.detach()",
+        f"if {INSIDE_THE_RUN}:\n            return (1.0 - m) * key.detach() + m * query.detach()\n"
+        "        return m * key.detach() + (1.0 - m) * query.detach()",
+    )
+    result, steps, series = experiment(moco_experiment_only, code, sandbox_pool)
+    assert result.status == "passed", result.message
+    assert steps == list(range(13)) and max(finite(series["trajectory_gap_log10"])) < -9
