@@ -82,3 +82,61 @@ def check_dpo_inputs(policy_chosen_logps, policy_rejected_logps, ref_chosen_logp
             raise ValueError(f"{name} must be on policy_chosen_logps' device {policy_chosen_logps.device}")
     for name, t in tensors:
         _check_finite(name, t)
+
+
+# --- the experiment's run ------------------------------------------------------------------------------------
+# The grader trains the notes' two toy policies with your two functions through `experiment_run`: one request to
+# the sandbox for the whole run instead of two per step. It checks every number it returns, so you never call it.
+
+
+def experiment_policy_logits(h, unembedding):
+    """A toy language model's logits: a trainable context vector per (prompt, position) against a fixed
+    unembedding, [P, T, d] x [d, V] -> [P, T, V]."""
+    return h @ unembedding.T
+
+
+def experiment_step(h, unembedding, d_chosen, d_rejected, jacobian_chosen, jacobian_rejected, lr):
+    """The chain rule and one gradient step: d loss / d logits from your loss's gradients in the policy
+    log-probs and your log-probs' gradients in the logits, then d loss / d h."""
+    d_logits = (d_chosen.to(torch.float64)[:, None, None] * jacobian_chosen.to(torch.float64)
+                + d_rejected.to(torch.float64)[:, None, None] * jacobian_rejected.to(torch.float64))
+    return h - lr * d_logits @ unembedding
+
+
+def experiment_run(functions, unembeddings, chosen, rejected, mask, steps, lr, beta):
+    """Train one policy per unembedding with your sequence_logprob and dpo_loss, from zero context vectors, the
+    starting policy being the reference. Returns, for each step: your log-probs of the chosen and rejected
+    answers under each policy with their gradients in the logits (a cotangent of ones), then your loss for each
+    policy with its gradients in the two policy log-probs. Each call gets its own copy of its inputs."""
+    sequence_logprob, dpo_loss = functions["sequence_logprob"], functions["dpo_loss"]
+    params = [torch.zeros(3, 6, e.shape[1], dtype=torch.float64) for e in unembeddings]
+    references = None
+    records = []
+    for _ in range(steps + 1):
+        logprobs, values = [], []
+        for h, e in zip(params, unembeddings, strict=True):
+            logits = experiment_policy_logits(h, e)
+            for tokens in (chosen, rejected):
+                leaf = logits.clone().requires_grad_(True)
+                got = sequence_logprob(leaf, tokens.clone(), mask.clone())
+                (jacobian,) = torch.autograd.grad(got, leaf, grad_outputs=torch.ones(3, dtype=torch.float64))
+                logprobs.append((got.detach(), jacobian))
+                values.append(got.detach().to(torch.float64))
+        if references is None:  # the reference policy is the starting one
+            references = [value.clone() for value in values]
+        losses = []
+        for index, e in enumerate(unembeddings):
+            chosen_logps = values[2 * index].clone().requires_grad_(True)
+            rejected_logps = values[2 * index + 1].clone().requires_grad_(True)
+            result = dpo_loss(chosen_logps, rejected_logps, references[2 * index].clone(),
+                              references[2 * index + 1].clone(), beta)
+            cotangents = (torch.tensor(1.0, dtype=torch.float64), torch.zeros(3, dtype=torch.float64),
+                          torch.zeros(3, dtype=torch.float64))
+            pairs = [(t, c) for t, c in zip(result, cotangents, strict=True) if t.requires_grad]
+            d_chosen, d_rejected = torch.autograd.grad([t for t, _ in pairs], (chosen_logps, rejected_logps),
+                                                       grad_outputs=[c for _, c in pairs])
+            losses.append((tuple(t.detach() for t in result), d_chosen, d_rejected))
+            params[index] = experiment_step(params[index], e, d_chosen, d_rejected, logprobs[2 * index][1],
+                                            logprobs[2 * index + 1][1], lr)
+        records.append((logprobs, losses))
+    return records
