@@ -115,3 +115,60 @@ def check_ppo_inputs(logits, actions, logp_old, advantages, values, old_values, 
     _check_number("vf_clip_eps", vf_clip_eps, low=0.0, low_closed=False, optional=True)
     _check_number("vf_coef", vf_coef, low=0.0, low_closed=True)
     _check_number("ent_coef", ent_coef, low=0.0, low_closed=True)
+
+
+# --- the experiment's run ------------------------------------------------------------------------------------
+# The grader trains the notes' bandit policies with your clipped_surrogate through `experiment_run`: one request to
+# the sandbox for the whole run instead of one per gradient step. It checks every number it returns, so you never
+# call it.
+
+
+def experiment_batch(theta, uniforms, noise, means):
+    """One batch of pulls per run from the softmax policy over the arms (theta [R, 3]) by the inverse CDF of the
+    uniforms: the actions, their normalised advantages and their log-probabilities under the policy."""
+    cdf = torch.softmax(theta, dim=-1).cumsum(dim=-1)
+    actions = (uniforms.unsqueeze(-1) > cdf.unsqueeze(1)).sum(dim=-1).clamp(max=2)
+    rewards = means[actions] + noise
+    advantages = (rewards - rewards.mean(dim=1, keepdim=True)) / (rewards.std(dim=1, keepdim=True) + 1e-8)
+    return actions, advantages, torch.log_softmax(theta, dim=-1).gather(1, actions)
+
+
+def experiment_logp(theta, actions):
+    return torch.log_softmax(theta, dim=-1).gather(1, actions)
+
+
+def experiment_step(theta, leaf, logp_new, grad, runs, lr):
+    """One SGD step on the logits. Your gradient is that of a mean over all runs' pulls: times the number of runs,
+    it is each run's own mean."""
+    (theta_grad,) = torch.autograd.grad(logp_new, leaf, grad_outputs=grad * runs)
+    return theta - lr * theta_grad
+
+
+def experiment_run(functions, means, generator_state, clip_eps, runs, batch, iterations, epochs, lr):
+    """Train one set of `runs` bandit policies per clip_eps with your clipped_surrogate: each iteration draws a
+    batch of pulls per run, then takes `epochs` SGD steps on your surrogate's gradient. Returns, for each
+    iteration and epoch, your gradient in logp_new for each clip_eps. Each call gets its own copy of its inputs."""
+    clipped_surrogate = functions["clipped_surrogate"]
+    generator = torch.Generator()
+    generator.set_state(generator_state)
+    thetas = [torch.zeros(runs, 3, dtype=torch.float64) for _ in clip_eps]
+    records = []
+    for _ in range(iterations):
+        uniforms = torch.rand(runs, batch, generator=generator, dtype=torch.float64)
+        noise = torch.randn(runs, batch, generator=generator, dtype=torch.float64)
+        batches = [experiment_batch(theta, uniforms, noise, means) for theta in thetas]
+        gradients = []
+        for _ in range(epochs):
+            found = []
+            for index, eps in enumerate(clip_eps):
+                actions, advantages, logp_old = batches[index]
+                leaf = thetas[index].clone().requires_grad_(True)
+                logp_new = experiment_logp(leaf, actions)
+                new_leaf = logp_new.detach().requires_grad_(True)
+                loss = clipped_surrogate(new_leaf, logp_old.clone(), advantages.clone(), eps)
+                (grad,) = torch.autograd.grad(loss, new_leaf)
+                found.append(grad)
+                thetas[index] = experiment_step(thetas[index], leaf, logp_new, grad, runs, lr)
+            gradients.append(found)
+        records.append(gradients)
+    return records
