@@ -138,7 +138,7 @@ class RemoteSubmission:
         that feed each other, one request instead of one a step. What it returns is the learner's to shape, as a
         learner function's result is: a check compares it all."""
         helpers = self._runner.problem.helpers_module
-        function = getattr(helpers, name, None) if helpers is not None else None
+        function = getattr(helpers, name, None)  # None without a helpers.py: getattr(None, ...) is None
         if not callable(function) or not uses:
             raise ValueError(f"check bug: helpers.py of {self._runner.problem.slug} has no function {name!r}, or it "
                              "is handed no learner function")

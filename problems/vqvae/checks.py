@@ -15,6 +15,8 @@ so any correct way of computing the distance picks the same rows.
 import torch
 
 from grader.checks import (
+    CheckFailed,
+    WorkerLost,
     check,
     expect,
     expect_close,
@@ -190,22 +192,92 @@ CLUSTERS = [[2.0, 2.0], [-2.0, 2.0], [-2.0, -2.0], [2.0, -2.0]]
 TOY_POINTS, TOY_STEPS, TOY_LR = 64, 30, 1.0
 
 
-@check("experiment.fit_a_codebook", "Fit a 4-code codebook to four clusters with your quantize and vq_loss",
-       group="experiment", required=False)
-def experiment(sub, ref, ctx):
+TOY_BETA = 0.25
+CODEBOOK_LOSS_ONLY = (torch.tensor(1.0, dtype=torch.float64), torch.tensor(0.0, dtype=torch.float64))
+
+
+def _toy():
+    """The points (four noisy clusters) and the codebook the fit starts from."""
     generator = torch.Generator().manual_seed(140)
     centres = torch.tensor(CLUSTERS, dtype=torch.float64)
     points = centres.repeat(TOY_POINTS // 4, 1) + 0.3 * torch.randn(TOY_POINTS, 2, generator=generator,
                                                                     dtype=torch.float64)
-    codebook = 0.5 * torch.randn(4, 2, generator=generator, dtype=torch.float64)
+    return points, 0.5 * torch.randn(4, 2, generator=generator, dtype=torch.float64)
+
+
+def _exact(got, expected):
+    """Equal bit for bit: tensors of the same dtype, shape and values (nan never is), or both None."""
+    if expected is None:
+        return got is None
+    return (type(got) is torch.Tensor and type(expected) is torch.Tensor and got.dtype == expected.dtype
+            and got.shape == expected.shape and bool(torch.equal(got, expected)))
+
+
+def _pair_of_tensors(value):
+    return isinstance(value, tuple) and len(value) == 2 and all(type(t) is torch.Tensor for t in value)
+
+
+def fit_in_one_request(sub):
+    """The chart's series as the step-by-step fit below would draw them, in three requests instead of 60, or None.
+
+    The worker fits the codebook (helpers.experiment_fit, the same steps as the fit's) and returns every answer of
+    the learner's functions. The judge fits again from those answers and makes every call again from the
+    codebooks it reaches, each function's calls in one request. Only when every answer is bit for bit the run's
+    are these the fit's series: by induction, each of its calls would get the same input and give the same
+    answer. Anything else (a fit that raised or broke a limit, an answer of another form, a loss that is not
+    finite, a function that answers the same input differently) returns None, and the fit runs as before."""
+    points, codebook = _toy()
+    try:
+        run = sub.from_helpers("experiment_fit", uses=("quantize", "vq_loss")).call(
+            points, codebook, TOY_STEPS, TOY_LR, TOY_BETA)
+        records = run.value if run.raised is None else None
+        if not (isinstance(records, list) and len(records) == TOY_STEPS):
+            return None
+        losses, in_use, quantize_calls, loss_calls = [], [], [], []
+        for record in records:
+            if not (isinstance(record, tuple) and len(record) == 3 and _pair_of_tensors(record[0])
+                    and _pair_of_tensors(record[1]) and (record[2] is None or type(record[2]) is torch.Tensor)):
+                return None
+            indices = record[0][1]
+            if indices.shape != (TOY_POINTS,) or indices.dtype != torch.int64:
+                return None
+            quantize_calls.append(((points, codebook), {}))
+            loss_calls.append(((points, codebook.clone().requires_grad_(True), indices, TOY_BETA), {}))
+            losses.append(float(record[1][0].detach()))
+            in_use.append(len(set(indices.tolist())))
+            codebook = codebook - TOY_LR * (torch.zeros_like(codebook) if record[2] is None else record[2])
+        if not all(torch.isfinite(torch.tensor(losses))):
+            return None
+        quantized = sub.quantize.map(quantize_calls)
+        results = sub.vq_loss.map(loss_calls, grads=("codebook",), grad_outputs=[CODEBOOK_LOSS_ONLY] * TOY_STEPS)
+    except (CheckFailed, WorkerLost):
+        return None
+    agree = all(
+        q.raised is None and r.raised is None and isinstance(q.value, tuple | list) and len(q.value) == 2
+        and isinstance(r.value, tuple | list) and len(r.value) == 2
+        and all(_exact(got, expected) for got, expected in zip(q.value, record[0], strict=True))
+        and all(_exact(got, expected) for got, expected in zip(r.value, record[1], strict=True))
+        and _exact(r.grads.get("codebook"), record[2])
+        for q, r, record in zip(quantized, results, records, strict=True))
+    return {"codebook_loss": losses, "codes_in_use": in_use} if agree else None
+
+
+@check("experiment.fit_a_codebook", "Fit a 4-code codebook to four clusters with your quantize and vq_loss",
+       group="experiment", required=False)
+def experiment(sub, ref, ctx):
+    """The fit step by step; a fit that goes through takes three requests (fit_in_one_request)."""
+    fast = fit_in_one_request(sub)
+    if fast is not None:
+        ctx.record_experiment(series=fast, steps=list(range(TOY_STEPS)))
+        return
+    points, codebook = _toy()
     losses, in_use = [], []
     for _ in range(TOY_STEPS):
         quantized = sub.quantize.call(points, codebook)
         _, indices = _two(quantized, "z_q and indices")
         expect_tensor(indices, shape=(TOY_POINTS,), dtype=torch.int64, what="indices", call=quantized)
-        result = sub.vq_loss.call(points, codebook.clone().requires_grad_(True), indices, 0.25,
-                                  grads=("codebook",), grad_output=(torch.tensor(1.0, dtype=torch.float64),
-                                                                    torch.tensor(0.0, dtype=torch.float64)))
+        result = sub.vq_loss.call(points, codebook.clone().requires_grad_(True), indices, TOY_BETA,
+                                  grads=("codebook",), grad_output=CODEBOOK_LOSS_ONLY)
         codebook_loss, _ = _two(result, "codebook_loss and commitment_loss")
         losses.append(float(codebook_loss.detach()))
         in_use.append(len(set(indices.tolist())))

@@ -6,6 +6,8 @@ gets."""
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import logging
 import types
 from collections.abc import Callable, Iterator, Sequence
@@ -65,6 +67,7 @@ class InProcessWorker:
     notes: str = ""
     requests: list[dict[str, Any]] = field(default_factory=list)
     notes_asked: int = 0
+    helpers: dict[str, Callable[..., Any]] = field(default_factory=dict)  # the problem's helpers.py, by name
 
     def load(self) -> LoadResult:
         if isinstance(self.loaded, BaseException):
@@ -104,14 +107,24 @@ class InProcessWorker:
             decoder = Decoder(memory, copy=False, results=False)
             args, kwargs = decoder.decode(call.arguments)
             given = None if call.grad_output is None else decoder.decode(call.grad_output)
-            replies.append(self._run(call.function, args, kwargs, given, encoder))
+            if call.module:  # a helper, handed the learner's functions it drives, as the worker does
+                helper = self.helpers[call.function]
+                handed = {name: self.functions[name] for name in call.uses}
+                replies.append(self._run_function(functools.partial(helper, handed), call.function, args, kwargs,
+                                                  given, encoder))
+            else:
+                replies.append(self._run(call.function, args, kwargs, given, encoder))
         written = tuple(bytes(now) != bytes(before) for now, before in zip(memory, blobs, strict=True))
         return Answer(CallsReply(tuple(replies)), [bytearray(blob) for blob in encoder.blobs], written)
 
     def _run(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any], given: Any,
              encoder: Encoder) -> CallOutcome:
+        return self._run_function(self.functions[name], name, args, kwargs, given, encoder)
+
+    def _run_function(self, function: Callable[..., Any], name: str, args: tuple[Any, ...], kwargs: dict[str, Any],
+                      given: Any, encoder: Encoder) -> CallOutcome:
         try:
-            out = self.functions[name](*args, **kwargs, **({"grad_output": given} if given is not None else {}))
+            out = function(*args, **kwargs, **({"grad_output": given} if given is not None else {}))
         except Exception as exc:  # noqa: BLE001 - the learner's exception, summarised as the worker does
             return CallOutcome(raised=ExceptionInfo(type=type(exc).__name__,
                                                   ancestry=tuple(c.__name__ for c in type(exc).__mro__[:-1]),
@@ -1130,3 +1143,77 @@ def test_an_advisory_check_gets_the_gradings_context_and_may_record_the_experime
     report = grade(make_problem(*checks), "code", pool=FakePool(InProcessWorker()))  # type: ignore[arg-type]
     assert [c.status for c in report.checks] == ["passed", "passed"]
     assert report.experiment is not None and report.experiment.series == {"loss": [2.0, 1.0]}
+
+
+# ------------------------------------------------------------------- a helper of the problem's driving the learner's
+
+
+def repeat(functions: dict[str, Callable[..., Any]], x: Any, steps: int) -> list[Any]:
+    """helpers.py's kind of run: add applied to its own results, every state returned."""
+    states = [x]
+    for _ in range(steps):
+        x = functions["add"](x, 1.0)
+        states.append(x)
+    return states
+
+
+def with_helpers(**problem: Any) -> Problem:
+    helpers = types.ModuleType("helpers")
+    helpers.repeat = repeat  # type: ignore[attr-defined]
+    helpers.CONSTANT = 3  # type: ignore[attr-defined]
+    return dataclasses.replace(make_problem(**problem), helpers_module=helpers)
+
+
+def helper_worker() -> InProcessWorker:
+    return InProcessWorker(functions={"add": adds, "scale": lambda x, factor: x * factor}, helpers={"repeat": repeat})
+
+
+def test_a_helper_call_names_the_helpers_module_and_the_learner_functions_it_drives() -> None:
+    worker = helper_worker()
+    run = CheckRunner(problem=with_helpers(), session=worker, functions=("add", "scale"))
+    result = RemoteSubmission(run).from_helpers("repeat", uses=("add",)).call(torch.zeros(2), 3)
+    assert [state.tolist() for state in result.value] == [[0.0, 0.0], [1.0, 1.0], [2.0, 2.0], [3.0, 3.0]]
+    (call,) = worker.requests[-1]["calls"]
+    assert (call.function, call.module, call.uses) == ("repeat", "helpers", ("add",))
+    assert worker.requests[-1]["function"] == "repeat"
+
+
+def test_a_learner_function_call_names_no_module_and_drives_nothing() -> None:
+    worker = helper_worker()
+    run = CheckRunner(problem=with_helpers(), session=worker, functions=("add", "scale"))
+    RemoteSubmission(run).add.call(torch.zeros(2), 1.0)
+    (call,) = worker.requests[-1]["calls"]
+    assert (call.function, call.module, call.uses) == ("add", "", ())
+
+
+def test_a_helper_is_described_by_its_own_parameters_after_the_functions_it_is_handed() -> None:
+    run = CheckRunner(problem=with_helpers(), session=helper_worker(), functions=("add", "scale"))
+    helper = RemoteSubmission(run).from_helpers("repeat", uses=("add", "scale"))
+    assert (helper.name, helper.parameters, helper.uses) == ("repeat", ("x", "steps"), ("add", "scale"))
+
+
+def test_a_helper_that_drives_a_function_the_code_does_not_define_fails_before_any_request() -> None:
+    worker = helper_worker()
+    run = CheckRunner(problem=with_helpers(), session=worker, functions=("add",))
+    with pytest.raises(CheckFailed, match=r"^your code defines no function scale \(expected scale\(x, factor\)\)$"):
+        RemoteSubmission(run).from_helpers("repeat", uses=("add", "scale")).call(torch.zeros(2), 1)
+    assert worker.requests == []
+
+
+@pytest.mark.parametrize(("name", "uses", "problem", "message"), [
+    ("no_such", ("add",), with_helpers, "check bug: helpers.py of adder has no function 'no_such', or it is handed "
+                                        "no learner function"),
+    ("CONSTANT", ("add",), with_helpers, "check bug: helpers.py of adder has no function 'CONSTANT', or it is "
+                                         "handed no learner function"),
+    ("repeat", (), with_helpers, "check bug: helpers.py of adder has no function 'repeat', or it is handed no "
+                                 "learner function"),
+    ("repeat", ("add", "subtract"), with_helpers, "check bug: 'subtract' is not a function of problem adder"),
+    ("repeat", ("add",), make_problem, "check bug: helpers.py of adder has no function 'repeat', or it is handed no "
+                                       "learner function"),
+])
+def test_a_helper_named_wrongly_is_a_check_bug(name: str, uses: tuple[str, ...], problem: Callable[[], Problem],
+                                               message: str) -> None:
+    run = CheckRunner(problem=problem(), session=helper_worker(), functions=("add", "scale"))
+    with pytest.raises(ValueError) as raised:
+        RemoteSubmission(run).from_helpers(name, uses=uses)
+    assert str(raised.value) == message
