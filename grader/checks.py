@@ -56,6 +56,7 @@ __all__ = [
     "hint",
     "legal_inputs",
     "reference_grads",
+    "same_bits",
     "seeded_randn",
     "seeded_uniform",
     "tolerance",
@@ -227,6 +228,20 @@ def tolerance(dtype: torch.dtype) -> tuple[float, float]:
     """(rtol, atol) for comparing results computed in `dtype`: a few units in the last place of the
     dtype's precision, enough for a different but correct order of operations and nothing more."""
     return _TOLERANCES.get(dtype, (0.0, 0.0))
+
+
+def same_bits(got: Any, expected: Any) -> bool:
+    """Whether a value is exactly another: a tensor of the same class, dtype and shape with the same values and
+    the same signs of zero (nan is never the same), or a plain value of the same type that compares equal. What a
+    check that replays a run's calls compares each answer with (docs/authoring.md, a run whose calls feed each
+    other): no tolerance, because the run it accepts must be the very run the calls make."""
+    if isinstance(expected, torch.Tensor):
+        if not (type(got) is type(expected) and got.dtype == expected.dtype and got.shape == expected.shape):
+            return False
+        if not bool(torch.equal(got, expected)):
+            return False
+        return not expected.is_floating_point() or bool(torch.equal(torch.signbit(got), torch.signbit(expected)))
+    return type(got) is type(expected) and bool(got == expected)
 
 
 CallSource = str | CallResult | None  # the call a value came from: a CallResult is described only if a check fails

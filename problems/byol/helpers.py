@@ -47,3 +47,55 @@ def check_tau(tau):
         raise TypeError(f"tau must be a Python int or float, got {type(tau).__name__}")
     if not math.isfinite(tau) or not 0 <= tau <= 1:
         raise ValueError(f"tau must be a finite number in [0, 1], got {tau}")
+
+
+# --- the experiment's run ------------------------------------------------------------------------------------
+# The grader runs the notes' toy BYOL with your two functions through `experiment_toy_run`: one request to the
+# sandbox for the whole run instead of two per step. It checks every number it returns, so you never call it.
+
+
+def experiment_predictions(run, x1, x2):
+    """The run's two predictions [16, 4] and their targets: x W (times P with a predictor) against x' W_target."""
+    z1, z2 = x1 @ run["w"], x2 @ run["w"]
+    pred1, pred2 = (z1, z2) if run["p"] is None else (z1 @ run["p"], z2 @ run["p"])
+    return [(pred1, x2 @ run["target"]), (pred2, x1 @ run["target"])]
+
+
+def experiment_sgd(run, x1, x2, g1, g2, lr):
+    """One SGD step on W (and P) from your loss's gradients in the two predictions: the chain rule through
+    pred = x W P, with the old W and P."""
+    if run["p"] is None:
+        grad_w = x1.T @ g1 + x2.T @ g2
+    else:
+        z1, z2 = x1 @ run["w"], x2 @ run["w"]
+        grad_w = x1.T @ (g1 @ run["p"].T) + x2.T @ (g2 @ run["p"].T)
+        run["p"] = run["p"] - lr * (z1.T @ g1 + z2.T @ g2)
+    run["w"] = run["w"] - lr * grad_w
+
+
+def experiment_toy_run(functions, x, w0, p0, generator_state, steps, lr, tau):
+    """BYOL (a predictor, a moving-average target) and a run with neither, on two noisy views of x each step, with
+    your byol_loss and target_update. Returns, for each step: your loss and its gradient in the prediction for
+    each of the four calls, then your new target for each run. Each call gets its own copy of its inputs."""
+    byol_loss, target_update = functions["byol_loss"], functions["target_update"]
+    generator = torch.Generator()
+    generator.set_state(generator_state)
+    runs = [{"w": w0, "p": p0, "target": w0, "tau": tau}, {"w": w0, "p": None, "target": w0, "tau": 0.0}]
+    records = []
+    for _ in range(steps):
+        x1 = x + 0.3 * torch.randn(16, 6, generator=generator, dtype=torch.float64)
+        x2 = x + 0.3 * torch.randn(16, 6, generator=generator, dtype=torch.float64)
+        answers = []
+        for run in runs:
+            for prediction, target in experiment_predictions(run, x1, x2):
+                leaf = prediction.detach().clone().requires_grad_(True)
+                loss = byol_loss(leaf, target.clone())
+                (gradient,) = torch.autograd.grad(loss, leaf)
+                answers.append((loss.detach(), gradient))
+        for index, run in enumerate(runs):
+            experiment_sgd(run, x1, x2, answers[2 * index][1], answers[2 * index + 1][1], lr)
+        targets = [target_update(run["w"].clone(), run["target"].clone(), run["tau"]) for run in runs]
+        for run, target in zip(runs, targets, strict=True):
+            run["target"] = target
+        records.append((answers, targets))
+    return records

@@ -30,6 +30,7 @@ from grader.checks import (
     expect_grad_none,
     expect_rejected,
     expect_tensor,
+    same_bits,
 )
 from helpers import experiment_policy_logits, experiment_step
 
@@ -434,11 +435,6 @@ def _models():
     return {"shared": torch.tensor(SHARED_E, dtype=F64), "tabular": torch.eye(6, dtype=F64)}
 
 
-def _exact(got, expected):
-    """Equal bit for bit: tensors of the same dtype, shape and values (nan never is)."""
-    return (type(got) is torch.Tensor and type(expected) is torch.Tensor and got.dtype == expected.dtype
-            and got.shape == expected.shape and bool(torch.equal(got, expected)))
-
 
 def _three_tensors(value):
     return isinstance(value, tuple) and len(value) == 3 and all(type(t) is torch.Tensor for t in value)
@@ -474,13 +470,14 @@ def run_in_one_request(sub):
         return None
     reported_logprobs = [entry for step_logprobs, _ in records for entry in step_logprobs]
     reported_losses = [entry for _, step_losses in records for entry in step_losses]
-    agree = all(result.raised is None and _exact(result.value, value) and _exact(result.grads.get("logits"), jacobian)
+    agree = all(result.raised is None and same_bits(result.value, value)
+                and same_bits(result.grads.get("logits"), jacobian)
                 for result, (value, jacobian) in zip(logprobs, reported_logprobs, strict=True))
     agree = agree and all(
         result.raised is None and _three_tensors(result.value)
-        and all(_exact(got, expected) for got, expected in zip(result.value, value, strict=True))
-        and _exact(result.grads.get("policy_chosen_logps"), d_chosen)
-        and _exact(result.grads.get("policy_rejected_logps"), d_rejected)
+        and all(same_bits(got, expected) for got, expected in zip(result.value, value, strict=True))
+        and same_bits(result.grads.get("policy_chosen_logps"), d_chosen)
+        and same_bits(result.grads.get("policy_rejected_logps"), d_rejected)
         for result, (value, d_chosen, d_rejected) in zip(losses, reported_losses, strict=True))
     return series if agree else None
 

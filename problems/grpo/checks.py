@@ -26,6 +26,7 @@ from grader.checks import (
     expect_grad_close,
     expect_tensor,
     legal_inputs,
+    same_bits,
 )
 from helpers import experiment_adam, experiment_logp, experiment_rollouts
 
@@ -359,11 +360,6 @@ def _is_tensor(value, shape):
     return type(value) is torch.Tensor and value.shape == shape
 
 
-def _exact(got, expected):
-    """Equal bit for bit: a tensor of the same dtype, shape and values (nan never is)."""
-    return (type(got) is torch.Tensor and got.dtype == expected.dtype and got.shape == expected.shape
-            and bool(torch.equal(got, expected)))
-
 
 def run_in_one_request(sub):
     """The chart's series as the step-by-step loop below would draw them, in three requests instead of 60, or None.
@@ -391,9 +387,9 @@ def run_in_one_request(sub):
         return None
     reported_advantages = [value for advantages_of, _ in records for value in advantages_of]
     reported_grads = [grad for _, inner in records for grads in inner for grad in grads]
-    agree = all(result.raised is None and _exact(result.value, value)
+    agree = all(result.raised is None and same_bits(result.value, value)
                 for result, value in zip(advantages, reported_advantages, strict=True))
-    agree = agree and all(result.raised is None and _exact(result.grads.get("logp_new"), grad)
+    agree = agree and all(result.raised is None and same_bits(result.grads.get("logp_new"), grad)
                           for result, grad in zip(losses, reported_grads, strict=True))
     return series if agree else None
 

@@ -27,6 +27,7 @@ from grader.checks import (
     expect_tensor,
     fail,
     hint,
+    same_bits,
     tolerance,
 )
 from helpers import experiment_loss_arguments, experiment_rows, experiment_sgd_step
@@ -987,13 +988,6 @@ def run_in_one_request(sub: Any) -> list[dict[str, Any]] | None:
     return states
 
 
-def _exact(got: Any, expected: Any) -> bool:
-    """Equal bit for bit: the same kind, dtype, shape and values (nan never is)."""
-    if isinstance(expected, torch.Tensor):
-        return (type(got) is torch.Tensor and got.dtype == expected.dtype and got.shape == expected.shape
-                and bool(torch.equal(got, expected)))
-    return type(got) is type(expected) and got == expected
-
 
 def _tensor(value: Any, shape: tuple[int, ...], dtype: torch.dtype | None = None) -> bool:
     return type(value) is torch.Tensor and value.shape == shape and (dtype is None or value.dtype == dtype)
@@ -1035,16 +1029,16 @@ def replay_agrees(sub: Any, states: list[dict[str, Any]], records: list[Any]) ->
             ema_calls.append(((after["query encoder"], before["key encoder"], EXPERIMENT_MOMENTUM), {}))
             enqueue_calls.append(((before["dictionary"], key, before["pointer"]), {}))
     losses = sub.moco_loss.map(loss_calls, grads=("query",))
-    if not all(result.raised is None and _exact(result.value, record[0])
-               and _exact(result.grads.get("query"), record[1])
+    if not all(result.raised is None and same_bits(result.value, record[0])
+               and same_bits(result.grads.get("query"), record[1])
                for result, record in zip(losses, records, strict=True)):
         return False
     key_encoders = sub.momentum_update.map(ema_calls)
     enqueued = sub.enqueue.map(enqueue_calls)
     return all(
-        ema.raised is None and enq.raised is None and _exact(ema.value, record[2])
+        ema.raised is None and enq.raised is None and same_bits(ema.value, record[2])
         and isinstance(enq.value, tuple | list) and len(enq.value) == 2
-        and _exact(enq.value[0], record[3][0]) and _exact(enq.value[1], record[3][1])
+        and same_bits(enq.value[0], record[3][0]) and same_bits(enq.value[1], record[3][1])
         for ema, enq, record in zip(key_encoders, enqueued, records, strict=False))
 
 

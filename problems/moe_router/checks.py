@@ -10,7 +10,16 @@ only, and stability at large logits.
 
 import torch
 
-from grader.checks import CheckFailed, WorkerLost, check, expect, expect_close, expect_equal, expect_grad_close
+from grader.checks import (
+    CheckFailed,
+    WorkerLost,
+    check,
+    expect,
+    expect_close,
+    expect_equal,
+    expect_grad_close,
+    same_bits,
+)
 from helpers import experiment_chosen
 
 HAND_PROBS = [[0.5, 0.3, 0.2], [0.1, 0.6, 0.3], [0.7, 0.2, 0.1], [0.5, 0.25, 0.25]]
@@ -212,11 +221,6 @@ def _router():
     return x, weights, torch.tensor([2.0, 0.5, 0.0, -0.5], dtype=torch.float64)
 
 
-def _exact(got, expected):
-    """Equal bit for bit: tensors of the same dtype, shape and values (nan never is)."""
-    return (type(got) is torch.Tensor and type(expected) is torch.Tensor and got.dtype == expected.dtype
-            and got.shape == expected.shape and bool(torch.equal(got, expected)))
-
 
 def train_in_one_request(sub):
     """The chart's series as the step-by-step run below would draw them, in four requests instead of 60, or None.
@@ -262,8 +266,8 @@ def train_in_one_request(sub):
     except (CheckFailed, WorkerLost):
         return None
     agree = all(gate.raised is None and loss.raised is None and mask.raised is None
-                and _exact(gate.value, record[0]) and _exact(loss.value, record[1])
-                and _exact(loss.grads.get("logits"), record[2]) and _exact(mask.value, record[3])
+                and same_bits(gate.value, record[0]) and same_bits(loss.value, record[1])
+                and same_bits(loss.grads.get("logits"), record[2]) and same_bits(mask.value, record[3])
                 for gate, loss, mask, record in zip(gated, losses, masks, records, strict=True))
     return series if agree else None
 

@@ -27,6 +27,7 @@ from grader.checks import (
     expect_close,
     expect_grad_close,
     expect_grad_none,
+    same_bits,
     seeded_randn,
 )
 from helpers import experiment_batch, experiment_logp, experiment_step
@@ -422,11 +423,6 @@ EPS = {"clipped": 0.2, "unclipped": UNCLIPPED}
 SEED = 2017
 
 
-def _exact(got, expected):
-    """Equal bit for bit: tensors of the same dtype, shape and values (nan never is)."""
-    return (type(got) is torch.Tensor and type(expected) is torch.Tensor and got.dtype == expected.dtype
-            and got.shape == expected.shape and bool(torch.equal(got, expected)))
-
 
 def _train(gradients_of):
     """The experiment's loop: `gradients_of(calls)` answers one epoch's calls of clipped_surrogate (one per arm of
@@ -503,7 +499,7 @@ def run_in_one_request(sub):
     except (CheckFailed, WorkerLost):
         return None
     flat = [grad for grads in reported for grad in grads]
-    agree = all(result.raised is None and _exact(result.grads.get("logp_new"), grad)
+    agree = all(result.raised is None and same_bits(result.grads.get("logp_new"), grad)
                 for result, grad in zip(results, flat, strict=True))
     return series if agree else None
 

@@ -23,6 +23,7 @@ from grader.checks import (
     expect_equal,
     expect_tensor,
     fail,
+    same_bits,
 )
 
 CODEBOOK = [[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [3.0, 3.0], [-4.0, -4.0]]
@@ -205,13 +206,6 @@ def _toy():
     return points, 0.5 * torch.randn(4, 2, generator=generator, dtype=torch.float64)
 
 
-def _exact(got, expected):
-    """Equal bit for bit: tensors of the same dtype, shape and values (nan never is), or both None."""
-    if expected is None:
-        return got is None
-    return (type(got) is torch.Tensor and type(expected) is torch.Tensor and got.dtype == expected.dtype
-            and got.shape == expected.shape and bool(torch.equal(got, expected)))
-
 
 def _pair_of_tensors(value):
     return isinstance(value, tuple) and len(value) == 2 and all(type(t) is torch.Tensor for t in value)
@@ -255,9 +249,9 @@ def fit_in_one_request(sub):
     agree = all(
         q.raised is None and r.raised is None and isinstance(q.value, tuple | list) and len(q.value) == 2
         and isinstance(r.value, tuple | list) and len(r.value) == 2
-        and all(_exact(got, expected) for got, expected in zip(q.value, record[0], strict=True))
-        and all(_exact(got, expected) for got, expected in zip(r.value, record[1], strict=True))
-        and _exact(r.grads.get("codebook"), record[2])
+        and all(same_bits(got, expected) for got, expected in zip(q.value, record[0], strict=True))
+        and all(same_bits(got, expected) for got, expected in zip(r.value, record[1], strict=True))
+        and same_bits(r.grads.get("codebook"), record[2])
         for q, r, record in zip(quantized, results, records, strict=True))
     return {"codebook_loss": losses, "codes_in_use": in_use} if agree else None
 

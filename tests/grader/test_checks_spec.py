@@ -31,6 +31,7 @@ from grader.checks import (
     legal_inputs,
     precision_note,
     reference_grads,
+    same_bits,
     seeded_randn,
     seeded_uniform,
 )
@@ -964,3 +965,34 @@ def test_a_cotangent_is_taken_in_its_results_dtype() -> None:
     grads = reference_grads(lambda x: x.float() * 3, (torch.ones(1, dtype=F64),), ["x"],
                             grad_output=torch.tensor([1.0 + 1e-10], dtype=F64))
     assert torch.equal(grads["x"], torch.tensor([3.0], dtype=F64))  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------------------------- same_bits: a replayed answer
+
+F = torch.tensor([1.0, -2.5, 0.0], dtype=torch.float64)
+
+
+@pytest.mark.parametrize(("got", "expected", "same"), [
+    pytest.param(F.clone(), F, True, id="equal-values-in-new-storage"),
+    pytest.param(torch.tensor([1.0, -2.5, 5e-324], dtype=torch.float64), F, False, id="one-ulp-away"),
+    pytest.param(torch.tensor([1.0, -2.5, -0.0], dtype=torch.float64), F, False, id="minus-zero"),
+    pytest.param(F.clone(), torch.tensor([1.0, -2.5, -0.0], dtype=torch.float64), False, id="plus-zero-for-minus"),
+    pytest.param(F.float(), F, False, id="another-dtype"),
+    pytest.param(F.reshape(1, 3), F, False, id="another-shape"),
+    pytest.param(torch.nn.Parameter(F.clone()), F, False, id="a-parameter-for-a-tensor"),
+    pytest.param(F.tolist(), F, False, id="a-list-for-a-tensor"),
+    pytest.param(torch.tensor([math.nan]), torch.tensor([math.nan]), False, id="nan-is-never-the-same"),
+    pytest.param(torch.tensor([3, 4]), torch.tensor([3, 4]), True, id="integers"),
+    pytest.param(torch.tensor([3, 4]), torch.tensor([3, 5]), False, id="integers-that-differ"),
+    pytest.param(torch.tensor([True]), torch.tensor([True]), True, id="bools"),
+    pytest.param(torch.zeros(0, 2), torch.zeros(0, 2), True, id="empty"),
+    pytest.param(3, 3, True, id="an-int"),
+    pytest.param(3.0, 3, False, id="a-float-for-an-int"),
+    pytest.param(True, 1, False, id="a-bool-for-an-int"),
+    pytest.param(4, 3, False, id="another-int"),
+    pytest.param(None, None, True, id="none"),
+    pytest.param(F, None, False, id="a-tensor-for-none"),
+    pytest.param(None, F, False, id="none-for-a-tensor"),
+])
+def test_same_bits_is_the_same_value_to_the_last_bit(got: Any, expected: Any, same: bool) -> None:
+    assert same_bits(got, expected) is same
