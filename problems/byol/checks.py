@@ -11,19 +11,7 @@ import math
 
 import torch
 
-from grader.checks import (
-    CheckFailed,
-    WorkerLost,
-    check,
-    expect,
-    expect_close,
-    expect_equal,
-    expect_tensor,
-    fail,
-    same_bits,
-    tolerance,
-)
-from helpers import experiment_predictions, experiment_sgd
+from grader.checks import check, expect, expect_close, expect_equal, expect_tensor, fail, tolerance
 
 F32, F64 = torch.float32, torch.float64
 # float32 losses are compared with the exact loss (float64 on the same inputs, rounded). Each cosine carries a
@@ -205,101 +193,29 @@ def _effective_rank(rows):
     return float(values.sum() ** 2 / (values**2).sum())
 
 
-NAMES = {"byol": "BYOL", "plain": "no_predictor_no_EMA"}
-
-
-def _start():
-    """The points, the starting encoder and predictor, and the generator the views are drawn from."""
-    generator = torch.Generator().manual_seed(150)
-    x = torch.randn(16, 6, generator=generator, dtype=F64)
-    w0 = 0.5 * torch.randn(6, 4, generator=generator, dtype=F64)
-    p0 = torch.eye(4, dtype=F64) + 0.1 * torch.randn(4, 4, generator=generator, dtype=F64)
-    return x, w0, p0, generator
-
-
-
-def run_in_one_request(sub):
-    """The chart's series as the step-by-step run below would draw them, in three requests instead of 48, or None.
-
-    The worker runs both toy runs (helpers.experiment_toy_run, the same steps as the run's) and returns every
-    answer of the learner's functions. The judge runs again from those answers and makes every call again from the
-    inputs it reaches, each function's calls in one request. Only when every answer is bit for bit the run's are
-    these the run's series: by induction, each of its calls would get the same input and give the same answer.
-    Anything else (a run that raised or broke a limit, an answer of another form, a function that answers the same
-    input differently) returns None, and the run goes step by step as before, failure messages included."""
-    x, w0, p0, generator = _start()
-    try:
-        run = sub.from_helpers("experiment_toy_run", uses=("byol_loss", "target_update")).call(
-            x, w0, p0, generator.get_state(), STEPS, LEARNING_RATE, TAU)
-        records = run.value if run.raised is None else None
-        if not (isinstance(records, list) and len(records) == STEPS):
-            return None
-        runs = {"byol": {"w": w0, "p": p0, "target": w0, "tau": TAU},
-                "plain": {"w": w0, "p": None, "target": w0, "tau": 0.0}}
-        series = {f"{kind}_{label}": [] for kind in ("effective_rank", "loss") for label in NAMES.values()}
-        loss_calls, update_calls = [], []
-        for record in records:
-            if not (isinstance(record, tuple) and len(record) == 2 and isinstance(record[0], list)
-                    and len(record[0]) == 4 and isinstance(record[1], list) and len(record[1]) == 2):
-                return None
-            answers, targets = record
-            if not all(isinstance(answer, tuple) and len(answer) == 2 and type(answer[0]) is torch.Tensor
-                       and answer[0].shape == () and type(answer[1]) is torch.Tensor and answer[1].shape == (16, 4)
-                       for answer in answers):
-                return None
-            if not all(type(target) is torch.Tensor and target.shape == (6, 4) and target.dtype == F64
-                       for target in targets):
-                return None
-            x1 = x + 0.3 * torch.randn(16, 6, generator=generator, dtype=F64)
-            x2 = x + 0.3 * torch.randn(16, 6, generator=generator, dtype=F64)
-            for run_state in runs.values():
-                loss_calls += [((prediction.requires_grad_(), target), {})
-                               for prediction, target in experiment_predictions(run_state, x1, x2)]
-            for index, (name, run_state) in enumerate(runs.items()):
-                (loss1, g1), (loss2, g2) = answers[2 * index], answers[2 * index + 1]
-                series[f"loss_{NAMES[name]}"].append(float(loss1.detach()) + float(loss2.detach()))
-                experiment_sgd(run_state, x1, x2, g1, g2, LEARNING_RATE)
-                update_calls.append(((run_state["w"], run_state["target"], run_state["tau"]), {}))
-            for (name, run_state), target in zip(runs.items(), targets, strict=True):
-                run_state["target"] = target
-                series[f"effective_rank_{NAMES[name]}"].append(_effective_rank(x @ run_state["w"]))
-        losses = sub.byol_loss.map(loss_calls, grads=("online_prediction",))
-        updates = sub.target_update.map(update_calls)
-    except (CheckFailed, WorkerLost):
-        return None
-    answers = [answer for record in records for answer in record[0]]
-    targets = [target for record in records for target in record[1]]
-    agree = all(result.raised is None and same_bits(result.value, loss)
-                and same_bits(result.grads.get("online_prediction"), gradient)
-                for result, (loss, gradient) in zip(losses, answers, strict=True))
-    agree = agree and all(result.raised is None and same_bits(result.value, target)
-                          for result, target in zip(updates, targets, strict=True))
-    return series if agree else None
-
-
 @check("experiment.toy_run", "Experiment: a toy BYOL run, with and without the predictor and the moving average")
 def toy_run(sub, ref, ctx):
     # Sixteen points in 6-D, two noisy views each step; a linear encoder W (6 -> 4) and a linear predictor P.
     # Run A is BYOL: predictor and target = moving average of W (tau = 0.9). Run B has neither: p = z and the
     # target is the online encoder itself (tau = 0), detached. Both use your byol_loss (its gradient into the
-    # predictions drives SGD, chained through P and W here) and your target_update. A run that goes through takes
-    # three requests (run_in_one_request); any other goes step by step.
-    fast = run_in_one_request(sub)
-    if fast is not None:
-        ctx.record_experiment(steps=list(range(1, STEPS + 1)), series=fast)
-        return
-    x, w0, p0, generator = _start()
+    # predictions drives SGD, chained through P and W here) and your target_update.
+    generator = torch.Generator().manual_seed(150)
+    x = torch.randn(16, 6, generator=generator, dtype=F64)
+    w0 = 0.5 * torch.randn(6, 4, generator=generator, dtype=F64)
+    p0 = torch.eye(4, dtype=F64) + 0.1 * torch.randn(4, 4, generator=generator, dtype=F64)
     runs = {"byol": {"w": w0, "p": p0, "target": w0, "tau": TAU},
             "plain": {"w": w0, "p": None, "target": w0, "tau": 0.0}}
-    names = NAMES
+    names = {"byol": "BYOL", "plain": "no_predictor_no_EMA"}
     series = {f"{kind}_{label}": [] for kind in ("effective_rank", "loss") for label in names.values()}
     for _ in range(STEPS):
         x1 = x + 0.3 * torch.randn(16, 6, generator=generator, dtype=F64)
         x2 = x + 0.3 * torch.randn(16, 6, generator=generator, dtype=F64)
         calls = []
         for run in runs.values():
-            calls += [((prediction.requires_grad_(), target), {})
-                      for prediction, target in experiment_predictions(run, x1, x2)]
+            z1, z2 = x1 @ run["w"], x2 @ run["w"]
+            pred1, pred2 = (z1, z2) if run["p"] is None else (z1 @ run["p"], z2 @ run["p"])
+            calls += [((pred1.requires_grad_(), x2 @ run["target"]), {}),
+                      ((pred2.requires_grad_(), x1 @ run["target"]), {})]
         results = sub.byol_loss.map(calls, grads=("online_prediction",))
         updates = []
         for index, (name, run) in enumerate(runs.items()):
@@ -309,7 +225,13 @@ def toy_run(sub, ref, ctx):
                 fail(f"after backward() on {first.call}, online_prediction.grad is None: the toy run needs it")
             losses = [expect_tensor(r.unwrap(), shape=(), call=r).detach() for r in (first, second)]
             series[f"loss_{names[name]}"].append(float(losses[0]) + float(losses[1]))
-            experiment_sgd(run, x1, x2, g1, g2, LEARNING_RATE)  # chain rule through pred = x W P, old W and P
+            if run["p"] is None:
+                grad_w = x1.T @ g1 + x2.T @ g2
+            else:
+                z1, z2 = x1 @ run["w"], x2 @ run["w"]  # chain rule through pred = x W P, with the old W and P
+                grad_w = x1.T @ (g1 @ run["p"].T) + x2.T @ (g2 @ run["p"].T)
+                run["p"] = run["p"] - LEARNING_RATE * (z1.T @ g1 + z2.T @ g2)
+            run["w"] = run["w"] - LEARNING_RATE * grad_w
             updates.append(((run["w"], run["target"], run["tau"]), {}))
         for (name, run), result in zip(runs.items(), sub.target_update.map(updates), strict=True):
             run["target"] = expect_tensor(result.unwrap(), shape=(6, 4), dtype=F64, call=result)

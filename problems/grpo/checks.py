@@ -17,18 +17,7 @@ import math
 
 import torch
 
-from grader.checks import (
-    CheckFailed,
-    WorkerLost,
-    check,
-    expect,
-    expect_close,
-    expect_grad_close,
-    expect_tensor,
-    legal_inputs,
-    same_bits,
-)
-from helpers import experiment_adam, experiment_logp, experiment_rollouts
+from grader.checks import check, expect, expect_close, expect_grad_close, expect_tensor, legal_inputs
 
 F64 = torch.float64
 LN = math.log
@@ -331,11 +320,21 @@ BETAS = {"beta_small": 0.04, "beta_large": 0.4}  # the paper's beta, and ten tim
 def _rollouts(logits, generator):
     """GROUP completions per prompt from a position-wise policy: tokens, mask (through the first STOP) and rewards
     (1 when the completion stops right after the prompt's answer token, prompt p's answer being p % STOP)."""
-    return experiment_rollouts(logits, generator, GROUP)
+    prompts = torch.arange(PROMPTS).repeat_interleave(GROUP)
+    probs = torch.softmax(logits, dim=-1)[prompts]  # [N, T, V]: the policy ignores earlier tokens
+    tokens = torch.multinomial(probs.reshape(-1, VOCAB), 1, generator=generator).reshape(-1, LENGTH)
+    is_stop = tokens == STOP
+    first_stop = torch.where(is_stop.any(dim=1), is_stop.int().argmax(dim=1), torch.full_like(prompts, LENGTH))
+    mask = torch.arange(LENGTH).unsqueeze(0) <= first_stop.unsqueeze(1)  # the answer and its stop token
+    before = tokens.gather(1, (first_stop - 1).clamp(0, LENGTH - 1).unsqueeze(1)).squeeze(1)
+    rewards = ((first_stop > 0) & (first_stop < LENGTH) & (before == prompts % STOP)).to(F64)
+    return tokens, mask, rewards
 
 
 def _logp(logits, tokens):
-    return experiment_logp(logits, tokens, GROUP)
+    prompts = torch.arange(PROMPTS).repeat_interleave(GROUP)
+    table = torch.log_softmax(logits, dim=-1)[prompts]  # [N, T, V]
+    return table.gather(2, tokens.unsqueeze(2)).squeeze(2).clamp(max=0.0)
 
 
 def _kl_to_reference(logits, reference):
@@ -344,107 +343,12 @@ def _kl_to_reference(logits, reference):
     return float((log_p.exp() * (log_p - log_q)).sum(dim=-1).mean())
 
 
-CLIP = 0.2
-EXPERIMENT_FUNCTIONS = ("group_advantages", "grpo_loss")
-
-
-def _start():
-    """The generator and the frozen reference policy both runs start from."""
-    generator = torch.Generator().manual_seed(11)
-    reference = 0.5 * torch.randn(PROMPTS, LENGTH, VOCAB, generator=generator, dtype=F64)
-    reference[:, 1:, STOP] += 1.0  # the pretrained policy already likes to stop early
-    return generator, reference
-
-
-def _is_tensor(value, shape):
-    return type(value) is torch.Tensor and value.shape == shape
-
-
-
-def run_in_one_request(sub):
-    """The chart's series as the step-by-step loop below would draw them, in three requests instead of 60, or None.
-
-    The worker trains both policies (helpers.experiment_run, the same glue as the loop's) and returns every answer
-    of the learner's functions. The judge trains again from those answers, as the loop does, and makes every call
-    again from the inputs it reaches, each function's calls in one request. Only when every answer is bit for bit
-    the run's are these the loop's series: by induction, each of its calls would get the same input and give the
-    same answer. Anything else (a run that raised or broke a limit, an answer of another form, one that is not
-    finite, a function that answers the same input differently) returns None, and the loop grades as before."""
-    generator, reference = _start()
-    try:
-        run = sub.from_helpers("experiment_run", uses=EXPERIMENT_FUNCTIONS).call(
-            reference, generator.get_state(), list(BETAS.values()), CLIP, STEPS, INNER, LEARNING_RATE, GROUP)
-        records = run.value if run.raised is None else None
-        if not (isinstance(records, list) and len(records) == STEPS):
-            return None
-        rebuilt = _train_from(records, generator, reference)
-        if rebuilt is None:
-            return None
-        series, advantage_calls, loss_calls = rebuilt
-        advantages = sub.group_advantages.map(advantage_calls)
-        losses = sub.grpo_loss.map(loss_calls, grads=("logp_new",))
-    except (CheckFailed, WorkerLost):
-        return None
-    reported_advantages = [value for advantages_of, _ in records for value in advantages_of]
-    reported_grads = [grad for _, inner in records for grads in inner for grad in grads]
-    agree = all(result.raised is None and same_bits(result.value, value)
-                for result, value in zip(advantages, reported_advantages, strict=True))
-    agree = agree and all(result.raised is None and same_bits(result.grads.get("logp_new"), grad)
-                          for result, grad in zip(losses, reported_grads, strict=True))
-    return series if agree else None
-
-
-def _train_from(records, generator, reference):
-    """The loop below with the run's answers in place of calls: the series, and the calls it would have made
-    (advantages, losses), in order. None for an answer of another form or not finite."""
-    runs = {name: {"logits": reference.clone(), "adam": (torch.zeros_like(reference), torch.zeros_like(reference))}
-            for name in BETAS}
-    series = {f"reward_{name}": [] for name in BETAS} | {f"kl_{name}": [] for name in BETAS}
-    advantage_calls, loss_calls = [], []
-    adam_step = 0
-    for record in records:
-        if not (isinstance(record, tuple) and len(record) == 2 and isinstance(record[0], list)
-                and len(record[0]) == len(BETAS) and isinstance(record[1], list) and len(record[1]) == INNER):
-            return None
-        batches = {}
-        for name, run in runs.items():
-            tokens, mask, rewards = _rollouts(run["logits"], generator)
-            batches[name] = (tokens, mask, rewards, _logp(run["logits"], tokens).detach())
-            series[f"reward_{name}"].append(float(rewards.mean()))
-            series[f"kl_{name}"].append(_kl_to_reference(run["logits"], reference))
-        advantages = {}
-        for name, value in zip(BETAS, record[0], strict=True):
-            advantage_calls.append(((batches[name][2], GROUP), {}))
-            if not _is_tensor(value, (PROMPTS * GROUP,)):
-                return None
-            advantages[name] = value.detach().to(F64)
-        for grads in record[1]:
-            if not (isinstance(grads, list) and len(grads) == len(BETAS)):
-                return None
-            adam_step += 1
-            for (name, run), grad_new in zip(runs.items(), grads, strict=True):
-                leaf = run["logits"].clone().requires_grad_(True)
-                tokens, mask, _, old = batches[name]
-                new = _logp(leaf, tokens)
-                loss_calls.append(((new.detach().requires_grad_(True), old, _logp(reference, tokens).detach(),
-                                    advantages[name], mask, CLIP, BETAS[name]), {}))
-                if not (_is_tensor(grad_new, (PROMPTS * GROUP, LENGTH)) and bool(torch.isfinite(grad_new).all())):
-                    return None
-                (grad,) = torch.autograd.grad(new, leaf, grad_outputs=grad_new.to(F64))
-                run["logits"], run["adam"] = experiment_adam(run["logits"], run["adam"], grad, adam_step,
-                                                             LEARNING_RATE)
-    return series, advantage_calls, loss_calls
-
-
 @check("experiment.training", "Your two functions train a toy policy: mean reward and KL to the reference over 20 "
        "steps, with beta = 0.04 and beta = 0.4", group="experiment", required=False)
 def experiment(sub, ref, ctx):
-    """Both policies trained step by step; a run that goes through takes three requests (run_in_one_request)."""
-    fast = run_in_one_request(sub)
-    if fast is not None:
-        ctx.record_experiment(steps=list(range(1, STEPS + 1)), series=fast)
-        return
-    generator, reference = _start()
+    generator = torch.Generator().manual_seed(11)
+    reference = 0.5 * torch.randn(PROMPTS, LENGTH, VOCAB, generator=generator, dtype=F64)
+    reference[:, 1:, STOP] += 1.0  # the pretrained policy already likes to stop early
     runs = {name: {"logits": reference.clone(), "adam": (torch.zeros_like(reference), torch.zeros_like(reference))}
             for name in BETAS}
     series = {f"reward_{name}": [] for name in BETAS} | {f"kl_{name}": [] for name in BETAS}
@@ -472,7 +376,7 @@ def experiment(sub, ref, ctx):
                 new = _logp(params[name], tokens)
                 params[name] = (params[name], new)
                 calls.append(((new.detach().requires_grad_(True), old, _logp(reference, tokens).detach(),
-                               advantages[name], mask, CLIP, BETAS[name]), {}))
+                               advantages[name], mask, 0.2, BETAS[name]), {}))
             results = sub.grpo_loss.map(calls, grads=("logp_new",))
             for name, result in zip(BETAS, results, strict=True):
                 result.unwrap()
@@ -482,6 +386,9 @@ def experiment(sub, ref, ctx):
                     return  # no usable gradient: the chart stops here
                 leaf, new = params[name]
                 (grad,) = torch.autograd.grad(new, leaf, grad_outputs=grad_new.to(F64))
-                runs[name]["logits"], runs[name]["adam"] = experiment_adam(
-                    runs[name]["logits"], runs[name]["adam"], grad, adam_step, LEARNING_RATE)
+                m, v = runs[name]["adam"]
+                m, v = 0.9 * m + 0.1 * grad, 0.999 * v + 0.001 * grad * grad
+                runs[name]["adam"] = (m, v)
+                step = LEARNING_RATE * (m / (1 - 0.9**adam_step)) / ((v / (1 - 0.999**adam_step)).sqrt() + 1e-8)
+                runs[name]["logits"] = runs[name]["logits"] - step
     ctx.record_experiment(steps=list(range(1, STEPS + 1)), series=series)

@@ -10,17 +10,7 @@ only, and stability at large logits.
 
 import torch
 
-from grader.checks import (
-    CheckFailed,
-    WorkerLost,
-    check,
-    expect,
-    expect_close,
-    expect_equal,
-    expect_grad_close,
-    same_bits,
-)
-from helpers import experiment_chosen
+from grader.checks import check, expect, expect_close, expect_equal, expect_grad_close
 
 HAND_PROBS = [[0.5, 0.3, 0.2], [0.1, 0.6, 0.3], [0.7, 0.2, 0.1], [0.5, 0.25, 0.25]]
 HAND_GATES = [[0.625, 0.375, 0.0], [0.0, 2 / 3, 1 / 3], [7 / 9, 2 / 9, 0.0], [2 / 3, 1 / 3, 0.0]]
@@ -212,75 +202,14 @@ TOKENS, FEATURES, EXPERTS, TOP_K, STEPS, LEARNING_RATE = 192, 8, 4, 2, 20, 0.75
 CAPACITY = int(1.25 * TOKENS * TOP_K / EXPERTS)  # Switch Transformers' capacity with a factor of 1.25
 
 
-def _router():
-    """The tokens and the collapsed router the run starts from."""
+@check("experiment.balancing", "A collapsed router trained on your balancing loss alone: expert load and dropped "
+       "choices per step", group="experiment", required=False)
+def experiment(sub, ref, ctx):
     generator = torch.Generator().manual_seed(79)
     x = torch.randn(TOKENS, FEATURES, generator=generator, dtype=torch.float64)
     weights = 0.3 * torch.randn(FEATURES, EXPERTS, generator=generator, dtype=torch.float64)
     weights[:, 0] += 0.6 * x.mean(dim=0) / x.mean(dim=0).norm()  # expert 0 starts with most of the tokens
-    return x, weights, torch.tensor([2.0, 0.5, 0.0, -0.5], dtype=torch.float64)
-
-
-
-def train_in_one_request(sub):
-    """The chart's series as the step-by-step run below would draw them, in four requests instead of 60, or None.
-
-    The worker trains the router (helpers.experiment_balance, the same steps as the run's) and returns every answer
-    of the learner's functions. The judge trains again from those answers and makes every call again from the
-    inputs it reaches, each function's calls in one request. Only when every answer is bit for bit the run's are
-    these the run's series: by induction, each of its calls would get the same input and give the same answer.
-    Anything else (a run that raised, broke a limit or stopped early, an answer of another form, a function that
-    answers the same input differently) returns None, and the run goes step by step as before."""
-    x, weights, bias = _router()
-    try:
-        run = sub.from_helpers("experiment_balance", uses=("top_k_gating", "load_balancing_loss", "capacity_mask")
-                               ).call(x, weights, bias, STEPS, TOP_K, EXPERTS, CAPACITY, LEARNING_RATE)
-        records = run.value if run.raised is None else None
-        if not (isinstance(records, list) and len(records) == STEPS):
-            return None
-        series = {f"load_expert_{e}": [] for e in range(EXPERTS)} | {"dropped_share": [], "aux_loss": []}
-        gating_calls, loss_calls, capacity_calls = [], [], []
-        for record in records:
-            if not (isinstance(record, tuple) and len(record) == 4 and all(type(t) is torch.Tensor for t in record)):
-                return None
-            gates, loss, gradient, kept = record
-            logits = x @ weights + bias
-            gating_calls.append(((logits, TOP_K), {}))
-            loss_calls.append(((logits.clone().requires_grad_(True), TOP_K), {}))
-            if gates.shape != (TOKENS, EXPERTS) or gradient.shape != (TOKENS, EXPERTS):
-                return None
-            chosen = experiment_chosen(gates, TOP_K)
-            capacity_calls.append(((chosen, EXPERTS, CAPACITY), {}))
-            if kept.shape != chosen.shape:
-                return None
-            load = torch.bincount(chosen.reshape(-1), minlength=EXPERTS).double() / (TOKENS * TOP_K)
-            for e in range(EXPERTS):
-                series[f"load_expert_{e}"].append(float(load[e]))
-            series["dropped_share"].append(1.0 - float(kept.double().mean()))
-            series["aux_loss"].append(float(loss.detach()))
-            weights = weights - LEARNING_RATE * x.T @ gradient
-            bias = bias - LEARNING_RATE * gradient.sum(dim=0)
-        gated = sub.top_k_gating.map(gating_calls)
-        losses = sub.load_balancing_loss.map(loss_calls, grads=("logits",))
-        masks = sub.capacity_mask.map(capacity_calls)
-    except (CheckFailed, WorkerLost):
-        return None
-    agree = all(gate.raised is None and loss.raised is None and mask.raised is None
-                and same_bits(gate.value, record[0]) and same_bits(loss.value, record[1])
-                and same_bits(loss.grads.get("logits"), record[2]) and same_bits(mask.value, record[3])
-                for gate, loss, mask, record in zip(gated, losses, masks, records, strict=True))
-    return series if agree else None
-
-
-@check("experiment.balancing", "A collapsed router trained on your balancing loss alone: expert load and dropped "
-       "choices per step", group="experiment", required=False)
-def experiment(sub, ref, ctx):
-    """The router trained step by step; a run that goes through takes four requests (train_in_one_request)."""
-    fast = train_in_one_request(sub)
-    if fast is not None:
-        ctx.record_experiment(steps=list(range(STEPS)), series=fast)
-        return
-    x, weights, bias = _router()
+    bias = torch.tensor([2.0, 0.5, 0.0, -0.5], dtype=torch.float64)
     series = {f"load_expert_{e}": [] for e in range(EXPERTS)}
     series["dropped_share"], series["aux_loss"] = [], []
     for _ in range(STEPS):
@@ -290,7 +219,7 @@ def experiment(sub, ref, ctx):
         gates = gated.unwrap()
         expect(isinstance(gates, torch.Tensor) and gates.shape == (TOKENS, EXPERTS),
                f"{gated.call} did not return [{TOKENS}, {EXPERTS}] gates")
-        chosen = experiment_chosen(gates, TOP_K)
+        chosen = torch.sort(gates.detach(), dim=1, descending=True, stable=True).indices[:, :TOP_K]
         kept = sub.capacity_mask.call(chosen, EXPERTS, CAPACITY).unwrap()
         expect(isinstance(kept, torch.Tensor) and kept.shape == chosen.shape, "capacity_mask returned another shape")
         load = torch.bincount(chosen.reshape(-1), minlength=EXPERTS).double() / (TOKENS * TOP_K)

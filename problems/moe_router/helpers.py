@@ -39,36 +39,3 @@ def check_assignments(experts, num_experts, capacity):
         raise ValueError(f"experts must be [N, K] with K >= 1 choices per token, got shape {tuple(experts.shape)}")
     if experts.device.type != "meta" and bool(((experts < 0) | (experts >= num_experts)).any()):
         raise ValueError(f"experts must lie in [0, num_experts) = [0, {num_experts})")
-
-
-# --- the experiment's run ------------------------------------------------------------------------------------
-# The grader trains the notes' collapsed router with your three functions through `experiment_balance`: one request
-# to the sandbox for the whole run instead of three per step. It checks every number it returns, so you never call
-# it.
-
-
-def experiment_chosen(gates, top_k):
-    """The experts each token is routed to: the top_k largest gates, ties to the lower index."""
-    return torch.sort(gates.detach(), dim=1, descending=True, stable=True).indices[:, :top_k]
-
-
-def experiment_balance(functions, x, weights, bias, steps, top_k, experts, capacity, lr):
-    """Train a linear router (logits = x W + b) on your load-balancing loss alone. Returns, for each step, your
-    gates, your loss with its gradient in the logits, and your capacity mask of the chosen experts; it stops
-    after a step whose loss sends no gradient. Each call gets its own copy of its inputs."""
-    top_k_gating, load_balancing_loss, capacity_mask = (functions["top_k_gating"], functions["load_balancing_loss"],
-                                                        functions["capacity_mask"])
-    records = []
-    for _ in range(steps):
-        logits = x @ weights + bias  # [N, E]
-        gates = top_k_gating(logits.clone(), top_k)
-        leaf = logits.clone().requires_grad_(True)
-        loss = load_balancing_loss(leaf, top_k)
-        (gradient,) = torch.autograd.grad(loss, leaf, allow_unused=True)
-        kept = capacity_mask(experiment_chosen(gates, top_k), experts, capacity)
-        records.append((gates, loss.detach(), gradient, kept))
-        if gradient is None:
-            break
-        weights = weights - lr * x.T @ gradient  # the chain rule through logits = x W + b
-        bias = bias - lr * gradient.sum(dim=0)
-    return records

@@ -19,18 +19,7 @@ import math
 
 import torch
 
-from grader.checks import (
-    CheckFailed,
-    WorkerLost,
-    check,
-    expect,
-    expect_close,
-    expect_grad_close,
-    expect_grad_none,
-    same_bits,
-    seeded_randn,
-)
-from helpers import experiment_batch, experiment_logp, experiment_step
+from grader.checks import check, expect, expect_close, expect_grad_close, expect_grad_none, seeded_randn
 
 F64 = torch.float64
 F32 = torch.float32
@@ -419,37 +408,47 @@ ARM_MEANS = (0.0, 0.5, 1.0)  # a three-armed bandit: reward = arm mean + N(0, 1)
 RUNS, BATCH, ITERATIONS, EPOCHS, LEARNING_RATE, UNCLIPPED = 32, 8, 12, 4, 3.0, 1e6
 
 
-EPS = {"clipped": 0.2, "unclipped": UNCLIPPED}
-SEED = 2017
-
-
-
-def _train(gradients_of):
-    """The experiment's loop: `gradients_of(calls)` answers one epoch's calls of clipped_surrogate (one per arm of
-    the comparison) with the gradients in logp_new, or None to stop. Returns the series (None: stopped)."""
+@check("experiment.bandit", "Your clipped surrogate against the unclipped one (clip_eps = 1e6), training a softmax "
+       "policy on a noisy three-armed bandit", group="experiment", required=False)
+def experiment(sub, ref, ctx):
+    """32 independent runs side by side in one [32, 8] batch: each iteration samples 8 pulls per run from the
+    current policy, normalises the rewards into advantages, then takes 4 gradient steps (SGD, lr 3) on the logits
+    with your clipped_surrogate's gradient. The same draws feed both arms of the comparison."""
     means = torch.tensor(ARM_MEANS, dtype=F64)
-    generator = torch.Generator().manual_seed(SEED)
+    generator = torch.Generator().manual_seed(2017)
     thetas = {"clipped": torch.zeros(RUNS, 3, dtype=F64), "unclipped": torch.zeros(RUNS, 3, dtype=F64)}
+    eps = {"clipped": 0.2, "unclipped": UNCLIPPED}
     series = {f"{metric}_{name}": [] for metric in ("expected_reward", "stuck_runs", "max_ratio", "clip_fraction")
               for name in thetas}
     for _ in range(ITERATIONS):
         uniforms = torch.rand(RUNS, BATCH, generator=generator, dtype=F64)
         noise = torch.randn(RUNS, BATCH, generator=generator, dtype=F64)
-        batches = {name: experiment_batch(theta, uniforms, noise, means) for name, theta in thetas.items()}
+        batches = {}
+        for name, theta in thetas.items():
+            cdf = torch.softmax(theta, dim=-1).cumsum(dim=-1)
+            actions = (uniforms.unsqueeze(-1) > cdf.unsqueeze(1)).sum(dim=-1).clamp(max=2)  # inverse CDF
+            rewards = means[actions] + noise
+            adv = (rewards - rewards.mean(dim=1, keepdim=True)) / (rewards.std(dim=1, keepdim=True) + 1e-8)
+            logp_old = torch.log_softmax(theta, dim=-1).gather(1, actions)
+            batches[name] = (actions, adv, logp_old)
         for _ in range(EPOCHS):
             calls, thetas_grad = [], {}
             for name, theta in thetas.items():
                 actions, adv, logp_old = batches[name]
                 leaf = theta.clone().requires_grad_(True)
-                logp_new = experiment_logp(leaf, actions)
+                logp_new = torch.log_softmax(leaf, dim=-1).gather(1, actions)
                 thetas_grad[name] = (leaf, logp_new)
-                calls.append(((logp_new.detach().requires_grad_(True), logp_old, adv, EPS[name]), {}))
-            grads = gradients_of(calls)
-            if grads is None:
-                return None
-            for name, grad in zip(thetas, grads, strict=True):
+                calls.append(((logp_new.detach().requires_grad_(True), logp_old, adv, eps[name]), {}))
+            results = sub.clipped_surrogate.map(calls, grads=("logp_new",))
+            for result, name in zip(results, thetas, strict=True):
+                result.unwrap()
+                grad = result.grads.get("logp_new")
+                if grad is None or not bool(torch.isfinite(grad).all()):
+                    return  # no usable gradient from your function: the chart stops here
                 leaf, logp_new = thetas_grad[name]
-                thetas[name] = experiment_step(thetas[name], leaf, logp_new, grad, RUNS, LEARNING_RATE)
+                # your gradient is that of a mean over all RUNS * BATCH pulls: times RUNS, each run's own mean
+                (theta_grad,) = torch.autograd.grad(logp_new, leaf, grad_outputs=grad * RUNS)
+                thetas[name] = thetas[name] - LEARNING_RATE * theta_grad
         for name, theta in thetas.items():
             actions, adv, logp_old = batches[name]
             probs = torch.softmax(theta, dim=-1)
@@ -459,72 +458,4 @@ def _train(gradients_of):
             series[f"stuck_runs_{name}"].append(float((probs[:, :2].max(dim=-1).values > 0.9).sum()))
             series[f"max_ratio_{name}"].append(float(ratio.max()))
             series[f"clip_fraction_{name}"].append(float(((ratio - 1).abs() > 0.2).double().mean()))
-    return series
-
-
-def _usable(grad):
-    return type(grad) is torch.Tensor and grad.shape == (RUNS, BATCH) and bool(torch.isfinite(grad).all())
-
-
-def run_in_one_request(sub):
-    """The chart's series as the step-by-step loop would draw them, in two requests instead of 48, or None.
-
-    The worker trains both arms (helpers.experiment_run, the same glue as the loop's) and returns every gradient
-    of the learner's function. The judge trains again from those gradients (the same loop, `_train`) and makes
-    every call again from the inputs it reaches, in one request. Only when every gradient is bit for bit the
-    run's are these the loop's series: by induction, each of its calls would get the same input and give the same
-    answer. Anything else (a run that raised or broke a limit, a gradient of another form or not finite, a
-    function that answers the same input differently) returns None, and the loop grades as before."""
-    try:
-        run = sub.from_helpers("experiment_run", uses=("clipped_surrogate",)).call(
-            torch.tensor(ARM_MEANS, dtype=F64), torch.Generator().manual_seed(SEED).get_state(), list(EPS.values()),
-            RUNS, BATCH, ITERATIONS, EPOCHS, LEARNING_RATE)
-        records = run.value if run.raised is None else None
-        if not (isinstance(records, list) and len(records) == ITERATIONS
-                and all(isinstance(epochs, list) and len(epochs) == EPOCHS for epochs in records)):
-            return None
-        reported = [grads for epochs in records for grads in epochs]
-        if not all(isinstance(grads, list) and len(grads) == len(EPS) and all(map(_usable, grads))
-                   for grads in reported):
-            return None
-        calls = []
-        answers = iter(reported)
-
-        def from_the_run(epoch_calls):
-            calls.extend(epoch_calls)
-            return next(answers)
-
-        series = _train(from_the_run)
-        results = sub.clipped_surrogate.map(calls, grads=("logp_new",))
-    except (CheckFailed, WorkerLost):
-        return None
-    flat = [grad for grads in reported for grad in grads]
-    agree = all(result.raised is None and same_bits(result.grads.get("logp_new"), grad)
-                for result, grad in zip(results, flat, strict=True))
-    return series if agree else None
-
-
-@check("experiment.bandit", "Your clipped surrogate against the unclipped one (clip_eps = 1e6), training a softmax "
-       "policy on a noisy three-armed bandit", group="experiment", required=False)
-def experiment(sub, ref, ctx):
-    """32 independent runs side by side in one [32, 8] batch: each iteration samples 8 pulls per run from the
-    current policy, normalises the rewards into advantages, then takes 4 gradient steps (SGD, lr 3) on the logits
-    with your clipped_surrogate's gradient. The same draws feed both arms of the comparison. A run that goes
-    through takes two requests (run_in_one_request); any other is trained a call at a time."""
-    series = run_in_one_request(sub)
-    if series is None:
-
-        def from_calls(calls):
-            grads = []
-            for result in sub.clipped_surrogate.map(calls, grads=("logp_new",)):
-                result.unwrap()
-                grad = result.grads.get("logp_new")
-                if grad is None or not bool(torch.isfinite(grad).all()):
-                    return None  # no usable gradient from your function: the chart stops here
-                grads.append(grad)
-            return grads
-
-        series = _train(from_calls)
-    if series is not None:
-        ctx.record_experiment(steps=list(range(1, ITERATIONS + 1)), series=series,
-                              x_label="iteration (8 pulls, 4 epochs)")
+    ctx.record_experiment(steps=list(range(1, ITERATIONS + 1)), series=series, x_label="iteration (8 pulls, 4 epochs)")
