@@ -129,9 +129,10 @@ def experiment_run(
     momentum: float, temperature: float,
 ) -> list[tuple[Any, ...]]:
     """Train for `steps` steps, each from the states the last one produced, calling your three functions in turn
-    (the loss, then the key encoder's update, then enqueue). Returns, for each step: the loss and its gradient in query, then your new key encoder and
-    what your enqueue returned; and one more loss and gradient, from the final state. Each call gets its own copy
-    of its inputs, so a function that writes to one changes nothing the run goes on from."""
+    (the loss, then the key encoder's update, then enqueue). Returns, for each step: the loss and its gradient in
+    query, then your new key encoder and what your enqueue returned; and one more loss and gradient, from the final
+    state. Each call gets its own copy of its inputs, so a function that writes to one changes nothing the run goes
+    on from."""
     moco_loss, momentum_update, enqueue = (functions["moco_loss"], functions["momentum_update"],
                                            functions["enqueue"])
     records: list[tuple[Any, ...]] = []
