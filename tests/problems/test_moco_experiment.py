@@ -146,16 +146,22 @@ def test_a_run_on_the_trajectory_takes_four_requests(
     assert requests == 4
 
 
+RIGHT_EMA = "m * key.detach() + (1.0 - m) * query.detach()"
+SWAPPED_EMA = "(1.0 - m) * key.detach() + m * query.detach()"
+
+
+def ema_by_caller(inside: str, outside: str) -> str:
+    """The reference, its momentum_update answering `inside` when the problem's helper calls it, else `outside`."""
+    return mutated(f"return {RIGHT_EMA}",
+                   f"if {INSIDE_THE_RUN}:\n            return {inside}\n        return {outside}")
+
+
 def test_a_function_that_is_right_only_inside_the_run_forges_nothing(
     moco_experiment_only: Problem, sandbox_pool: WorkerPool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # It answers the helper's calls rightly and every other call with swapped EMA weights: the judge's replay of
     # its steps disagrees with the run, so the run is graded step by step, where the swap shows at step 1.
-    code = mutated(
-        "return m * key.detach() + (1.0 - m) * query.detach()",
-        f"if {INSIDE_THE_RUN}:\n            return m * key.detach() + (1.0 - m) * query.detach()\n"
-        "        return (1.0 - m) * key.detach() + m * query.detach()",
-    )
+    code = ema_by_caller(inside=RIGHT_EMA, outside=SWAPPED_EMA)
     result, requests = requests_of_the_experiment(moco_experiment_only, code, sandbox_pool, monkeypatch)
     assert result.status == "failed"
     assert "leaves the independent trajectory at step 1, in the key encoder" in result.message
@@ -163,13 +169,9 @@ def test_a_function_that_is_right_only_inside_the_run_forges_nothing(
 
 
 def test_a_function_that_is_wrong_only_inside_the_run_is_graded_by_its_own_calls(
-    moco_experiment_only: Problem, sandbox_pool: WorkerPool, monkeypatch: pytest.MonkeyPatch
+    moco_experiment_only: Problem, sandbox_pool: WorkerPool
 ) -> None:
-    code = mutated(
-        "return m * key.detach() + (1.0 - m) * query.detach()",
-        f"if {INSIDE_THE_RUN}:\n            return (1.0 - m) * key.detach() + m * query.detach()\n"
-        "        return m * key.detach() + (1.0 - m) * query.detach()",
-    )
+    code = ema_by_caller(inside=SWAPPED_EMA, outside=RIGHT_EMA)
     result, steps, series = experiment(moco_experiment_only, code, sandbox_pool)
     assert result.status == "passed", result.message
     assert steps == list(range(13)) and max(finite(series["trajectory_gap_log10"])) < -9
