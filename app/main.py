@@ -4,7 +4,6 @@ happens in the lifespan, not here."""
 
 from __future__ import annotations
 
-import gc
 import logging
 import sys
 from collections.abc import AsyncIterator
@@ -37,6 +36,7 @@ from app.security import BodySizeLimitMiddleware, CrossSiteWriteMiddleware, Secu
 from app.settings import Settings
 from app.state import BackendFactory, build_state
 from app.token_auth import ApiTokenMiddleware
+from grader.heap import settle
 
 logger = logging.getLogger(__name__)
 
@@ -65,8 +65,7 @@ def create_app(settings: Settings | None = None, *, backend_factory: BackendFact
             state.author_selftests.start()
         # Everything loaded at start-up (torch, problems, templates) lives for the whole process: keep the
         # cyclic collector from walking it again and again while requests are served.
-        gc.collect()
-        gc.freeze()
+        settle()
         try:
             yield
         finally:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from bench.inprocess import InProcessPool
 from grader import Problem, WorkerPool, discover, grade
+from grader.heap import settle
 
 WARM_TARGET_MS = 300.0  # every problem's warm median
 MOCO_WARM_OVER_FLOOR = 1.2
@@ -65,6 +66,7 @@ def bench_catalogue(runs: int, busy: Callable[[], float], only: tuple[str, ...] 
     chosen: list[Problem] = [p for p in problems if not only or p.slug in only]
     rows = []
     floor_pool = InProcessPool()
+    settle()  # as the server does once it has started: the judge's collections never walk torch's modules
     with WorkerPool(size=1) as pool:
         for problem in chosen:
             code = problem.reference_source()

@@ -112,11 +112,13 @@ def _prepare(problem: Problem) -> None:
     """Load now what the grading would load on its way: the template started early is still importing torch and
     warming up, and the judge would only wait for it. The reference's answers cached on disk, and Hypothesis
     where a contract is searched (0.1 s)."""
+    from grader.heap import settle
     from grader.refcache import answers_for
 
     answers_for(problem)
     if any(function.contract is not None for function in problem.spec.functions):
         import hypothesis.strategies  # noqa: F401
+    settle()  # in the template's shadow too: the grading's collections then walk only what it makes
 
 
 def command_selftest(args: argparse.Namespace) -> int:

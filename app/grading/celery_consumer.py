@@ -47,6 +47,7 @@ from app.migrate import alembic_config
 from app.models import Submission
 from app.settings import Settings
 from grader import ScratchError, ScratchResult, WorkerPool, probe, run_script
+from grader.heap import settle
 
 logger = logging.getLogger(__name__)
 
@@ -216,6 +217,7 @@ def scratch(run_id: str, slug: str, code: str, script: str) -> None:
 @signals.worker_process_init.connect
 def _warm_up_grading_process(**_: Any) -> None:
     worker_context()
+    settle()  # torch, the problems and the warm sandbox stay for the process's life: out of the collector's walks
 
 
 @signals.worker_process_shutdown.connect
