@@ -886,6 +886,10 @@ def test_the_report_summarises_the_verdicts() -> None:
     pytest.param({"tensor": [1]}, set(), id="tensor-not-an-object"),
     pytest.param({"tuple": [{"tensor": {"storage": 1}}, {"dict": [["k", {"list": [{"tensor": {"storage": 2}}]}]]}]},
                  {1, 2}, id="nested"),
+    pytest.param({"list": [1.0, 2.0, {"tensor": {"storage": 4}}, None, "x"]}, {4}, id="numbers-beside-a-tensor"),
+    pytest.param({"dict": [["a", 1], ["b", {"tuple": [2, {"tensor": {"storage": 5}}]}]]}, {5}, id="dict-values"),
+    pytest.param({"tensor": {"dtype": "float32", "device": "meta"}}, set(), id="meta-tensor"),
+    pytest.param({"float": "nan"}, set(), id="tagged-float"),
 ])
 def test_the_storages_of_an_encoded_argument_are_found_at_any_depth(tree: Any, storages: set[int]) -> None:
     assert judge._storages_of(tree) == storages
