@@ -32,10 +32,11 @@ _get_ident = _thread.get_ident
 
 # The deepest recursion a submission may ask for. Python frames live on the heap, so sys.setrecursionlimit(10**7)
 # lets a runaway recursion grow until the memory limit, and unwinding millions of frames then holds the
-# interpreter for seconds: the call outlived its limit by 10-15 s (bench row "deep recursion"). At 20,000 frames
-# each runaway call ends in RecursionError within tens of milliseconds (a check makes several calls, and every
-# one recurses again), far deeper than any exercise needs (Python's default is 1,000).
-MAX_RECURSION_LIMIT = 20_000
+# interpreter for seconds: the call outlived its limit by 10-15 s (bench row "deep recursion"). Under a cap each
+# runaway call ends in RecursionError, and what it costs grows with the cap: a MoCo grading makes about 400 calls
+# of a function that recursed without end, 18 s in all at 20,000 frames, 10.5 s at 10,000. 10,000 is ten times
+# Python's default (1,000) and deeper than any exercise needs.
+MAX_RECURSION_LIMIT = 10_000
 
 
 def _load_modules(sources: Any, runner: Any, loaded: dict[str, types.ModuleType]) -> tuple[bool, Any]:

@@ -37,14 +37,14 @@ def test_deep_recursion_is_reported_as_recursion(grade_code: GradeCode) -> None:
 
 
 def test_a_recursion_limit_past_the_cap_is_lowered_to_it(grade_code: GradeCode) -> None:
-    # sys.setrecursionlimit(10**7) is lowered to 20,000 frames: the runaway recursion ends in RecursionError
+    # sys.setrecursionlimit(10**7) is lowered to 10,000 frames: the runaway recursion ends in RecursionError
     # (not in the memory limit, nor in a call that outlives its time limit while millions of frames unwind), and
     # sys.getrecursionlimit() says what the limit is.
     report = grade_code(submission("runaway_recursion"))
     message = messages(report)["add_one.values"]
     assert "RecursionError" in message, message
     assert next(check for check in report.checks if check.id == "add_one.values").limit is None
-    assert "the recursion limit is 20000" in messages(report)["scaled_sum.values"]
+    assert "the recursion limit is 10000" in messages(report)["scaled_sum.values"]
 
 
 def test_syntax_error_gives_the_line(grade_code: GradeCode) -> None:

@@ -1,4 +1,4 @@
-# Unbounded recursion after raising the recursion limit (the grader lowers 100,000 to its cap of 20,000): the
+# Unbounded recursion after raising the recursion limit (the grader lowers 100,000 to its cap of 10,000): the
 # RecursionError comes with thousands of frames.
 import sys
 
