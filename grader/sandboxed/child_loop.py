@@ -34,8 +34,8 @@ _get_ident = _thread.get_ident
 # lets a runaway recursion grow until the memory limit, and unwinding millions of frames then holds the
 # interpreter for seconds: the call outlived its limit by 10-15 s (bench row "deep recursion"). Under a cap each
 # runaway call ends in RecursionError, and what it costs grows with the cap: a MoCo grading makes about 400 calls
-# of a function that recursed without end, 18 s in all at 20,000 frames, 10.5 s at 10,000. 10,000 is ten times
-# Python's default (1,000) and deeper than any exercise needs.
+# of a function that recursed without end, 5.6 s in all at 20,000 frames, 3.8 s at 10,000 (docs/engine.md).
+# 10,000 is ten times Python's default (1,000) and deeper than any exercise needs.
 MAX_RECURSION_LIMIT = 10_000
 
 
