@@ -237,13 +237,13 @@ def _no_queue() -> float:
 def _layout(t: Any) -> tuple[Any, ...]:
     """Every fact of an argument a call could change without writing its bytes: shape, strides, storage, version
     counter, its class (`__class__` can be assigned a subclass with __torch_function__), its autograd facts
-    (requires_grad, leafness, grad_fn) and whether any hook was registered on it. grad_fn by identity, the object
-    kept alive in the tuple so that a new one cannot reuse its id; compared with `is`, never with its own __eq__."""
+    (requires_grad, leafness, grad_fn) and whether any hook was registered on it. The class and grad_fn come last,
+    compared with `is` (never with their own or their metaclass's __eq__), not through id(): each id() is an event
+    the guard's audit hook sees, four a tensor argument a call."""
     storage = _t_untyped_storage(t)
-    grad_fn = _t_grad_fn(t)
     return (tuple(_t_shape(t)), tuple(_t_stride(t)), _t_storage_offset(t), _storage_ptr(storage), _t_version(t),
-            id(type(t)), bool(_t_requires_grad(t)), bool(_t_is_leaf(t)), _t_backward_hooks(t) is None,
-            _t_post_accumulate_hooks(t) is None, id(grad_fn), grad_fn)
+            bool(_t_requires_grad(t)), bool(_t_is_leaf(t)), _t_backward_hooks(t) is None,
+            _t_post_accumulate_hooks(t) is None, type(t), _t_grad_fn(t))
 
 
 def _plain(value: Any, depth: int = 0) -> Any:
@@ -269,7 +269,7 @@ def _plain(value: Any, depth: int = 0) -> Any:
 
 
 def _same_layout(before: tuple[Any, ...], after: tuple[Any, ...]) -> bool:
-    return before[:-1] == after[:-1] and before[-1] is after[-1]
+    return before[:-2] == after[:-2] and before[-2] is after[-2] and before[-1] is after[-1]
 
 
 def _grad_accumulator(t: Any) -> Any:
