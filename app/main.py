@@ -36,7 +36,7 @@ from app.security import BodySizeLimitMiddleware, CrossSiteWriteMiddleware, Secu
 from app.settings import Settings
 from app.state import BackendFactory, build_state
 from app.token_auth import ApiTokenMiddleware
-from grader.heap import settle
+from grader import settle
 
 logger = logging.getLogger(__name__)
 

@@ -14,8 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from bench.inprocess import InProcessPool
-from grader import Problem, WorkerPool, discover, grade
-from grader.heap import settle
+from grader import Problem, WorkerPool, discover, grade, settle
 
 WARM_TARGET_MS = 300.0  # every problem's warm median
 MOCO_WARM_OVER_FLOOR = 1.2

@@ -44,8 +44,7 @@ from bench.broken import (
 from bench.catalogue import ProblemRow, bench_catalogue, render_catalogue
 from bench.diagnosis import DiagnosisResult, bench_diagnosis, render_diagnosis
 from bench.inprocess import InProcessPool
-from grader import WorkerPool, grade, load_problem
-from grader.heap import settle
+from grader import WorkerPool, grade, load_problem, settle
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from grader.cancel import CallStarted, CancelToken, GradingStopped
     from grader.fingerprint import battery_hash, engine_version
+    from grader.heap import settle
     from grader.interleave import Answer, Request
     from grader.judge import grade
     from grader.limits import Limits
@@ -37,6 +38,7 @@ _HOME = {
     "GradingStopped": "grader.cancel",
     "battery_hash": "grader.fingerprint",
     "engine_version": "grader.fingerprint",
+    "settle": "grader.heap",
     "Answer": "grader.interleave",
     "Request": "grader.interleave",
     "grade": "grader.judge",
@@ -111,6 +113,7 @@ __all__ = [
     "probe",
     "run_script",
     "scratch_example",
+    "settle",
     "reply_from_wire",
     "summarise",
 ]
