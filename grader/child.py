@@ -25,6 +25,7 @@ from grader.cancel import CancelToken, GradingStopped
 from grader.interleave import Answer
 from grader.limits import Limits
 from grader.messages import CallsRequest, LoadRequest, Tampered, TimedOut, reply_from_wire
+from grader.placement import Slot
 from grader.sandbox import Cgroup
 
 
@@ -98,6 +99,7 @@ class Child:
     limits: Limits
     exit_info: ExitInfo | None = None
     key: bytes = field(default_factory=lambda: os.urandom(32))  # signs every frame the child sends back
+    slot: Slot | None = None  # the CPU it runs on (grader.placement), held until it ends
     stacks: int = -1  # read end of the pipe the child's faulthandler writes its stacks to
     source_lines: list[str] = field(default_factory=list)
     cancel: CancelToken | None = None  # the grading's Stop button: a wait for a reply ends when it is set
@@ -321,4 +323,7 @@ class Child:
             with contextlib.suppress(OSError):
                 self.sock.close()
             self.exit_info = self.template.reap(self)
+        if self.slot is not None:
+            self.slot.release()
+            self.slot = None
         return self.exit_info

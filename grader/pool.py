@@ -18,6 +18,7 @@ import torch
 from grader.cancel import CancelToken, OnCall
 from grader.launch import EarlyStart, Launched, Spawner
 from grader.limits import Limits
+from grader.placement import CpuPlacement
 from grader.sandbox import Cgroup, CgroupError, SandboxUnavailable, create_root_cgroup, probe, remove_stale_cgroups
 from grader.session import WorkerSession
 from grader.template import TEMPLATE_START_TIMEOUT_S, Template
@@ -52,10 +53,12 @@ class WorkerPool:
     """Keeps `size` sandboxed templates warm. `grade()` may run in up to `size` threads at once."""
 
     def __init__(self, *, size: int = 1, unsafe: bool = False, tmp_size_mb: int = 64,
-                 fork_ahead: bool = True, early: EarlyStart | None = None) -> None:
+                 fork_ahead: bool = True, early: EarlyStart | None = None,
+                 placement: CpuPlacement | None = None) -> None:
         """`fork_ahead`: keep a child forked and warmed before each submission arrives (a server); a one-shot
         pool (the CLI) forks on demand instead. `early`: a sandboxed template grader.launch.start_early started
-        before this process imported torch; the pool adopts it as its first template."""
+        before this process imported torch; the pool adopts it as its first template. `placement`: the CPUs
+        children are pinned to (default: every CPU this process may use, shared with the machine's other judges)."""
         if size < 1:
             raise ValueError("a pool needs at least one worker template")
         self.requested_size = size
@@ -73,6 +76,7 @@ class WorkerPool:
         self._early = early if early is not None and not unsafe else None
         self._spawner = self._early.spawner if self._early is not None else Spawner()
         self._recycler = ThreadPoolExecutor(max_workers=size, thread_name_prefix="paperlab-recycler")
+        self.placement = placement if placement is not None else CpuPlacement()
         self.started = False
 
     @property
@@ -144,7 +148,7 @@ class WorkerPool:
             name = launched.name if launched is not None else f"t{self._counter}"
         template = Template(name=name, cgroup=self._cgroup, bwrap=self._bwrap,
                             tmp_size_mb=self.tmp_size_mb if launched is None else launched.tmp_size_mb,
-                            spawner=self._spawner)
+                            spawner=self._spawner, placement=self.placement)
         if launched is not None:
             template.adopt(launched)
         else:

@@ -37,6 +37,7 @@ from grader.launch import (
 )
 from grader.limits import Limits
 from grader.messages import ChildExited, ControlMessage, Forked, ForkRequest, TemplateReady
+from grader.placement import CpuPlacement, pin
 from grader.sandbox import Cgroup, SandboxUnavailable, host_pid_of
 
 log = logging.getLogger(__name__)
@@ -50,8 +51,9 @@ class Template:
     """One sandboxed template process and the single child it may have at a time."""
 
     def __init__(self, *, name: str, cgroup: Cgroup | None, bwrap: str | None, tmp_size_mb: int,
-                 spawner: Spawner) -> None:
+                 spawner: Spawner, placement: CpuPlacement | None = None) -> None:
         self.name = name
+        self.placement = placement  # which CPU each child taken for a submission runs on (None: the kernel's choice)
         self.spawner = spawner
         self.root_cgroup = cgroup
         self.bwrap = bwrap
@@ -132,14 +134,21 @@ class Template:
             raise WorkerLost(f"the worker template sent a malformed control message ({exc})") from None
 
     def take_child(self, limits: Limits) -> Child:
-        """The child forked ahead of demand if there is one (re-capped for this problem), else a new one."""
+        """The child forked ahead of demand if there is one (re-capped for this problem), else a new one; placed
+        on the least busy CPU (grader.placement) before its submission arrives."""
         child, self.ready = self.ready, None
         if child is None:
-            return self.fork(limits)
-        child.limits = limits
-        if child.cgroup is not None:
-            self._fit_tree_memory(limits)
-            child.cgroup.limit(max_pids=limits.max_processes, memory_bytes=cgroup_memory(limits))
+            child = self.fork(limits)
+        else:
+            child.limits = limits
+            if child.cgroup is not None:
+                self._fit_tree_memory(limits)
+                child.cgroup.limit(max_pids=limits.max_processes, memory_bytes=cgroup_memory(limits))
+        if self.placement is not None:
+            child.slot = self.placement.take()
+            if child.slot is not None and not pin(child.host_pid, child.slot.cpu):
+                child.slot.release()
+                child.slot = None
         return child
 
     def prepare(self, limits: Limits) -> None:
