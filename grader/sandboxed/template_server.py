@@ -57,7 +57,6 @@ def _exercise_torch() -> None:
     optimizer.step()
     torch.lerp(y, y.roll(1, 0), 0.5).index_copy(0, torch.tensor([0]), y[:1]).to(torch.float16).to(torch.bfloat16)
     torch.linalg.vector_norm(y, dim=1).clamp_min(1e-12)
-    gc.collect()
 
 
 def template(control_fd: int, *, sandboxed: bool) -> None:
@@ -73,7 +72,9 @@ def template(control_fd: int, *, sandboxed: bool) -> None:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Python's KeyboardInterrupt handler would let SIGINT in
     control = socket.socket(fileno=control_fd)
     _warm_up()
-    gc.freeze()  # children's collections then leave the template's objects (and their shared pages) alone
+    # Children's collections then leave the template's objects (and their shared pages) alone. No collection
+    # first: after the imports and the warm-up it walked 280,000 objects to free 15 (0.13 s of a cold CLI).
+    gc.freeze()
     _set_undumpable()
     if torch.get_num_threads() != 1 or threading.active_count() != 1:
         raise RuntimeError("the template must stay single-threaded: forking a threaded process deadlocks")
