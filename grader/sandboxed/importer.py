@@ -88,6 +88,6 @@ def forget() -> None:
         for name in finder.served:
             sys.modules.pop(name, None)
     main = sys.modules.get("__main__")
-    if main is not None and sys.modules.get("__mp_main__") is main:  # an alias of __main__ that multiprocessing may have made
+    if main is not None and sys.modules.get("__mp_main__") is main:  # multiprocessing's alias of __main__
         del sys.modules["__mp_main__"]
     sys.modules["__main__"] = types.ModuleType("__main__")
