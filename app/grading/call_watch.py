@@ -3,7 +3,13 @@
 The judge tells a grading's `CallWatch` each time it sends the worker a request (grader.CallStarted, from the
 trusted side) and when none is waiting. Most calls take milliseconds, so an event per call would flood the stream;
 the watch publishes a `call` event only for a call still running after `slow_after_s`, and a `call` event with
-no function once that call is over. One small thread per grading does the waiting."""
+no function once that call is over. One small thread per grading does the waiting.
+
+The grading thread wakes that thread only when the page must change at once (an announced call is over, the grading
+ends): a MoCo grading sends its worker about fifty requests, and a wake-up per request cost the grading host more
+than the calls' bookkeeping (every wake-up is a futex call and a hand-over of the interpreter lock). Otherwise the
+watcher wakes on its own, when the call it saw would become slow, or every `slow_after_s` while it saw none; a call
+that starts while it sleeps is then named on time, since it cannot be slow before the watcher next looks."""
 
 from __future__ import annotations
 
@@ -26,6 +32,7 @@ class CallWatch:
         self._slow_after_s = slow_after_s
         self._changed = threading.Condition()
         self._current: CallStarted | None = None
+        self._announced: CallStarted | None = None  # the call the page names; written by the watcher, under the lock
         self._closed = False
         self._thread = threading.Thread(target=self._run, name="paperlab-call-watch", daemon=True)
 
@@ -44,14 +51,14 @@ class CallWatch:
         """From the grading thread (grader.grade's on_call): cheap, never blocks on publishing."""
         with self._changed:
             self._current = call
-            self._changed.notify()
+            if self._announced is not None:  # the page names a call that is over now: the watcher must say so
+                self._changed.notify()
 
     def _run(self) -> None:
-        announced: CallStarted | None = None
         while True:
             with self._changed:
                 while True:
-                    current, closed = self._current, self._closed
+                    current, closed, announced = self._current, self._closed, self._announced
                     if announced is not None and current is not announced:
                         break  # the announced call is over: say so
                     if closed:
@@ -61,12 +68,18 @@ class CallWatch:
                         if due <= 0:
                             break  # running long enough to name it
                         self._changed.wait(due)
+                    elif announced is None:
+                        # no call seen: one that starts now is not slow before this wait ends
+                        self._changed.wait(max(self._slow_after_s, 0.01))
                     else:
-                        self._changed.wait()
+                        self._changed.wait()  # the announced call runs on: on_call wakes us when it ends
+                if announced is not None and current is not announced:
+                    self._announced = None
+                else:
+                    assert current is not None
+                    self._announced = current
             if announced is not None and current is not announced:
                 self._publish({"function": None})
-                announced = None
             else:
                 assert current is not None
                 self._publish({"function": current.function, "started_at": current.started_at})
-                announced = current

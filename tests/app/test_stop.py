@@ -209,6 +209,38 @@ def test_fast_calls_are_not_announced() -> None:
     assert published == []
 
 
+def test_fast_calls_never_wake_the_watcher() -> None:
+    """A grading sends its worker about fifty requests: a wake-up of the watch thread for each cost the host more
+    than the calls' own bookkeeping."""
+    watch, published = watched(0.5)
+    notified: list[int] = []
+
+    class Counting(threading.Condition):
+        def notify(self, n: int = 1) -> None:
+            notified.append(n)
+            super().notify(n)
+
+    watch._changed = Counting()
+    with watch:
+        for _ in range(20):
+            watch.on_call(CallStarted("add_one"))
+            watch.on_call(None)
+        assert notified == []
+    assert published == []
+
+
+def test_a_call_that_starts_while_the_watcher_sleeps_is_named_once_it_is_slow_and_not_before() -> None:
+    watch, published = watched(0.3)
+    with watch:
+        time.sleep(0.2)  # the watcher, having seen no call, sleeps until 0.3 s
+        call = CallStarted("add_one")
+        watch.on_call(call)
+        wait_for(published, 1)
+        named_after = time.time() - call.started_at
+    assert published[0] == {"function": "add_one", "started_at": call.started_at}
+    assert named_after >= 0.3
+
+
 def test_a_grading_that_ends_during_an_announced_call_says_it_is_over() -> None:
     watch, published = watched(0.01)
     with watch:
