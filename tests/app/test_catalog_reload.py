@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from app.catalog import ProblemCatalog, invalid_problem, load_catalog
+from app.catalog import ProblemCatalog, folder_signature, invalid_problem, load_catalog
 from grader.scaffold import create_problem
 from tests.app.conftest import Server
 
@@ -85,6 +85,36 @@ def test_a_folder_that_stops_loading_keeps_its_last_good_version_and_is_listed(
     checks.write_text(checks.read_text().replace("raise RuntimeError('half-written check')", ""))
     eventually(lambda: "adder" not in watched.invalid)
     assert watched["adder"] is not good
+
+
+@pytest.mark.parametrize(("make", "counted"), [
+    (lambda root: (root / "checks.py").write_text("x"), True),
+    (lambda root: (root / "mutants" / "deep" / "m.py").write_text("x"), True),
+    (lambda root: (root / ".checks.py.swp").write_text("x"), False),  # an editor's dot-file
+    (lambda root: (root / "checks.py~").write_text("x"), False),
+    (lambda root: (root / "checks.pyc").write_text("x"), False),
+    (lambda root: (root / "__pycache__" / "checks.cpython-311.pyc").write_text("x"), False),
+    (lambda root: (root / ".git" / "HEAD").write_text("x"), False),
+    (lambda root: (root / "elsewhere").symlink_to(root.parent / "outside"), False),  # a link to a folder: not walked
+    (lambda root: (root / "dangling.py").symlink_to(root / "missing.py"), False),
+])
+def test_a_signature_counts_the_files_an_author_edits_and_nothing_else(
+    tmp_path: Path, make: Callable[[Path], object], counted: bool
+) -> None:
+    root = tmp_path / "folder"
+    for folder in (root / "mutants" / "deep", root / "__pycache__", root / ".git", tmp_path / "outside"):
+        folder.mkdir(parents=True)
+    (tmp_path / "outside" / "big.bin").write_text("x")
+    before = folder_signature(root)
+    make(root)
+    assert (folder_signature(root) != before) is counted
+
+
+def test_a_signature_names_files_relative_to_the_folder_with_mtime_and_size(tmp_path: Path) -> None:
+    (tmp_path / "mutants").mkdir()
+    (tmp_path / "mutants" / "a.py").write_text("abc")
+    ((name, mtime_ns, size),) = folder_signature(tmp_path)
+    assert (name, mtime_ns, size) == ("mutants/a.py", (tmp_path / "mutants" / "a.py").stat().st_mtime_ns, 3)
 
 
 def test_refresh_reloads_only_the_folders_that_changed(problems: Path) -> None:
