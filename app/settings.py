@@ -89,8 +89,8 @@ class Settings(BaseSettings):
         le=60,
         description="Seconds between looks at the problems folder for problems added, changed or removed, which "
         "are then served without a restart (a folder that stops loading keeps its last good version); 0: off. "
-        "One look costs a stat per file (about 25 ms for the 14 problems of this repository). Celery workers look "
-        "again at a submission's folder just before grading it.",
+        "One look costs a stat per file (about 7 ms for the 42 problems and 1,500 files of this repository). "
+        "Celery workers look again at a submission's folder just before grading it.",
     )
     author_mode: bool = Field(
         default=False,
