@@ -229,15 +229,20 @@ DECODE_PATCH = "_reference_decode = decode\n\n\ndef decode(ids, merges):\n"
     "patch, check_id, words",
     [
         pytest.param(LEARN_PATCH + "    return tuple(_reference_learn(text, num_merges))\n",
-                     "contract.learn_bpe.values", ["is a tuple", "the contract says a list"],
+                     "contract.learn_bpe.values", ["learn_bpe(text=", "[generic input: ", "is a tuple",
+                                                   "the contract says a list"],
                      id="a tuple instead of a list"),
         pytest.param(LEARN_PATCH + "    return [list(p) for p in _reference_learn(text, num_merges)]\n",
-                     "contract.learn_bpe.values", ["the result[0] is a list", "the contract says a tuple of 2"],
+                     "contract.learn_bpe.values", ["learn_bpe(text=", "[generic input: ", "the result[0] is a list",
+                                                   "the contract says a tuple of 2"],
                      id="pairs as lists"),
         pytest.param(ENCODE_PATCH + "    return [bool(t) if t < 2 else t for t in _reference_encode(text, merges)] "
                                     "+ [True]\n",
                      "contract.encode.values", ["is bool True", "the contract says a Python int"],
                      id="a bool among the ids"),
+        pytest.param(ENCODE_PATCH + "    return [t + 1 for t in _reference_encode(text, merges)]\n",
+                     "contract.encode.values", ["of encode(text=", "[generic input: ", "expected"],
+                     id="every id off by one"),
         pytest.param(ENCODE_PATCH + "    ids = _reference_encode(text, merges)\n"
                                     "    if isinstance(merges, list):\n        merges.clear()\n    return ids\n",
                      "contract.encode.values", ["changed merges (its items", "every argument must be left as it was"],
