@@ -106,6 +106,7 @@ class InProcessPool:
 
         import torch
 
+        torch.set_num_threads(1)  # as the judge and every worker compute (grader.pool.WorkerPool.start)
         torch.manual_seed(seed)
         random.seed(seed)
         session = InProcessSession(code=code, limits=limits, modules=dict(modules or {}))
