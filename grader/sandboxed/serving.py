@@ -123,20 +123,33 @@ class Served:
             return reply
         encoder = protocol.Encoder(preserve_views=False)
         encoder.blobs = reply_blobs
-        with _no_torch_function(), _no_torch_dispatch():
-            # Bytes written to an argument the judge sees in its own mapping; a change of shape, strides,
-            # storage or version counter (t_(), resize_(), set_(), a same-value write) only this process sees.
-            reply["mutated"] = [key for (key, t), layout in zip(tensors, layouts, strict=True)
-                                if not _same_layout(layout, _layout(t))]
-            # A list of plain values (token ids, pairs) changed in place: appended to, sorted, an item replaced.
-            reply["mutated"] += [key for key, value, before in plain if before is not None and _plain(value) != before]
-            reply["aliased"] = _aliased(value, tensors)
-            try:
-                reply["value"] = encoder.encode(value)
-            except protocol.ProtocolError as exc:
-                reply["value"] = {"opaque": f"unencodable result ({exc})"}
-            if call["grads"]:
-                self.gradients(reply, value, call, dict(tensors), edges, decoder, encoder)
+        kept = len(reply_blobs)
+        try:
+            with _no_torch_function(), _no_torch_dispatch():
+                # Bytes written to an argument the judge sees in its own mapping; a change of shape, strides,
+                # storage or version counter (t_(), resize_(), set_(), a same-value write) only this process sees.
+                reply["mutated"] = [key for (key, t), layout in zip(tensors, layouts, strict=True)
+                                    if not _same_layout(layout, _layout(t))]
+                # A list of plain values (token ids, pairs) changed in place: appended to, sorted, an item replaced.
+                reply["mutated"] += [key for key, value, before in plain
+                                     if before is not None and _plain(value) != before]
+                reply["aliased"] = _aliased(value, tensors)
+                try:
+                    reply["value"] = encoder.encode(value)
+                except protocol.ProtocolError as exc:
+                    reply["value"] = {"opaque": f"unencodable result ({exc})"}
+                if call["grads"]:
+                    self.gradients(reply, value, call, dict(tensors), edges, decoder, encoder)
+        except MemoryError:
+            # The function returned, but reading its result (encoding copies it, a gradient is computed here)
+            # does not fit in what its memory limit leaves: the call ran out of memory, as one whose own
+            # allocation failed does. Left to escape, this ended the worker with status 0, which the judge can
+            # only read as the learner's os._exit.
+            del reply_blobs[kept:]
+            reply.update(value=None, grads={}, grad_output=None, backward_error=None, mutated=[], aliased=[])
+            reply["raised"] = {"type": "MemoryError", "mro": ["MemoryError", "Exception", "BaseException", "object"],
+                               "message": "the result did not fit in memory a second time, as the grader copies it "
+                                          "to read it", "traceback": []}
         reply["output"] = self.output.take()
         return reply
 

@@ -69,6 +69,17 @@ def test_memory_bomb_hits_the_memory_limit(grade_code: GradeCode) -> None:
     assert "memory limit 256 MiB" in found["scaled_sum.values"]
 
 
+def test_a_result_the_worker_cannot_copy_names_the_memory_limit(grade_code: GradeCode) -> None:
+    """The function returned, but encoding its result (a copy) ran out of memory in the worker: that is the
+    learner's memory limit too, named as such on the call, never "your code ended the worker process"."""
+    report = grade_code(submission("result_fits_once"))
+    assert_unsolved_within(report, WHOLE_SUBMISSION_BOUND_S)
+    found = messages(report)
+    assert found["add_one.values"].startswith("add_one(x=float32[2, 3]) raised MemoryError"), found
+    assert "memory limit 256 MiB" in found["add_one.values"]
+    assert [c.status for c in report.checks if c.group == "scaled_sum"] == ["passed", "passed", "passed"]
+
+
 def test_memory_bomb_across_processes_hits_the_cgroup_limit(grade_code: GradeCode) -> None:
     report = grade_code(submission("memory_bomb_processes"))
     assert_unsolved_within(report, WHOLE_SUBMISSION_BOUND_S)

@@ -1,0 +1,13 @@
+# add_one returns a tensor that fits in the memory limit once but not twice: the worker's copy of it, made to send
+# it back, is what runs out of memory. scaled_sum is correct.
+import torch
+
+
+def add_one(x):
+    return torch.ones(40 * 1024 * 1024)  # float32: 160 MiB of the 256 MiB limit
+
+
+def scaled_sum(x, factor):
+    if isinstance(factor, bool) or not isinstance(factor, int | float):
+        raise TypeError("factor must be a Python number")
+    return x.sum() * factor
