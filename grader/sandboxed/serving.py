@@ -147,9 +147,8 @@ class Served:
             # only read as the learner's os._exit.
             del reply_blobs[kept:]
             reply.update(value=None, grads={}, grad_output=None, backward_error=None, mutated=[], aliased=[])
-            reply["raised"] = {"type": "MemoryError", "mro": ["MemoryError", "Exception", "BaseException", "object"],
-                               "message": "the result did not fit in memory a second time, as the grader copies it "
-                                          "to read it", "traceback": []}
+            reply["raised"] = self.exception_summary(MemoryError(
+                "the result did not fit in memory a second time, as the grader copies it to read it"))
         reply["output"] = self.output.take()
         return reply
 
