@@ -83,9 +83,10 @@ def _load_submission(code: str, runner: Any) -> tuple[types.ModuleType, bool, An
     return module, ok, None if ok else raised
 
 
-def serve(job_fd: int, *, warm: bool) -> None:
+def serve(job_fd: int, *, warm: bool, ctypes_aliases: list[tuple[Any, str]]) -> None:
     """Serve one submission on `job_fd`, the job's socket; returns when the judge hangs up or the child can serve
-    no more (the template then exits this process)."""
+    no more (the template then exits this process). `ctypes_aliases`: the template's guard.ctypes_aliases, closed
+    with ctypes' own names."""
     os.setsid()
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
@@ -126,7 +127,7 @@ def serve(job_fd: int, *, warm: bool) -> None:
     # torch imports ctypes itself, so `torch.ctypes` and `numpy.ctypeslib.ctypes` hand the module over without an
     # import; its audited uses (string_at, from_address, dlopen) the guard refuses, and its unaudited ones are
     # replaced here. Its classes stay reachable through object.__subclasses__() (docs/engine.md, what remains).
-    closing = [(torch._C, "_construct_storage_from_data_pointer"), (torch, "_from_blob")]
+    closing = [(torch._C, "_construct_storage_from_data_pointer"), (torch, "_from_blob"), *ctypes_aliases]
     for owner, name in closing + [(ctypes, name) for name in guards.CTYPES_CLOSED]:
         setattr(owner, name, namespace["closed"](f"{owner.__name__}.{name}"))
     sys.setrecursionlimit = namespace["capped_recursion_limit"](sys.setrecursionlimit, MAX_RECURSION_LIMIT)

@@ -29,6 +29,10 @@ RAW_MEMORY_MODULES = frozenset({"cffi", "_cffi_backend", "ctypes", "_ctypes"})
 # strings), replaced in the child by refusals; the worker used ctypes only in the template (prctl).
 CTYPES_CLOSED = ("cast", "memmove", "memset", "c_char_p", "c_wchar_p", "c_void_p", "POINTER", "pointer",
                  "CFUNCTYPE", "PYFUNCTYPE", "py_object", "pythonapi", "cdll", "pydll", "CDLL", "PyDLL")
+# The ctypes modules torch.optim's first use imports (through torch._dynamo). A template that does not warm an
+# optimiser loads them itself, so that a submission's first optimiser step imports torch._dynamo as it does in a
+# warm template's child, where the guard would refuse them; their aliases of CTYPES_CLOSED are closed as the rest.
+CTYPES_FOR_DYNAMO = ("ctypes.util", "ctypes.wintypes")
 FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_code", "gi_code", "f_back"})
 PROC_REFUSED = frozenset({"mem", "maps", "smaps", "pagemap", "map_files", "mountinfo", "mounts", "mountstats",
                           "environ", "syscall", "stack"})
@@ -104,6 +108,22 @@ def _resolve(path: str, depth: int = 0) -> list[str]:
             continue
         done.append(part)
     return done
+
+
+def ctypes_aliases(ctypes: Any) -> list[tuple[Any, str]]:
+    """Every (module, name) in sys.modules other than `ctypes` that is bound to one of ctypes' CTYPES_CLOSED
+    objects: ctypes._endian star-imports them all, ctypes.wintypes calls c_char_p LPCSTR, torch.xpu imports cast.
+    Called once in the template after its warm-up (it walks every module's namespace: 15 ms); each child closes
+    them with the names in ctypes. A module the submission imports later can only bind the closed ones."""
+    closed = {id(getattr(ctypes, name)) for name in CTYPES_CLOSED}
+    found = []
+    for module in list(sys.modules.values()):
+        namespace = getattr(module, "__dict__", None)
+        if module is ctypes or type(namespace) is not dict:
+            continue
+        found += [(module, name) for name, value in list(namespace.items())
+                  if id(value) in closed and type(name) is str]
+    return found
 
 
 def seal(main_thread: int) -> Guard:

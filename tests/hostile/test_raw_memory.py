@@ -139,6 +139,36 @@ def test_the_ctypes_that_numpy_and_torch_imported_is_refused_at_every_use(sandbo
     assert found[0][1].startswith("PermissionError"), found
 
 
+def test_the_closed_ctypes_names_are_closed_under_every_other_name_too(sandbox_pool: WorkerPool,
+                                                                     echo: Problem) -> None:
+    """ctypes binds its pointer types and cast under other names in modules the template loaded before any
+    submission: ctypes._endian (a star import of ctypes), ctypes.wintypes (LPCSTR is c_char_p; torch.optim's
+    first use imports it, and the warm template makes one), torch.xpu (cast, pointer, c_void_p), _ctypes.
+    Each alias must be refused as the name in ctypes is."""
+    found = probe(sandbox_pool, echo, '''
+        import sys, torch
+        target = bytearray(b"secret-bytes")
+        endian, wintypes = sys.modules["ctypes._endian"], sys.modules["ctypes.wintypes"]
+        outcomes = []
+        for name, attempt in [
+            ("ctypes._endian.c_char_p", lambda: endian.c_char_p(id(target)).value),
+            ("ctypes._endian.cast", lambda: endian.cast(id(target), endian.POINTER(endian.c_char))[0]),
+            ("ctypes.wintypes.LPCSTR", lambda: wintypes.LPCSTR(id(target)).value),
+            ("ctypes.wintypes.LPCWSTR", lambda: wintypes.LPCWSTR(id(target)).value),
+            ("ctypes.wintypes.LPVOID", lambda: wintypes.LPVOID(id(target)).value),
+            ("torch.xpu.cast", lambda: torch.xpu.cast(id(target), torch.xpu.c_void_p).value),
+            ("_ctypes.POINTER", lambda: sys.modules["_ctypes"].POINTER(endian.c_char)),
+        ]:
+            try:
+                outcomes.append([name, "read " + repr(attempt())])
+            except BaseException as exc:
+                outcomes.append([name, type(exc).__name__ + ": " + str(exc)[:80]])
+        return outcomes
+    ''')
+    assert isinstance(found, list) and len(found) == 7
+    assert [name for name, outcome in found if not outcome.startswith("PermissionError")] == [], found
+
+
 def test_ctypes_classes_stay_reachable_through_the_subclass_tree(sandbox_pool: WorkerPool, echo: Problem) -> None:
     """Named in docs/engine.md ("What remains forgeable"): torch has imported ctypes, so its C classes are among
     object's subclasses, and one declared from _SimpleCData with a pointer type code reads memory. This test
