@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -149,10 +150,10 @@ def test_the_words_that_choose_the_warm_up(source: str, seen: bool) -> None:
     assert uses_compiler_stack(source) is seen
 
 
-def grade_with_the_cli(source: str, tmp_path: Path) -> list[str]:
+def grade_with_the_cli(source: str, tmp_path: Path, problem: Path = ECHO_DIR) -> list[str]:
     submission = tmp_path / "probe.py"
     submission.write_text(source)
-    completed = subprocess.run([sys.executable, "-m", "grader", "grade", str(ECHO_DIR), str(submission), "--json"],
+    completed = subprocess.run([sys.executable, "-m", "grader", "grade", str(problem), str(submission), "--json"],
                                capture_output=True, text=True, cwd=REPO, check=False)
     assert completed.stdout, completed.stderr
     return [check["message"] for check in json.loads(completed.stdout)["checks"]]
@@ -167,3 +168,14 @@ def test_grader_grade_grades_most_code_from_a_lean_template(need_sandbox: None, 
 def test_grader_grade_warms_the_compiler_stack_for_code_that_names_it(need_sandbox: None, tmp_path: Path) -> None:
     """So the optimiser's 0.7 s and 73 MB are the template's, as on the server, and not the learner's call's."""
     assert grade_with_the_cli(DYNAMO_LOADED_BEFORE_AN_OPTIMISER, tmp_path) == ["returned: true"]
+
+
+@pytest.mark.sandbox
+def test_grader_grade_warms_the_compiler_stack_for_helpers_that_name_it(need_sandbox: None, tmp_path: Path) -> None:
+    """A problem's helpers.py runs in the child as the submission does."""
+    folder = tmp_path / "echo"
+    shutil.copytree(ECHO_DIR, folder)
+    (folder / "helpers.py").write_text('"""Supplied: an optimiser."""\n\nimport torch\n\n\n'
+                                       "def optimiser_for(parameter):\n"
+                                       "    return torch.optim.SGD([parameter], lr=0.1)\n")
+    assert grade_with_the_cli(DYNAMO_LOADED, tmp_path, problem=folder) == ["returned: true"]
