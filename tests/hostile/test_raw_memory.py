@@ -111,28 +111,35 @@ def test_each_address_route_is_closed_or_named_in_the_threat_model(sandbox_pool:
     assert "__array_interface__" in threat_model and "_VariableFunctions._from_blob" in threat_model
 
 
+def attempt_each(pool: WorkerPool, echo: Problem, setup: str, routes: dict[str, str]) -> object:
+    """Run each route's expression in the sandbox after `setup`, with `target` a bytearray: per route,
+    [name, "read <what it read>"] or [name, "<exception>: <message>"]."""
+    listed = "".join(f"    ({name!r}, lambda: {expression}),\n" for name, expression in routes.items())
+    return probe(pool, echo, (
+        f"{setup}\n"
+        'target = bytearray(b"secret-bytes")\n'
+        "outcomes = []\n"
+        f"for name, attempt in [\n{listed}]:\n"
+        "    try:\n"
+        '        outcomes.append([name, "read " + repr(attempt())])\n'
+        "    except BaseException as exc:\n"
+        '        outcomes.append([name, type(exc).__name__ + ": " + str(exc)[:80]])\n'
+        "return outcomes\n"
+    ))
+
+
 def test_the_ctypes_that_numpy_and_torch_imported_is_refused_at_every_use(sandbox_pool: WorkerPool,
                                                                           echo: Problem) -> None:
     """torch and numpy import ctypes before the submission loads, so `torch.ctypes` and `numpy.ctypeslib.ctypes`
     hand it over without an import; each use of it must still be refused (ctypes raises an audit event for each)."""
-    found = probe(sandbox_pool, echo, '''
-        import numpy, torch
-        target = bytearray(b"secret-bytes")
-        outcomes = []
-        for name, attempt in [
-            ("torch.ctypes.string_at", lambda: torch.ctypes.string_at(id(target), 8)),
-            ("ctypeslib cast", lambda: numpy.ctypeslib.ctypes.cast(id(target), numpy.ctypeslib.ctypes.POINTER(
-                numpy.ctypeslib.ctypes.c_char))[0]),
-            ("ctypeslib from_address", lambda: numpy.ctypeslib.ctypes.c_char.from_address(id(target)).value),
-            ("ctypeslib as_array", lambda: numpy.ctypeslib.as_array(numpy.ctypeslib.ctypes.cast(
-                id(target), numpy.ctypeslib.ctypes.POINTER(numpy.ctypeslib.ctypes.c_ubyte)), shape=(8,)).tolist()),
-        ]:
-            try:
-                outcomes.append([name, "read " + repr(attempt())])
-            except BaseException as exc:
-                outcomes.append([name, type(exc).__name__ + ": " + str(exc)[:80]])
-        return outcomes
-    ''')
+    c = "numpy.ctypeslib.ctypes"  # reached inside each attempt: numpy.ctypeslib may not load at all
+    found = attempt_each(sandbox_pool, echo, "import numpy, torch", {
+        "torch.ctypes.string_at": "torch.ctypes.string_at(id(target), 8)",
+        "ctypeslib cast": f"{c}.cast(id(target), {c}.POINTER({c}.c_char))[0]",
+        "ctypeslib from_address": f"{c}.c_char.from_address(id(target)).value",
+        "ctypeslib as_array": f"numpy.ctypeslib.as_array({c}.cast(id(target), {c}.POINTER({c}.c_ubyte)), "
+                              "shape=(8,)).tolist()",
+    })
     assert isinstance(found, list) and len(found) == 4
     # Refused (PermissionError), or numpy.ctypeslib no longer loads at all (it subclasses the closed c_void_p)
     assert not [outcome for _, outcome in found if outcome.startswith("read")], found
@@ -145,26 +152,16 @@ def test_the_closed_ctypes_names_are_closed_under_every_other_name_too(sandbox_p
     submission: ctypes._endian (a star import of ctypes), ctypes.wintypes (LPCSTR is c_char_p; torch.optim's
     first use imports it, and the warm template makes one), torch.xpu (cast, pointer, c_void_p), _ctypes.
     Each alias must be refused as the name in ctypes is."""
-    found = probe(sandbox_pool, echo, '''
-        import sys, torch
-        target = bytearray(b"secret-bytes")
-        endian, wintypes = sys.modules["ctypes._endian"], sys.modules["ctypes.wintypes"]
-        outcomes = []
-        for name, attempt in [
-            ("ctypes._endian.c_char_p", lambda: endian.c_char_p(id(target)).value),
-            ("ctypes._endian.cast", lambda: endian.cast(id(target), endian.POINTER(endian.c_char))[0]),
-            ("ctypes.wintypes.LPCSTR", lambda: wintypes.LPCSTR(id(target)).value),
-            ("ctypes.wintypes.LPCWSTR", lambda: wintypes.LPCWSTR(id(target)).value),
-            ("ctypes.wintypes.LPVOID", lambda: wintypes.LPVOID(id(target)).value),
-            ("torch.xpu.cast", lambda: torch.xpu.cast(id(target), torch.xpu.c_void_p).value),
-            ("_ctypes.POINTER", lambda: sys.modules["_ctypes"].POINTER(endian.c_char)),
-        ]:
-            try:
-                outcomes.append([name, "read " + repr(attempt())])
-            except BaseException as exc:
-                outcomes.append([name, type(exc).__name__ + ": " + str(exc)[:80]])
-        return outcomes
-    ''')
+    setup = 'import sys, torch\nendian, wintypes = sys.modules["ctypes._endian"], sys.modules["ctypes.wintypes"]'
+    found = attempt_each(sandbox_pool, echo, setup, {
+        "ctypes._endian.c_char_p": "endian.c_char_p(id(target)).value",
+        "ctypes._endian.cast": "endian.cast(id(target), endian.POINTER(endian.c_char))[0]",
+        "ctypes.wintypes.LPCSTR": "wintypes.LPCSTR(id(target)).value",
+        "ctypes.wintypes.LPCWSTR": "wintypes.LPCWSTR(id(target)).value",
+        "ctypes.wintypes.LPVOID": "wintypes.LPVOID(id(target)).value",
+        "torch.xpu.cast": "torch.xpu.cast(id(target), torch.xpu.c_void_p).value",
+        "_ctypes.POINTER": 'sys.modules["_ctypes"].POINTER(endian.c_char)',
+    })
     assert isinstance(found, list) and len(found) == 7
     assert [name for name, outcome in found if not outcome.startswith("PermissionError")] == [], found
 
