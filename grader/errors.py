@@ -8,11 +8,11 @@
     └── Unbound              a call's shapes do not fit its contract (grader.contract, caught there)
 
 Each kind is defined where it is raised and keeps its own message; this module only gives them their roots. Two
-families stay outside, on purpose: grader.protocol.ProtocolError and its kinds (grader/protocol/ is loaded inside the
-sandbox too, by the worker, and imports nothing of the engine), and grader.calls.CheckFailed with SubmissionRaised
-(a check's failure, which the check API promises is an AssertionError). Private exceptions used for control flow
-inside one module (`_Lost`, `_Unsure`, ...) are not errors of the engine and stay outside. tests/grader/test_errors.py
-holds the tree.
+families stay outside, on purpose: grader.protocol.ProtocolError and its kinds, with grader.protocol.OverBudget
+(grader/protocol/ is loaded inside the sandbox too, by the worker, and imports nothing of the engine), and
+grader.calls.CheckFailed with SubmissionRaised (a check's failure, which the check API promises is an
+AssertionError). Private exceptions used for control flow inside one module (`_Lost`, `_Unsure`, ...) are not
+errors of the engine and stay outside. tests/grader/test_errors.py holds the tree.
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ from grader.protocol.encoding import (
     decode,
     encode,
 )
-from grader.protocol.exceptions import MessageTooLarge, ProtocolError, Unsigned
+from grader.protocol.exceptions import MessageTooLarge, OverBudget, ProtocolError, Unsigned
 from grader.protocol.framing import (
     COALESCE_BYTES,
     FRAME,
@@ -49,6 +49,6 @@ from grader.protocol.framing import (
 __all__ = [
     "COALESCE_BYTES", "DEVICES", "DTYPES", "DTYPE_NAMES", "FRAME", "INT_RANGE", "MAC_BYTES", "MAX_DEPTH", "MAX_DIMS",
     "MAX_HEADER_BYTES", "MAX_ITEMS", "MAX_STRING", "Arena", "Decoder", "Encoder", "MessageTooLarge", "Opaque",
-    "ProtocolError", "Unsigned", "blob_table", "decode", "dumps", "encode", "loads", "map_arena", "recv_frame",
-    "send_frame", "signature",
+    "OverBudget", "ProtocolError", "Unsigned", "blob_table", "decode", "dumps", "encode", "loads", "map_arena",
+    "recv_frame", "send_frame", "signature",
 ]

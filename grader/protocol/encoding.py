@@ -12,7 +12,7 @@ from typing import Any, TypeGuard
 
 import torch
 
-from grader.protocol.exceptions import ProtocolError
+from grader.protocol.exceptions import OverBudget, ProtocolError
 
 MAX_DEPTH = 32
 MAX_ITEMS = 100_000  # per value: the worker counts per call result, and so does the judge
@@ -94,6 +94,8 @@ class Encoder:
 
     preserve_views: bool = True
     blobs: list[bytes] = field(default_factory=list)
+    max_bytes: int | None = None  # OverBudget before a blob's copy would take `nbytes` past it
+    nbytes: int = 0  # bytes of the blobs counted against max_bytes (start it at what is already spent)
     _storages: dict[int, int] = field(default_factory=dict)
     _items: int = 0
 
@@ -157,6 +159,7 @@ class Encoder:
             # tensor (a gradient into one would show on the other). Nothing can alias in no bytes.
             key = _storage_data_ptr(storage) if _storage_nbytes(storage) else None
             if key is None or key not in self._storages:
+                self._spend(_storage_nbytes(storage))
                 raw = _t_set(_empty(0, dtype=_uint8), storage)
                 if key is not None:
                     self._storages[key] = len(self.blobs)
@@ -166,6 +169,7 @@ class Encoder:
                 meta["storage"] = self._storages[key]
             meta["offset"] = _t_storage_offset(data)
         else:
+            self._spend(_t_numel(data) * _t_element_size(data))  # before contiguous(), the first copy
             compact = _t_contiguous(data)
             meta["storage"] = len(self.blobs)
             meta["offset"] = 0
@@ -176,6 +180,11 @@ class Encoder:
             flat = _t_view(_as_strided(compact, (_t_numel(compact),), (1,)), _uint8)
             self.blobs.append(_tobytes(_t_numpy(flat)) if _t_numel(compact) else b"")
         return meta
+
+    def _spend(self, size: int) -> None:
+        self.nbytes += size
+        if self.max_bytes is not None and self.nbytes > self.max_bytes:
+            raise OverBudget(self.nbytes)
 
 
 def _contiguous_strides(shape: list[int]) -> list[int]:

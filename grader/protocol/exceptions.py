@@ -20,3 +20,13 @@ class MessageTooLarge(ProtocolError):
 class Unsigned(ProtocolError):
     """A frame from the worker whose signature does not verify: written by something other than the worker's
     own serving code (the learner's code wrote on the channel)."""
+
+
+class OverBudget(Exception):
+    """Encoding a value would copy more bytes of tensors than its encoder's budget (`Encoder.max_bytes`). Raised
+    before the copy that passes the budget, so a result that could never be sent costs no memory and no time to
+    find out. Not a ProtocolError: the value is well formed, only too large to send."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size  # the bytes counted so far, the blob that passed the budget included
+        super().__init__(f"{size} bytes of tensors exceed the encoder's budget")

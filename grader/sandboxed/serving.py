@@ -82,13 +82,16 @@ class Served:
         if type(calls) is not list:
             return {"op": "results", "results": []}, []
         reply_blobs: list[bytes] = []
-        replies = [self.call(call, blobs, reply_blobs) for call in calls]
-        size = sum(len(blob) for blob in reply_blobs)
-        if size > max_message:
-            return {"op": "too_large", "size": size}, []
+        try:
+            replies = [self.call(call, blobs, reply_blobs, max_message) for call in calls]
+        except protocol.OverBudget as over:  # the calls after it are not run: the judge ends this child
+            return {"op": "too_large", "size": over.size}, []
         return {"op": "results", "results": replies}, reply_blobs
 
-    def call(self, call: dict[str, Any], blobs: list[Any], reply_blobs: list[bytes]) -> dict[str, Any]:
+    def call(self, call: dict[str, Any], blobs: list[Any], reply_blobs: list[bytes],
+             max_message: int | None = None) -> dict[str, Any]:
+        """One call and its reply; its blobs go on `reply_blobs`. OverBudget (before any copy that would take
+        the request's blobs past `max_message`): the reply could never be sent, whatever memory is left."""
         decoder = protocol.Decoder(blobs, copy=self.arena_copies, results=False, opaque=self.stand_in)
         with _no_torch_function(), _no_torch_dispatch():  # no mode, however it got on this thread, sees this
             arguments = decoder.decode(call["arguments"])
@@ -121,7 +124,8 @@ class Served:
             reply["raised"] = self.exception_summary(value)
             reply["output"] = self.output.take()
             return reply
-        encoder = protocol.Encoder(preserve_views=False)
+        encoder = protocol.Encoder(preserve_views=False, max_bytes=max_message,
+                                   nbytes=sum(len(blob) for blob in reply_blobs))
         encoder.blobs = reply_blobs
         kept = len(reply_blobs)
         try:
@@ -190,6 +194,8 @@ class Served:
                 return
             found = _run_backward(tuple(t for t, _ in pairs), tuple(c for _, c in pairs), False, False,
                                   tuple(t for _, t in inputs), True, False)
+        except protocol.OverBudget:  # the cotangent sent back: as large as the result
+            raise
         except BaseException as exc:  # noqa: B902 - the learner's backward may raise anything
             reply["backward_error"] = self.exception_summary(exc)["message"]
             self.graveyard.append(exc)

@@ -17,7 +17,7 @@ from grader.contract.schema import ContractError
 from grader.contract.sizes import Unbound
 from grader.errors import AuthoringError, GraderError, GradingError, SandboxError
 from grader.problems import MutantError, ProblemError
-from grader.protocol import MessageTooLarge, ProtocolError, Unsigned
+from grader.protocol import MessageTooLarge, OverBudget, ProtocolError, Unsigned
 from grader.sandbox import SandboxUnavailable
 from grader.scaffold import ScaffoldError
 from grader.tracks import TracksError
@@ -25,7 +25,7 @@ from grader.tracks import TracksError
 # Run inside the sandbox (they cannot import grader.errors there) or as the command line, not imported by the judge.
 NOT_IMPORTED = {"grader.sandboxed", "grader.__main__"}
 # Outside the tree on purpose (grader/errors.py says why).
-OUTSIDE = {ProtocolError, MessageTooLarge, Unsigned, CheckFailed, SubmissionRaised}
+OUTSIDE = {ProtocolError, MessageTooLarge, Unsigned, OverBudget, CheckFailed, SubmissionRaised}
 
 
 def engine_modules() -> list[ModuleType]:

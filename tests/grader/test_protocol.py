@@ -527,3 +527,53 @@ def test_unknown_or_malformed_tags_are_refused(tree: Any) -> None:
 def test_opaque_name_from_the_wire_is_truncated() -> None:
     got = decode({"opaque": "N" * 10_000}, [])
     assert isinstance(got, Opaque) and len(got.type_name) == 200
+
+
+# ------------------------------------------------------------------------------------ the encoder's byte budget
+
+
+def _shared() -> tuple[torch.Tensor, torch.Tensor]:
+    base = torch.zeros(4)
+    return base, base[1:]
+
+
+BUDGETS = [  # what the encoder copies: compact, a result's elements; with views, each storage once
+    pytest.param(lambda: torch.zeros(4, dtype=torch.float64), False, 32, id="compact"),
+    pytest.param(lambda: torch.zeros(4, 5, dtype=torch.float64).t(), False, 160, id="compact-transposed"),
+    pytest.param(lambda: torch.arange(1000, dtype=torch.float64)[10:12], False, 16, id="compact-slice"),
+    pytest.param(lambda: torch.arange(1000, dtype=torch.float64)[10:12], True, 8000, id="views-whole-storage"),
+    pytest.param(_shared, True, 16, id="views-one-storage-once"),
+    pytest.param(lambda: (torch.zeros(3), torch.zeros(2, dtype=torch.int8)), False, 14, id="two-tensors"),
+]
+
+
+@pytest.mark.parametrize(("make", "views", "size"), BUDGETS)
+def test_a_value_of_exactly_the_byte_budget_is_encoded(make: Any, views: bool, size: int) -> None:
+    encoder = protocol.Encoder(preserve_views=views, max_bytes=size)
+    encoder.encode(make())
+    assert encoder.nbytes == size == sum(len(blob) for blob in encoder.blobs)
+
+
+@pytest.mark.parametrize(("make", "views", "size"), BUDGETS)
+def test_a_value_over_the_byte_budget_is_refused_before_the_copy_that_passes_it(make: Any, views: bool,
+                                                                               size: int) -> None:
+    encoder = protocol.Encoder(preserve_views=views, max_bytes=size - 1)
+    with pytest.raises(protocol.OverBudget) as over:
+        encoder.encode(make())
+    assert over.value.size == size
+    assert sum(len(blob) for blob in encoder.blobs) < size
+    assert not isinstance(over.value, ProtocolError)  # the value is well formed: callers tell the two apart
+
+
+def test_the_byte_budget_counts_from_what_was_already_spent() -> None:
+    encoder = protocol.Encoder(preserve_views=False, max_bytes=100, nbytes=90)
+    with pytest.raises(protocol.OverBudget) as over:
+        encoder.encode(torch.zeros(2, dtype=torch.float64))
+    assert over.value.size == 106
+    assert str(over.value) == "106 bytes of tensors exceed the encoder's budget"
+
+
+def test_without_a_budget_any_size_is_encoded() -> None:
+    encoder = protocol.Encoder(preserve_views=False)
+    encoder.encode(torch.zeros(1000, dtype=torch.float64))
+    assert encoder.nbytes == 8000

@@ -72,11 +72,22 @@ def test_memory_bomb_hits_the_memory_limit(grade_code: GradeCode) -> None:
 def test_a_result_the_worker_cannot_copy_names_the_memory_limit(grade_code: GradeCode) -> None:
     """The function returned, but encoding its result (a copy) ran out of memory in the worker: that is the
     learner's memory limit too, named as such on the call, never "your code ended the worker process"."""
-    report = grade_code(submission("result_fits_once"))
+    report = grade_code(submission("result_copy_out_of_memory"))
     assert_unsolved_within(report, WHOLE_SUBMISSION_BOUND_S)
     found = messages(report)
     assert found["add_one.values"].startswith("add_one(x=float32[2, 3]) raised MemoryError"), found
     assert "memory limit 256 MiB" in found["add_one.values"]
+    assert [c.status for c in report.checks if c.group == "scaled_sum"] == ["passed", "passed", "passed"]
+
+
+def test_a_result_over_the_message_limit_names_it_even_where_its_copy_would_not_fit(grade_code: GradeCode) -> None:
+    """160 MiB fits the 256 MiB memory limit once, not twice: the worker refuses to send it before copying it, so
+    the verdict is the message limit's whatever memory is left (it once depended on whether the copy fitted)."""
+    report = grade_code(submission("result_fits_once"))
+    assert_unsolved_within(report, WHOLE_SUBMISSION_BOUND_S)
+    values = next(check for check in report.checks if check.id == "add_one.values")
+    assert values.message == "add_one(x=float32[2, 3]) returned 160.0 MiB of tensors; the limit is 64 MiB"
+    assert values.limit == "message_size"
     assert [c.status for c in report.checks if c.group == "scaled_sum"] == ["passed", "passed", "passed"]
 
 

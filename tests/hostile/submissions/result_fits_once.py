@@ -1,5 +1,6 @@
-# add_one returns a tensor that fits in the memory limit once but not twice: the worker's copy of it, made to send
-# it back, is what runs out of memory. scaled_sum is correct.
+# add_one returns a tensor over the message limit (64 MiB) that fits in the memory limit once but not twice: the
+# worker must refuse to send it before copying it, so the verdict names the message limit, not the memory the copy
+# would have run out of. scaled_sum is correct.
 import torch
 
 

@@ -1,0 +1,76 @@
+"""The worker's serving refuses a request whose reply could never be sent (its tensors over the message limit)
+before copying the tensor that passes the limit: the verdict then names the message limit, whatever memory the
+copy would have needed."""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+from grader import protocol
+from grader.sandboxed.learner_thread import Output, learner_namespace
+from grader.sandboxed.serving import Served
+
+
+def _direct(function: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[bool, Any]:
+    try:
+        return True, function(*args, **kwargs)
+    except Exception as exc:  # noqa: BLE001 - the learner's code may raise anything
+        return False, exc
+
+
+def _serve(module: types.ModuleType, calls: list[tuple[Any, list[str]]], max_message: int) -> tuple[dict[str, Any],
+                                                                                                    list[bytes]]:
+    """`calls`: (the argument, the arguments to differentiate) for each call of `f`, in one request."""
+    wire: list[dict[str, Any]] = []
+    blobs: list[bytearray] = []
+    for argument, grads in calls:
+        arguments, sent = protocol.encode(((argument,), {}))
+        if sent:
+            raise ValueError("these tests send plain arguments")
+        wire.append({"function": "f", "arguments": arguments, "grads": grads, "grad_output": None, "module": "",
+                     "uses": []})
+    served = Served(module, Output(learner_namespace(), 100), _direct, [], None, arena_copies=True)
+    return served.calls({"op": "calls", "calls": wire}, blobs, max_message)
+
+
+def _module(f: Callable[..., Any]) -> types.ModuleType:
+    module = types.ModuleType("submission")
+    module.f = f  # type: ignore[attr-defined]
+    return module
+
+
+def test_a_reply_of_exactly_the_message_limit_is_sent() -> None:
+    reply, blobs = _serve(_module(lambda n: torch.zeros(n, dtype=torch.float64)), [(4, []), (2, [])], 48)
+    assert reply["op"] == "results" and [len(blob) for blob in blobs] == [32, 16]
+
+
+def test_a_reply_over_the_message_limit_is_too_large_with_its_size() -> None:
+    reply, blobs = _serve(_module(lambda n: torch.zeros(n, dtype=torch.float64)), [(4, []), (2, [])], 47)
+    assert (reply, blobs) == ({"op": "too_large", "size": 48}, [])
+
+
+def test_the_calls_after_the_one_that_passes_the_limit_are_not_run() -> None:
+    ran: list[int] = []
+
+    def f(n: int) -> torch.Tensor:
+        ran.append(n)
+        return torch.zeros(n, dtype=torch.float64)
+
+    reply, _ = _serve(_module(f), [(4, []), (1, []), (1, [])], 39)
+    assert reply == {"op": "too_large", "size": 40} and ran == [4, 1]
+
+
+def test_a_cotangent_that_passes_the_limit_makes_the_reply_too_large_not_a_backward_error() -> None:
+    """A gradient's default cotangent is sent back too, as large as the result."""
+    leaf = torch.ones(4, dtype=torch.float64, requires_grad=True)
+
+    def f(scale: float) -> torch.Tensor:
+        return leaf * scale
+
+    module = _module(f)
+    reply, _ = _serve(module, [(2.0, ["0"])], 63)
+    assert reply == {"op": "too_large", "size": 64}
