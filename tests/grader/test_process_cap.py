@@ -32,7 +32,8 @@ def test_the_child_sets_rlimit_nproc_only_without_a_cgroup(processes_capped: boo
 def test_the_other_limits_do_not_depend_on_the_cgroup(processes_capped: bool) -> None:
     wanted = rlimits.child_rlimits(LIMITS, vm_data_kb=1024, processes_capped=processes_capped)
     wanted.pop(resource.RLIMIT_NPROC, None)
-    assert wanted == {resource.RLIMIT_DATA: 1024 * 1024 + 256 * 1024 * 1024, resource.RLIMIT_CPU: 10,
+    data = 1024 * 1024 + 256 * 1024 * 1024 + rlimits.DATA_RESERVE_BYTES  # what the child has, its limit, the reserve
+    assert wanted == {resource.RLIMIT_DATA: data, resource.RLIMIT_CPU: 10,
                       resource.RLIMIT_FSIZE: 16 * 1024 * 1024, resource.RLIMIT_NOFILE: 64, resource.RLIMIT_CORE: 0,
                       resource.RLIMIT_MSGQUEUE: 0}
 

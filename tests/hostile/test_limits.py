@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import pytest
 
+from grader.pool import WorkerPool
 from grader.problems import Problem
 from grader.report import Report
 from tests.hostile.hostile_support import assert_unsolved_within, messages, submission
@@ -67,6 +68,36 @@ def test_memory_bomb_hits_the_memory_limit(grade_code: GradeCode) -> None:
     assert "memory limit 256 MiB" in found["add_one.values"]
     assert "can't allocate memory" in found["scaled_sum.values"]
     assert "memory limit 256 MiB" in found["scaled_sum.values"]
+
+
+@pytest.fixture(scope="module")
+def on_demand_pool(sandbox_pool: WorkerPool) -> Iterator[WorkerPool]:
+    """Forks each child when its submission arrives, as `grader grade` does (the session's pool forks ahead, as
+    the server does). The two kinds of child start from heaps that differ by a few pages."""
+    pool = WorkerPool(size=1, fork_ahead=False).start()
+    yield pool
+    pool.close()
+
+
+@pytest.mark.parametrize("forked", ["ahead", "on-demand"])
+@pytest.mark.parametrize(("mib", "fits"), [(256, True), (256 + 16, False)], ids=["the-limit", "16-MiB-over"])
+def test_an_allocation_of_exactly_the_memory_limit_fits_and_one_beyond_it_does_not(
+    grade_code: GradeCode, sandbox_pool: WorkerPool, on_demand_pool: WorkerPool, forked: str, mib: int,
+    fits: bool
+) -> None:
+    """memory_mb is what the learner's code may allocate. Whether all of it fits must not depend on the pages the
+    worker's own bookkeeping happened to take: it once fitted in a child forked ahead and was 8 KiB short in one
+    forked on demand, so the CLI and the server disagreed."""
+    code = ("import torch\n\n\ndef add_one(x):\n"
+            f"    torch.empty({mib} * 2**20, dtype=torch.uint8).fill_(1)\n    return x + 1\n\n\n"
+            "def scaled_sum(x, factor):\n    return x.sum() * factor\n")
+    report = grade_code(code, pool=sandbox_pool if forked == "ahead" else on_demand_pool)
+    values = next(check for check in report.checks if check.id == "add_one.values")
+    if fits:
+        assert values.status == "passed", values.message
+    else:
+        assert "can't allocate memory" in values.message, values.message
+        assert "[memory limit 256 MiB reached]" in values.message
 
 
 def test_a_result_the_worker_cannot_copy_names_the_memory_limit(grade_code: GradeCode) -> None:
