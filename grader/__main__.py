@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 # Nothing at the top imports torch: `grade` starts its sandbox first and imports the judge while it warms up.
+from grader.warm_up import uses_compiler_stack
+
 if TYPE_CHECKING:
     from grader.launch import EarlyStart
     from grader.problems import Problem
@@ -57,23 +59,40 @@ def render_text(report: Report, *, color: bool) -> str:
 
 
 def command_grade(args: argparse.Namespace) -> int:
-    early = None if args.unsafe_no_sandbox else _start_sandbox_early()
+    code = _read_submission(Path(args.submission))
+    if code is None:
+        return EXIT_USAGE
+    warm_optimisers = uses_compiler_stack(code)
+    early = None if args.unsafe_no_sandbox else _start_sandbox_early(warm_optimisers)
     try:
-        return _grade(args, early)
+        return _grade(args, code, early, warm_optimisers)
     finally:
         if early is not None:
             early.close()  # when no pool took it over (a problem that did not load); else the pool stopped it
 
 
-def _start_sandbox_early() -> EarlyStart | None:
+def _read_submission(path: Path) -> str | None:
+    """The submission's source, or None after saying why it cannot be graded."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        print(f"error: cannot read submission {path}: {exc.strerror}", file=sys.stderr)
+        return None
+    if len(data) > MAX_SUBMISSION_BYTES:
+        print(f"error: submission {path} is {len(data)} bytes; the limit is {MAX_SUBMISSION_BYTES}", file=sys.stderr)
+        return None
+    return data.decode("utf-8", errors="replace")
+
+
+def _start_sandbox_early(warm_optimisers: bool) -> EarlyStart | None:
     """The template's process, started before this process imports torch: the two imports of torch (the
     template's, in its sandbox, and the judge's, here) then overlap instead of adding up."""
     from grader.launch import start_early
 
-    return start_early()
+    return start_early(warm_optimisers=warm_optimisers)
 
 
-def _grade(args: argparse.Namespace, early: EarlyStart | None) -> int:
+def _grade(args: argparse.Namespace, code: str, early: EarlyStart | None, warm_optimisers: bool) -> int:
     from grader.judge import grade
     from grader.pool import WorkerPool
     from grader.problems import ProblemError, load_problem
@@ -85,18 +104,14 @@ def _grade(args: argparse.Namespace, early: EarlyStart | None) -> int:
     except ProblemError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    path = Path(args.submission)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        print(f"error: cannot read submission {path}: {exc.strerror}", file=sys.stderr)
-        return EXIT_USAGE
-    if len(data) > MAX_SUBMISSION_BYTES:
-        print(f"error: submission {path} is {len(data)} bytes; the limit is {MAX_SUBMISSION_BYTES}", file=sys.stderr)
-        return EXIT_USAGE
-    code = data.decode("utf-8", errors="replace")
+    if not warm_optimisers and problem.helpers and uses_compiler_stack(problem.helpers):
+        warm_optimisers = True  # the problem's own helpers, loaded in the child, need it: a template that has it
+        if early is not None:
+            early.close()
+            early = None
     _prepare(problem)
-    pool = WorkerPool(size=1, unsafe=args.unsafe_no_sandbox, fork_ahead=False, early=early)
+    pool = WorkerPool(size=1, unsafe=args.unsafe_no_sandbox, fork_ahead=False, early=early,
+                      warm_optimisers=warm_optimisers)
     try:
         report = grade(problem, code, pool=pool)
     finally:

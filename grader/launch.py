@@ -136,13 +136,13 @@ class Launched:
 
 
 def launch(name: str, *, root_cgroup: Cgroup | None, bwrap: str | None, tmp_size_mb: int,
-           spawner: Spawner) -> Launched:
+           spawner: Spawner, warm_optimisers: bool = True) -> Launched:
     """Start `python worker.py template FD` (under bubblewrap and in its own cgroup tree when `bwrap` is set)
-    and return at once; the caller waits for its TemplateReady."""
+    and return at once; the caller waits for its TemplateReady. `warm_optimisers`: see grader.sandbox.worker_argv."""
     stderr = StderrTail(name)
     workdir = tempfile.TemporaryDirectory(prefix="paperlab-worker-")  # cwd of unsandboxed workers
     host_end, worker_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    argv = worker_argv(worker_end.fileno(), sandboxed=bwrap is not None)
+    argv = worker_argv(worker_end.fileno(), sandboxed=bwrap is not None, warm_optimisers=warm_optimisers)
     worker_files: dict[str, int] = {}
     cgroup = process_cgroup = None
     tree_memory = 0
@@ -210,9 +210,9 @@ class EarlyStart:
             self.spawner.stop()
 
 
-def start_early(*, tmp_size_mb: int = 64) -> EarlyStart | None:
+def start_early(*, tmp_size_mb: int = 64, warm_optimisers: bool = True) -> EarlyStart | None:
     """Start one sandboxed template now, or None where the sandbox cannot start (the pool then starts as usual
-    and reports why)."""
+    and reports why). The pool that adopts it must be made with the same `warm_optimisers`."""
     try:
         bwrap = find_bwrap()
     except SandboxUnavailable:
@@ -224,7 +224,8 @@ def start_early(*, tmp_size_mb: int = 64) -> EarlyStart | None:
         return None
     spawner = Spawner()
     try:
-        launched = launch("t1", root_cgroup=cgroup, bwrap=bwrap, tmp_size_mb=tmp_size_mb, spawner=spawner)
+        launched = launch("t1", root_cgroup=cgroup, bwrap=bwrap, tmp_size_mb=tmp_size_mb, spawner=spawner,
+                          warm_optimisers=warm_optimisers)
     except (OSError, CgroupError):
         spawner.stop()
         cgroup.kill_all()

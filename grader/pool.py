@@ -54,11 +54,13 @@ class WorkerPool:
 
     def __init__(self, *, size: int = 1, unsafe: bool = False, tmp_size_mb: int = 64,
                  fork_ahead: bool = True, early: EarlyStart | None = None,
-                 placement: CpuPlacement | None = None) -> None:
+                 placement: CpuPlacement | None = None, warm_optimisers: bool = True) -> None:
         """`fork_ahead`: keep a child forked and warmed before each submission arrives (a server); a one-shot
         pool (the CLI) forks on demand instead. `early`: a sandboxed template grader.launch.start_early started
         before this process imported torch; the pool adopts it as its first template. `placement`: the CPUs
-        children are pinned to (default: every CPU this process may use, shared with the machine's other judges)."""
+        children are pinned to (default: every CPU this process may use, shared with the machine's other judges).
+        `warm_optimisers`: each template's warm-up builds an optimiser, importing torch._dynamo (0.7 s) once for
+        all its children; the CLI's one-grading pool does only for code that names a way into it (grader.warm_up)."""
         if size < 1:
             raise ValueError("a pool needs at least one worker template")
         self.requested_size = size
@@ -66,6 +68,7 @@ class WorkerPool:
         self.unsafe = unsafe
         self.tmp_size_mb = tmp_size_mb
         self.fork_ahead = fork_ahead
+        self.warm_optimisers = warm_optimisers
         self._idle: queue.Queue[Template] = queue.Queue()
         self._all: list[Template] = []
         self._lock = threading.Lock()
@@ -148,7 +151,7 @@ class WorkerPool:
             name = launched.name if launched is not None else f"t{self._counter}"
         template = Template(name=name, cgroup=self._cgroup, bwrap=self._bwrap,
                             tmp_size_mb=self.tmp_size_mb if launched is None else launched.tmp_size_mb,
-                            spawner=self._spawner, placement=self.placement)
+                            spawner=self._spawner, placement=self.placement, warm_optimisers=self.warm_optimisers)
         if launched is not None:
             template.adopt(launched)
         else:

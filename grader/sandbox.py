@@ -259,14 +259,16 @@ def bwrap_command(bwrap: str, *, tmp_size_mb: int, argv: list[str],
     return command
 
 
-def worker_argv(control_fd: int, *, sandboxed: bool) -> list[str]:
-    """The template's command line: inside the sandbox, the interpreter and worker at their sandbox paths."""
+def worker_argv(control_fd: int, *, sandboxed: bool, warm_optimisers: bool = True) -> list[str]:
+    """The template's command line: inside the sandbox, the interpreter and worker at their sandbox paths.
+    `warm_optimisers`: whether the template's warm-up builds an optimiser (grader.sandboxed.template_server)."""
+    warm_up = "optimisers" if warm_optimisers else "lean"
     if sandboxed:
         layout = interpreter_layout()
         return [layout.python, "-I", "-B", f"{SANDBOX_GRADER_DIR}/sandboxed/worker.py", "template", str(control_fd),
-                "sandboxed", *layout.site_dirs]
+                "sandboxed", warm_up, *layout.site_dirs]
     return [sys.executable, "-I", "-B", str(GRADER_DIR / "sandboxed" / "worker.py"), "template", str(control_fd),
-            "unsandboxed"]
+            "unsandboxed", warm_up]
 
 
 # ------------------------------------------------------------------------------------------------ probe

@@ -51,8 +51,9 @@ class Template:
     """One sandboxed template process and the single child it may have at a time."""
 
     def __init__(self, *, name: str, cgroup: Cgroup | None, bwrap: str | None, tmp_size_mb: int,
-                 spawner: Spawner, placement: CpuPlacement | None = None) -> None:
+                 spawner: Spawner, placement: CpuPlacement | None = None, warm_optimisers: bool = True) -> None:
         self.name = name
+        self.warm_optimisers = warm_optimisers  # the template's warm-up (grader.sandbox.worker_argv)
         self.placement = placement  # which CPU each child taken for a submission runs on (None: the kernel's choice)
         self.spawner = spawner
         self.root_cgroup = cgroup
@@ -74,7 +75,7 @@ class Template:
 
     def start(self, timeout: float = TEMPLATE_START_TIMEOUT_S) -> None:
         self.adopt(launch(self.name, root_cgroup=self.root_cgroup, bwrap=self.bwrap, tmp_size_mb=self.tmp_size_mb,
-                          spawner=self.spawner), timeout)
+                          spawner=self.spawner, warm_optimisers=self.warm_optimisers), timeout)
 
     def adopt(self, launched: Launched, timeout: float = TEMPLATE_START_TIMEOUT_S) -> None:
         """Take over a process `launch` started (perhaps while the judge was still importing) and wait until it

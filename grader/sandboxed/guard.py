@@ -29,6 +29,10 @@ RAW_MEMORY_MODULES = frozenset({"cffi", "_cffi_backend", "ctypes", "_ctypes"})
 # strings), replaced in the child by refusals; the worker used ctypes only in the template (prctl).
 CTYPES_CLOSED = ("cast", "memmove", "memset", "c_char_p", "c_wchar_p", "c_void_p", "POINTER", "pointer",
                  "CFUNCTYPE", "PYFUNCTYPE", "py_object", "pythonapi", "cdll", "pydll", "CDLL", "PyDLL")
+# The ctypes modules torch.optim's first use imports (through torch._dynamo). A template that does not warm an
+# optimiser loads them itself, so that a submission's first optimiser step imports torch._dynamo as it does in a
+# warm template's child, where the guard would refuse them; their aliases of CTYPES_CLOSED are closed as the rest.
+CTYPES_FOR_DYNAMO = ("ctypes.util", "ctypes.wintypes")
 FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_code", "gi_code", "f_back"})
 PROC_REFUSED = frozenset({"mem", "maps", "smaps", "pagemap", "map_files", "mountinfo", "mounts", "mountstats",
                           "environ", "syscall", "stack"})

@@ -1,4 +1,5 @@
-"""The entry point of the sandbox side: `python -I worker.py template FD sandboxed|unsandboxed [SITE_DIR ...]`.
+"""The entry point of the sandbox side: `python -I worker.py template FD sandboxed|unsandboxed optimisers|lean
+[SITE_DIR ...]`.
 
 It copies the builtins before anything else runs (every module of the worker looks its builtins up in that copy,
 not in the builtins module the learner can rebind), drops its own folder from sys.path, installs the private
@@ -20,7 +21,7 @@ import types  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))  # the folder that holds grader/
-USAGE = "usage: worker.py template FD sandboxed|unsandboxed [SITE_DIR ...]"
+USAGE = "usage: worker.py template FD sandboxed|unsandboxed optimisers|lean [SITE_DIR ...]"
 
 
 def _load_importer() -> types.ModuleType:
@@ -37,19 +38,21 @@ def _load_importer() -> types.ModuleType:
 
 
 def main() -> None:
-    if not (len(sys.argv) >= 4 and sys.argv[1] == "template" and sys.argv[3] in ("sandboxed", "unsandboxed")):
+    if not (len(sys.argv) >= 5 and sys.argv[1] == "template" and sys.argv[3] in ("sandboxed", "unsandboxed")
+            and sys.argv[4] in ("optimisers", "lean")):
         print(USAGE, file=sys.stderr)
         sys.exit(2)
     # Its own folder first on sys.path would make every file here importable by its bare name (`import guard`).
     sys.path[:] = [entry for entry in sys.path if entry != HERE]
     import site
 
-    for site_dir in sys.argv[4:]:  # the virtualenv's site-packages, at their sandbox paths
+    for site_dir in sys.argv[5:]:  # the virtualenv's site-packages, at their sandbox paths
         site.addsitedir(site_dir)
     _load_importer().install(ROOT, __builtins__)
     from grader.sandboxed import template_server
 
-    template_server.template(int(sys.argv[2]), sandboxed=sys.argv[3] == "sandboxed")
+    template_server.template(int(sys.argv[2]), sandboxed=sys.argv[3] == "sandboxed",
+                             warm_optimisers=sys.argv[4] == "optimisers")
 
 
 if __name__ == "__main__":
