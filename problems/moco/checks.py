@@ -380,7 +380,7 @@ def paper_sized_dictionary_case(ref: Any) -> tuple[LossCase, torch.Tensor]:
 
 @check(
     "moco_loss.paper_sized_dictionary",
-    "Paper-sized dictionary: K = 65,536 keys of D = 128, batch of 8 (advisory)",
+    "Paper-sized dictionary: K = 65,536 keys of D = 128, batch of 8",
     required=False,
 )
 def loss_paper_sized_dictionary(sub: Any, ref: Any) -> None:
