@@ -96,6 +96,7 @@ class Encoder:
     blobs: list[bytes] = field(default_factory=list)
     max_bytes: int | None = None  # OverBudget before a blob's copy would take `nbytes` past it
     nbytes: int = 0  # bytes of the blobs counted against max_bytes (start it at what is already spent)
+    over: OverBudget | None = None  # the one this encoder raised: code it ran (a backward) may raise its own
     _storages: dict[int, int] = field(default_factory=dict)
     _items: int = 0
 
@@ -184,7 +185,8 @@ class Encoder:
     def _spend(self, size: int) -> None:
         self.nbytes += size
         if self.max_bytes is not None and self.nbytes > self.max_bytes:
-            raise OverBudget(self.nbytes)
+            self.over = OverBudget(self.nbytes)
+            raise self.over
 
 
 def _contiguous_strides(shape: list[int]) -> list[int]:

@@ -194,9 +194,9 @@ class Served:
                 return
             found = _run_backward(tuple(t for t, _ in pairs), tuple(c for _, c in pairs), False, False,
                                   tuple(t for _, t in inputs), True, False)
-        except protocol.OverBudget:  # the cotangent sent back: as large as the result
-            raise
         except BaseException as exc:  # noqa: B902 - the learner's backward may raise anything
+            if exc is encoder.over:  # the cotangent sent back, as large as the result, passed the message limit
+                raise
             reply["backward_error"] = self.exception_summary(exc)["message"]
             self.graveyard.append(exc)
             return

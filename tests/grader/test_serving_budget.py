@@ -29,8 +29,9 @@ def _serve(module: types.ModuleType, calls: list[tuple[Any, list[str]]], max_mes
     blobs: list[bytearray] = []
     for argument, grads in calls:
         arguments, sent = protocol.encode(((argument,), {}))
-        if sent:
-            raise ValueError("these tests send plain arguments")
+        if sent and len(calls) > 1:
+            raise ValueError("a tensor argument only in a request of one call (its blobs are numbered from 0)")
+        blobs += [bytearray(blob) for blob in sent]
         wire.append({"function": "f", "arguments": arguments, "grads": grads, "grad_output": None, "module": "",
                      "uses": []})
     served = Served(module, Output(learner_namespace(), 100), _direct, [], None, arena_copies=True)
@@ -74,3 +75,32 @@ def test_a_cotangent_that_passes_the_limit_makes_the_reply_too_large_not_a_backw
     module = _module(f)
     reply, _ = _serve(module, [(2.0, ["0"])], 63)
     assert reply == {"op": "too_large", "size": 64}
+
+
+def _subclasses(kind: type) -> list[type]:
+    found = [kind]
+    subclasses: list[type] = type.__subclasses__(kind)
+    for sub in subclasses:
+        found += _subclasses(sub)
+    return found
+
+
+def test_a_backward_that_raises_the_budget_exception_itself_is_a_backward_error() -> None:
+    """The learner's code can find OverBudget among Exception's subclasses: raised from its backward, it must not
+    pass for the worker's own, which would end the call on a message limit it never reached, at a size it chose."""
+    forged = next(kind for kind in _subclasses(Exception) if kind.__name__ == "OverBudget")
+
+    class Liar(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: torch.Tensor) -> torch.Tensor:
+            return x * 2
+
+        @staticmethod
+        def backward(ctx: Any, grad: torch.Tensor) -> torch.Tensor:
+            raise forged(2**40)
+
+    leaf = torch.ones(2, dtype=torch.float64, requires_grad=True)
+    reply, _ = _serve(_module(Liar.apply), [(leaf, ["0"])], 2**20)
+    assert reply["op"] == "results"
+    (result,) = reply["results"]
+    assert result["backward_error"] == f"{2**40} bytes of tensors exceed the encoder's budget"
