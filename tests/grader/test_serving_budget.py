@@ -13,13 +13,7 @@ import torch
 from grader import protocol
 from grader.sandboxed.learner_thread import Output, learner_namespace
 from grader.sandboxed.serving import Served
-
-
-def _direct(function: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[bool, Any]:
-    try:
-        return True, function(*args, **kwargs)
-    except Exception as exc:  # noqa: BLE001 - the learner's code may raise anything
-        return False, exc
+from tests.grader.serving_support import run_directly
 
 
 def _serve(module: types.ModuleType, calls: list[tuple[Any, list[str]]], max_message: int) -> tuple[dict[str, Any],
@@ -34,7 +28,7 @@ def _serve(module: types.ModuleType, calls: list[tuple[Any, list[str]]], max_mes
         blobs += [bytearray(blob) for blob in sent]
         wire.append({"function": "f", "arguments": arguments, "grads": grads, "grad_output": None, "module": "",
                      "uses": []})
-    served = Served(module, Output(learner_namespace(), 100), _direct, [], None, arena_copies=True)
+    served = Served(module, Output(learner_namespace(), 100), run_directly, [], None, arena_copies=True)
     return served.calls({"op": "calls", "calls": wire}, blobs, max_message)
 
 

@@ -13,17 +13,11 @@ import torch
 from grader import protocol
 from grader.sandboxed.learner_thread import Output, learner_namespace
 from grader.sandboxed.serving import Served
+from tests.grader.serving_support import run_directly
 
 
 class Marked(torch.Tensor):
     pass
-
-
-def _direct(function: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[bool, Any]:
-    try:
-        return True, function(*args, **kwargs)
-    except Exception as exc:  # noqa: BLE001 - the learner's code may raise anything
-        return False, exc
 
 
 def _mutated(body: Callable[[torch.Tensor], Any], x: torch.Tensor) -> list[str]:
@@ -31,7 +25,7 @@ def _mutated(body: Callable[[torch.Tensor], Any], x: torch.Tensor) -> list[str]:
     module.f = lambda x, y: (body(x), None)[1]  # type: ignore[attr-defined]
     arguments, blobs = protocol.encode(((x, torch.zeros(2)), {}))
     call = {"function": "f", "arguments": arguments, "grads": [], "grad_output": None, "module": "", "uses": []}
-    served = Served(module, Output(learner_namespace(), 100), _direct, [], None, arena_copies=True)
+    served = Served(module, Output(learner_namespace(), 100), run_directly, [], None, arena_copies=True)
     reply = served.call(call, [bytearray(blob) for blob in blobs], [])
     assert reply["raised"] is None, reply["raised"]
     return list(reply["mutated"])
