@@ -96,7 +96,10 @@ class Encoder:
     blobs: list[bytes] = field(default_factory=list)
     max_bytes: int | None = None  # OverBudget before a blob's copy would take `nbytes` past it
     nbytes: int = 0  # bytes of the blobs counted against max_bytes (start it at what is already spent)
-    over: OverBudget | None = None  # the one this encoder raised: code it ran (a backward) may raise its own
+    # Whether this encoder raised OverBudget (code run beside it, a backward, may raise one of its own). A flag,
+    # not the exception: the exception's traceback holds this encoder's frames, and the cycle kept the value being
+    # encoded (the too-large result) alive after its request ended, so the next call ran out of memory.
+    over: bool = False
     _storages: dict[int, int] = field(default_factory=dict)
     _items: int = 0
 
@@ -185,8 +188,8 @@ class Encoder:
     def _spend(self, size: int) -> None:
         self.nbytes += size
         if self.max_bytes is not None and self.nbytes > self.max_bytes:
-            self.over = OverBudget(self.nbytes)
-            raise self.over
+            self.over = True
+            raise OverBudget(self.nbytes)
 
 
 def _contiguous_strides(shape: list[int]) -> list[int]:

@@ -195,7 +195,7 @@ class Served:
             found = _run_backward(tuple(t for t, _ in pairs), tuple(c for _, c in pairs), False, False,
                                   tuple(t for _, t in inputs), True, False)
         except BaseException as exc:  # noqa: B902 - the learner's backward may raise anything
-            if exc is encoder.over:  # the cotangent sent back, as large as the result, passed the message limit
+            if encoder.over:  # the cotangent sent back, as large as the result, passed the message limit
                 raise
             reply["backward_error"] = self.exception_summary(exc)["message"]
             self.graveyard.append(exc)

