@@ -27,6 +27,7 @@ import torch
 
 from grader.calls import CallResult, CheckFailed, ExceptionInfo, SubmissionRaised, WorkerLost
 from grader.describe import describe
+from grader.vjp import vjp
 
 __all__ = [
     "CallResult",
@@ -59,6 +60,7 @@ __all__ = [
     "same_bits",
     "seeded_randn",
     "seeded_uniform",
+    "vjp",
     "tolerance",
 ]
 
@@ -659,15 +661,13 @@ def reference_grads(
         given = grad_output if isinstance(grad_output, tuple | list) else (grad_output,)
         if len(given) != len(outputs):
             raise ValueError(f"reference_grads: {len(given)} cotangents for {len(outputs)} tensor results")
-        # torch.autograd.grad casts each cotangent to its output's dtype itself
+        # autograd's engine casts each cotangent to its output's dtype itself
         cotangents = [given[index].detach() for index in range(len(outputs))]
     pairs = [(t, cotangents[index]) for index, t in enumerate(outputs) if t.requires_grad]
     if not pairs:
         return {name: None for name in wrt}
-    grads = torch.autograd.grad([t for t, _ in pairs], [leaves[name] for name in wrt], [c for _, c in pairs],
-                                allow_unused=True)
-    return {name: None if grads[index] is None else grads[index].to(bound[name].dtype)
-            for index, name in enumerate(wrt)}
+    grads = vjp([t for t, _ in pairs], [leaves[name] for name in wrt], [c for _, c in pairs])
+    return {name: None if grad is None else grad.to(bound[name].dtype) for name, grad in zip(wrt, grads, strict=True)}
 
 
 def seeded_randn(seed: int, *shape: int, dtype: torch.dtype = torch.float64) -> torch.Tensor:

@@ -55,6 +55,7 @@ from grader.contract.schema import (
     TupleArg,
 )
 from grader.contract.sizes import Sizes, distinct, edges, satisfied, variations
+from grader.vjp import vjp
 
 GROUP = "contract"
 # Elements of differentiable arguments beyond which central differences use smaller sizes: each element costs two
@@ -548,8 +549,7 @@ class FunctionBattery:
                  if t.requires_grad and c is not None]
         if not pairs or not leaves:
             return {name: None for name in case.grads}
-        grads = torch.autograd.grad([t for t, _ in pairs], list(leaves.values()),
-                                    [c.to(t.dtype) for t, c in pairs], allow_unused=True)
+        grads = vjp([t for t, _ in pairs], list(leaves.values()), [c.to(t.dtype) for t, c in pairs])
         return dict(zip(leaves, grads, strict=True))
 
     def run_finite_differences(self, sub: Any, ref: ModuleType) -> None:

@@ -13,7 +13,7 @@ import math
 
 import torch
 
-from grader.checks import check, expect, expect_close, expect_grad_close, expect_rejected, expect_tensor, fail
+from grader.checks import check, expect, expect_close, expect_grad_close, expect_rejected, expect_tensor, fail, vjp
 
 # float32 results are compared with the exact answer (the reference in float64, rounded). Logits here stay below
 # ~6 in magnitude, so each output carries a rounding error of a few 1e-6; 2e-5 admits any order of operations,
@@ -301,11 +301,11 @@ def _summed_grads(q, k, v, mask, cotangent):
     if mask is not None:
         scores = scores.masked_fill(~mask, float("-inf"))
     out = torch.softmax(scores, dim=-1) @ v_copies
-    out.backward(cotangent.double())
+    q_grad, k_copies_grad, v_copies_grad = vjp([out], [q, k_copies, v_copies], [cotangent.double()])
     per_group = (*k.shape[:-3], groups, heads // groups)
-    k_grad = k_copies.grad.reshape(*per_group, *k.shape[-2:]).sum(dim=-3)
-    v_grad = v_copies.grad.reshape(*per_group, *v.shape[-2:]).sum(dim=-3)
-    return q.grad, k_grad, v_grad
+    k_grad = k_copies_grad.reshape(*per_group, *k.shape[-2:]).sum(dim=-3)
+    v_grad = v_copies_grad.reshape(*per_group, *v.shape[-2:]).sum(dim=-3)
+    return q_grad, k_grad, v_grad
 
 
 @check("gradients.summed_over_group", "A key/value head's gradient is the sum over its H/G query heads",

@@ -19,7 +19,7 @@ import math
 
 import torch
 
-from grader.checks import check, expect, expect_close, expect_grad_close, expect_grad_none, seeded_randn
+from grader.checks import check, expect, expect_close, expect_grad_close, expect_grad_none, seeded_randn, vjp
 
 F64 = torch.float64
 F32 = torch.float32
@@ -447,7 +447,7 @@ def experiment(sub, ref, ctx):
                     return  # no usable gradient from your function: the chart stops here
                 leaf, logp_new = thetas_grad[name]
                 # your gradient is that of a mean over all RUNS * BATCH pulls: times RUNS, each run's own mean
-                (theta_grad,) = torch.autograd.grad(logp_new, leaf, grad_outputs=grad * RUNS)
+                (theta_grad,) = vjp([logp_new], [leaf], [grad * RUNS])
                 thetas[name] = thetas[name] - LEARNING_RATE * theta_grad
         for name, theta in thetas.items():
             actions, adv, logp_old = batches[name]
