@@ -667,7 +667,8 @@ def reference_grads(
     if not pairs:
         return {name: None for name in wrt}
     grads = vjp([t for t, _ in pairs], [leaves[name] for name in wrt], [c for _, c in pairs])
-    return {name: None if grad is None else grad.to(bound[name].dtype) for name, grad in zip(wrt, grads, strict=True)}
+    return {name: None if (grad := grads[index]) is None else grad.to(bound[name].dtype)
+            for index, name in enumerate(wrt)}
 
 
 def seeded_randn(seed: int, *shape: int, dtype: torch.dtype = torch.float64) -> torch.Tensor:
