@@ -22,6 +22,7 @@ from typing import Any
 from grader.cgroups import CgroupError
 from grader.limits import Limits
 from grader.sandbox import (
+    ALLOCATOR_ENV,
     Cgroup,
     SandboxStatus,
     SandboxUnavailable,
@@ -159,8 +160,7 @@ def launch(name: str, *, root_cgroup: Cgroup | None, bwrap: str | None, tmp_size
         env = {"PATH": "/usr/bin:/bin"}
     else:
         command = argv
-        env = {"PATH": "/usr/bin:/bin", "HOME": tempfile.gettempdir(), "OMP_NUM_THREADS": "1",
-               "THP_MEM_ALLOC_ENABLE": "1"}
+        env = {"PATH": "/usr/bin:/bin", "HOME": tempfile.gettempdir(), "OMP_NUM_THREADS": "1", **ALLOCATOR_ENV}
     try:
         process = spawner.run(lambda: subprocess.Popen(
             command, pass_fds=(worker_end.fileno(), *worker_files.values()), stdin=subprocess.DEVNULL,

@@ -16,8 +16,10 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 
 # The cgroup code lives in grader/cgroups.py; these names stay importable from here for the pool and the tests.
 from grader.cgroups import (
@@ -190,6 +192,22 @@ def open_worker_files() -> dict[str, int]:
     return {name: os.open(GRADER_DIR / name, os.O_RDONLY | os.O_CLOEXEC) for name in WORKER_FILES}
 
 
+# How the worker's memory is allocated; the same in and out of the sandbox.
+# - THP_MEM_ALLOC_ENABLE: torch puts tensors of 2 MB and more on transparent huge pages. A fresh child faults in a
+#   33 MB queue as 17 huge pages instead of 8,192 small ones (measured 4x faster to allocate and fill).
+# - The malloc thresholds: glibc's own, fixed where they would otherwise drift. By default it gives back the top of
+#   its heap once 2x its mmap threshold lies free there, and that threshold starts at 128 KiB. So a child's
+#   temporaries of a few MB went back to the kernel as they were freed, and the next one faulted in fresh huge
+#   pages. Online softmax's long-sequence check took 157-220 ms in a child against 64-76 ms in-process; with
+#   64 MiB kept it takes 65 ms, and MoCo's huge-page queue keeps its speed. 64 MiB is the most glibc's own drift
+#   reaches, so it adds nothing to what a child could already hold free against its data limit.
+ALLOCATOR_ENV: Mapping[str, str] = MappingProxyType({
+    "THP_MEM_ALLOC_ENABLE": "1",
+    "MALLOC_TRIM_THRESHOLD_": str(64 << 20),
+    "MALLOC_MMAP_THRESHOLD_": str(32 << 20),  # glibc's largest (64-bit): an allocation past it is its own mapping
+})
+
+
 def bwrap_command(bwrap: str, *, tmp_size_mb: int, argv: list[str],
                   worker_files: dict[str, int] | None = None) -> list[str]:
     """A fresh user/pid/net/ipc/uts/mount/cgroup namespace, no network but loopback, read-only system and
@@ -250,9 +268,7 @@ def bwrap_command(bwrap: str, *, tmp_size_mb: int, argv: list[str],
         "--setenv", "PYTHONDONTWRITEBYTECODE", "1",
         "--setenv", "OMP_NUM_THREADS", "1",
         "--setenv", "MKL_NUM_THREADS", "1",
-        # Large tensors on transparent huge pages: a fresh child faults in a 33 MB queue as 17 huge pages instead
-        # of 8,192 small ones (measured 4x faster to allocate and fill).
-        "--setenv", "THP_MEM_ALLOC_ENABLE", "1",
+        *[part for name, value in ALLOCATOR_ENV.items() for part in ("--setenv", name, value)],
         "--",
         *argv,
     ]

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from grader.report import Report
-from grader.sandbox import GRADER_DIR, WORKER_FILES
+from grader.sandbox import ALLOCATOR_ENV, GRADER_DIR, WORKER_FILES
 from tests.hostile.hostile_support import ADDER_DIR, HOST_SECRET_NAME, REPO, assert_unsolved_within, submission
 
 GradeCode = Callable[..., Report]
@@ -124,8 +124,13 @@ def test_host_environment_is_not_visible(found: dict[str, Any]) -> None:
     assert HOST_SECRET_NAME not in environ
     assert secret not in json.dumps(environ)
     assert set(environ) <= {"PATH", "HOME", "LANG", "PYTHONDONTWRITEBYTECODE", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
-                            "PWD", "TORCHINDUCTOR_CACHE_DIR", "LD_LIBRARY_PATH", "THP_MEM_ALLOC_ENABLE"}, environ
+                            "PWD", "TORCHINDUCTOR_CACHE_DIR", "LD_LIBRARY_PATH", *ALLOCATOR_ENV}, environ
     assert found["uid"] == 65534
+
+
+def test_the_child_allocates_as_the_worker_is_set_to(found: dict[str, Any]) -> None:
+    """Huge pages for large tensors, and glibc's thresholds fixed (grader.sandbox.ALLOCATOR_ENV)."""
+    assert {name: found["environ"].get(name) for name in ALLOCATOR_ENV} == dict(ALLOCATOR_ENV)
 
 
 def test_other_processes_are_not_visible(found: dict[str, Any]) -> None:
