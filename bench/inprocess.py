@@ -107,7 +107,7 @@ class InProcessPool:
         import torch
 
         torch.set_num_threads(1)  # as the judge and every worker compute (grader.pool.WorkerPool.start)
-        torch.manual_seed(seed)
+        torch.default_generator.manual_seed(seed)  # as the child seeds (grader/sandboxed/child_loop.py)
         random.seed(seed)
         session = InProcessSession(code=code, limits=limits, modules=dict(modules or {}))
         try:

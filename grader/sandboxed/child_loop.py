@@ -107,7 +107,9 @@ def serve(job_fd: int, *, warm: bool, ctypes_aliases: list[tuple[Any, str]]) -> 
     key = bytes.fromhex(str(header["key"]))  # grader.messages.LoadRequest: every field is always sent
     limits = header["limits"]
     seed = int(header["seed"])
-    torch.manual_seed(seed)
+    # The CPU generator is the only one a child has. torch.manual_seed would also queue a seeding of each
+    # accelerator for when it starts, each with a formatted stack: 3.5 ms of a fresh child's load, reading source.
+    torch.default_generator.manual_seed(seed)
     random.seed(seed)
     parent = os.getppid()  # the template
     seccomp.install([parent, os.getpgid(parent), 1])

@@ -64,7 +64,7 @@ def _exercise_torch() -> None:
         loss.backward()
     torch.lerp(y, y.roll(1, 0), 0.5).index_copy(0, torch.tensor([0]), y[:1]).to(torch.float16).to(torch.bfloat16)
     torch.linalg.vector_norm(y, dim=1).clamp_min(1e-12)
-    torch.manual_seed(0)  # a child seeds torch as it loads: its first seeding of every device costs 2.7 ms more
+    torch.manual_seed(0)  # its first call sets up every device's generator (2.7 ms): a learner's call does not pay that
 
 
 def _exercise_optimiser() -> None:

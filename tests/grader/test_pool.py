@@ -14,6 +14,7 @@ import pytest
 from grader import pool as pool_module
 from grader.limits import Limits
 from grader.pool import WorkerPool
+from grader.problems import Problem
 from grader.sandbox import CGROUP_PREFIX, CGROUP_ROOT, SandboxStatus, SandboxUnavailable, remove_stale_cgroups
 
 REPO = Path(__file__).resolve().parents[2]
@@ -134,3 +135,32 @@ def test_unsandboxed_workers_never_touch_the_hosts_tmp(tmp_path: Path) -> None:
 )
 def test_pool_size_is_capped_by_memory(requested: int, available_mb: int | None, expected: int) -> None:
     assert pool_module.templates_that_fit(requested, child_memory_mb=1024, available_mb=available_mb) == expected
+
+
+SEED_PROBE = '''
+import random
+import torch
+print("SEEDS", torch.initial_seed(), torch.rand(3, dtype=torch.float64).tolist(), random.random())
+
+def add(a, b):
+    raise RuntimeError("probe only")
+'''
+
+
+@pytest.mark.sandbox
+@pytest.mark.parametrize("seed", [0, 7, 2**40 + 3])
+def test_a_child_seeds_the_learners_generators_with_the_gradings_seed(
+        sandbox_pool: WorkerPool, adder: Problem, seed: int) -> None:
+    import random
+
+    import torch
+
+    from grader.judge import grade
+
+    report = grade(adder, SEED_PROBE, pool=sandbox_pool, seed=seed)
+    output = report.checks[0].output
+    assert output.startswith("SEEDS"), output[:300]
+    generator = torch.Generator().manual_seed(seed)
+    expected = (f"SEEDS {seed} {torch.rand(3, dtype=torch.float64, generator=generator).tolist()} "
+                f"{random.Random(seed).random()}")
+    assert output.strip() == expected
