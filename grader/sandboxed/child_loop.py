@@ -99,6 +99,11 @@ def serve(job_fd: int, *, warm: bool, ctypes_aliases: list[tuple[Any, str]]) -> 
     # the critical path of the submission, instead of during its first calls.
     if warm:
         _exercise_calls()  # light on purpose: under load this runs beside other gradings and costs throughput
+    # What needs nothing of the load request is done before it comes, which for a child forked ahead is off the
+    # critical path of the submission (2 ms of a load).
+    parent = os.getppid()  # the template
+    seccomp.install([parent, os.getpgid(parent), 1])
+    namespace = learner_namespace()
     # "load": sent after the host has moved us into our cgroup, with the pipe our stacks go to when the judge
     # asks (SIGUSR1, before it kills a call that ran out of time: the verdict names the line that was running)
     header, _, fds = _recv_frame(job, max_blob_bytes=0, with_fds=True)
@@ -111,9 +116,6 @@ def serve(job_fd: int, *, warm: bool, ctypes_aliases: list[tuple[Any, str]]) -> 
     # accelerator for when it starts, each with a formatted stack: 3.5 ms of a fresh child's load, reading source.
     torch.default_generator.manual_seed(seed)
     random.seed(seed)
-    parent = os.getppid()  # the template
-    seccomp.install([parent, os.getpgid(parent), 1])
-    namespace = learner_namespace()
     # after seccomp (a filter binds the threads made after it), before the limits, so its stack counts in the
     # baseline and not against the learner's memory
     learner = LearnerThread(namespace)
