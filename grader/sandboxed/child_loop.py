@@ -197,7 +197,8 @@ def serve(job_fd: int, *, warm: bool, ctypes_aliases: list[tuple[Any, str]]) -> 
 
 
 def _exercise_calls() -> None:
-    """One round of the call-serving path on a stand-in function (decode, call, backward, encode)."""
+    """One round of the call-serving path on a stand-in function (decode, call, backward, encode, and the look at
+    torch's state that follows a request)."""
     module = types.ModuleType("warm_up")
     module.f = lambda x, y, t: (x * y).sum() / t  # type: ignore[attr-defined]
     x = torch.randn(3, 4, dtype=torch.float64, requires_grad=True)
@@ -207,3 +208,4 @@ def _exercise_calls() -> None:
     direct = lambda function, args, kwargs: (True, function(*args, **kwargs))  # noqa: E731
     served = Served(module, Output(namespace, 100), direct, [], None, arena_copies=True)
     served.call(call, [bytearray(blob) for blob in blobs], [])
+    torch_state.changes(torch_state.snapshot(), torch_state.snapshot())
