@@ -208,4 +208,5 @@ def _exercise_calls() -> None:
     direct = lambda function, args, kwargs: (True, function(*args, **kwargs))  # noqa: E731
     served = Served(module, Output(namespace, 100), direct, [], None, arena_copies=True)
     served.call(call, [bytearray(blob) for blob in blobs], [])
-    torch_state.changes(torch_state.snapshot(), torch_state.snapshot())
+    state = torch_state.snapshot()
+    torch_state.changes(state, state)
