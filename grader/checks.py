@@ -60,8 +60,8 @@ __all__ = [
     "same_bits",
     "seeded_randn",
     "seeded_uniform",
-    "vjp",
     "tolerance",
+    "vjp",
 ]
 
 
