@@ -88,6 +88,14 @@ def _braces(text: str) -> str:
     return text.replace("{", "{{").replace("}", "}}")
 
 
+@dataclass(frozen=True)
+class Outgoing:
+    """A request ready to send (Child.prepare): its arena, which the judge keeps, and its frame's bytes."""
+
+    arena: protocol.Arena
+    parts: list[bytes]
+
+
 @dataclass
 class Child:
     """One single-use worker process holding one submission."""
@@ -121,12 +129,29 @@ class Child:
     def send(self, request: CallsRequest, blobs: list[bytes], *, deadline: float, timeout: float,
              what: str | Callable[[], str], budget: str | None = None) -> protocol.Arena:
         """Send a request; its tensors go in an arena the judge keeps mapped (returned, for `receive`)."""
+        return self.transmit(self.prepare(request, blobs), deadline=deadline, timeout=timeout, what=what,
+                             budget=budget)
+
+    @staticmethod
+    def prepare(request: CallsRequest, blobs: list[bytes]) -> Outgoing:
+        """A request made ready to send: its arena written and sealed, its frame encoded. Nothing reaches the
+        child yet, so the judge can do this while the child answers the request before."""
         arena = protocol.Arena.create(blobs)
+        try:
+            return Outgoing(arena, protocol.frame_parts(request.to_wire(arena)))
+        except BaseException:
+            arena.close()
+            raise
+
+    def transmit(self, outgoing: Outgoing, *, deadline: float, timeout: float, what: str | Callable[[], str],
+                 budget: str | None = None) -> protocol.Arena:
+        """Send a prepared request, its clock starting now; returns its arena (for `receive`)."""
+        arena = outgoing.arena
         self._start_clock(deadline)
         try:
             with self._failures(timeout, what, budget):
                 self.sock.settimeout(max(0.001, deadline - time.monotonic()))
-                protocol.send_frame(self.sock, request.to_wire(arena), fds=(arena.fd,) if arena.fd >= 0 else ())
+                protocol.send_parts(self.sock, outgoing.parts, fds=(arena.fd,) if arena.fd >= 0 else ())
         except BaseException:
             arena.close()
             raise
@@ -179,23 +204,39 @@ class Child:
         return f" (it was running line {number} of your code" + (f": `{text}`)" if text else ")")
 
     def receive(self, arena: protocol.Arena | None, *, deadline: float, timeout: float,
-                what: str | Callable[[], str], budget: str | None = None) -> Answer:
+                what: str | Callable[[], str], budget: str | None = None,
+                then: Callable[[], object] | None = None) -> Answer:
         """The reply to the request whose arena this is, read whole before `deadline`; then the arena is
-        compared with what the judge wrote into it and unmapped."""
+        compared with what the judge wrote into it and unmapped.
+
+        `then`: run once the reply is read and the arena compared, before the reply is verified and parsed (the
+        next request goes out there, so the child does not wait while the judge checks this reply). If it
+        raises, this reply's own failure is raised instead when it has one, else what `then` raised."""
         try:
             with self._failures(timeout, what, budget):
                 deadline = self._wait_for_reply(deadline)
-                header, blobs = protocol.recv_frame(  # type: ignore[misc]
-                    self.sock, max_blob_bytes=self.limits.message_mb * 1024 * 1024, key=self.key, deadline=deadline)
-                message = reply_from_wire(header)  # a malformed reply is the learner's interference
-                if isinstance(message, TimedOut):
-                    raise _CallLimitExceeded
-                if isinstance(message, Tampered):
-                    raise _TorchChanged(message.what)
-            return Answer(message, blobs, arena.written() if arena is not None else ())
+                frame = protocol.read_frame(self.sock, max_blob_bytes=self.limits.message_mb * 1024 * 1024,
+                                            signed=True, deadline=deadline)
+            written = arena.written() if arena is not None else ()
         finally:
             if arena is not None:
                 arena.close()
+        deferred: BaseException | None = None
+        if then is not None:
+            try:
+                then()
+            except BaseException as exc:  # noqa: B902 - this reply's own failure, if any, comes first
+                deferred = exc
+        with self._failures(timeout, what, budget):
+            header, blobs = protocol.open_frame(frame, key=self.key)
+            message = reply_from_wire(header)  # a malformed reply is the learner's interference
+            if isinstance(message, TimedOut):
+                raise _CallLimitExceeded
+            if isinstance(message, Tampered):
+                raise _TorchChanged(message.what)
+        if deferred is not None:
+            raise deferred
+        return Answer(message, blobs, written)
 
     @contextlib.contextmanager
     def _failures(self, timeout: float, what: str | Callable[[], str], budget: str | None) -> Iterator[None]:
@@ -241,6 +282,10 @@ class Child:
     def _lost(reason: str, limit: LimitKind | None, what: str | Callable[[], str]) -> WorkerLost:
         description = what() if callable(what) else what
         return WorkerLost(reason.format(what=description), limit=limit)
+
+    def settle_deadline(self, sent: float, deadline: float) -> None:
+        """The request in flight, sent at `sent`, is waited for until `deadline`; its wall-clock ceiling follows."""
+        self._ceiling = sent + (deadline - sent) * self.limits.wall_ceiling_factor
 
     def _start_clock(self, deadline: float) -> None:
         now = time.monotonic()

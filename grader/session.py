@@ -20,7 +20,7 @@ from typing import Protocol
 from grader import protocol
 from grader.calls import ExceptionInfo, WorkerLost
 from grader.cancel import CallStarted, CancelToken, GradingStopped, OnCall
-from grader.child import CHILD_CLOCK_FIRST_S, Child
+from grader.child import CHILD_CLOCK_FIRST_S, Child, Outgoing
 from grader.interleave import Answer, Request
 from grader.limits import Limits
 from grader.messages import CallsReply, CallsRequest, Loaded, LoadRequest
@@ -164,41 +164,79 @@ class WorkerSession:
             self._started_call(None)
 
     def grouped_calls(self, requests: Sequence[Request]) -> Iterator[Answer]:
-        """Several requests to the same child, pipelined: the next one is sent the moment a reply is in (and its
-        arena compared), before the caller handles the reply. Each keeps its own time limit, counted from when
-        it is sent, within what is left of the submission's total time. A failure raises WorkerLost for the
-        request it happened in (the child is gone then; the caller re-sends the rest)."""
+        """Several requests to the same child, pipelined. While the child answers one request, the judge makes
+        the next ready (its arena, its frame); the moment the reply is read and its arena compared, the next goes
+        out, and only then is the reply verified, parsed and handed to the caller. Each keeps its own time limit,
+        counted from when it is sent, within what is left of the submission's total time once the reply before
+        it is charged. A failure raises WorkerLost for the request it happened in (the child is gone then; the
+        caller re-sends the rest)."""
         child = self._live_child()
         pending: tuple[Request, protocol.Arena, float, float, str | None] | None = None
+        ready: tuple[Request, Outgoing] | None = None
+        sent: tuple[Request, protocol.Arena, float] | None = None  # out, its deadline not settled yet
+        failed_next: BaseException | None = None  # sending the next request failed: not this request's time
 
-        def send(request: Request) -> tuple[Request, protocol.Arena, float, float, str | None]:
-            timeout, budget = self._within_total(request.timeout)
-            deadline = time.monotonic() + timeout + (CHILD_CLOCK_FIRST_S if budget is None else 0.0)
-            self._started_call(request.function)  # the worker takes it the moment the reply before it is out
-            arena = child.send(request.message, request.blobs, deadline=deadline, timeout=timeout,
-                               what=request.what, budget=budget)
+        def send_next() -> None:
+            nonlocal ready, sent, failed_next
+            if ready is None:
+                self._started_call(None)
+                return
+            (request, outgoing), ready = ready, None
+            at = time.monotonic()
+            self._started_call(request.function)
+            try:
+                arena = child.transmit(outgoing, deadline=at + request.timeout + CHILD_CLOCK_FIRST_S,
+                                       timeout=request.timeout, what=request.what)
+            except BaseException as exc:
+                failed_next = exc
+                raise
+            sent = (request, arena, at)
+
+        def settle(request: Request, arena: protocol.Arena, at: float,
+                   ) -> tuple[Request, protocol.Arena, float, float, str | None]:
+            """The wait for a request already sent, from what is left of the total time now that the reply
+            before it is charged (what sending it did before the two overlapped; a budget used up ends the child
+            and this request with it, unanswered, as not sending it did)."""
+            try:
+                timeout, budget = self._within_total(request.timeout)
+            except BaseException:
+                arena.close()
+                raise
+            deadline = at + timeout + (CHILD_CLOCK_FIRST_S if budget is None else 0.0)
+            child.settle_deadline(at, deadline)
             return request, arena, deadline, timeout, budget
 
         queue = list(requests)
         try:
-            pending = send(queue.pop(0))
+            first = queue.pop(0)
+            timeout, budget = self._within_total(first.timeout)
+            deadline = time.monotonic() + timeout + (CHILD_CLOCK_FIRST_S if budget is None else 0.0)
+            self._started_call(first.function)
+            arena = child.send(first.message, first.blobs, deadline=deadline, timeout=timeout, what=first.what,
+                               budget=budget)
+            pending = (first, arena, deadline, timeout, budget)
             while pending is not None:
                 request, arena, deadline, timeout, budget = pending
                 pending = None
+                if queue:  # made ready while the child works on `request`
+                    upcoming = queue.pop(0)
+                    ready = (upcoming, child.prepare(upcoming.message, upcoming.blobs))
                 try:
                     answer = self._charge(child.receive(arena, deadline=deadline, timeout=timeout,
-                                                        what=request.what, budget=budget))
+                                                        what=request.what, budget=budget, then=send_next))
                 except WorkerLost as lost:
-                    self._charge_lost(lost, deadline - timeout)
+                    if lost is not failed_next:
+                        self._charge_lost(lost, deadline - timeout)
                     raise
-                if queue:
-                    pending = send(queue.pop(0))
-                else:
-                    self._started_call(None)
+                if sent is not None:
+                    (request, arena, at), sent = sent, None
+                    pending = settle(request, arena, at)
                 yield answer
         finally:
-            if pending is not None:
-                pending[1].close()
+            for arena in ([pending[1]] if pending else []) + ([sent[1]] if sent else []):
+                arena.close()
+            if ready is not None:
+                ready[1].arena.close()
             self._started_call(None)  # a failure or an early close: nothing is waiting (repeats are harmless)
 
     def _started_call(self, function: str | None) -> None:

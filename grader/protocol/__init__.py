@@ -1,7 +1,9 @@
 """Messages between the trusted judge and the untrusted worker: one package, one concept per module.
 
 - `framing`: a frame is `>II` (header length, blob length), a JSON header, then the blobs (raw tensor bytes); the
-  worker's frames are signed with a key the judge gives each child, and every receive has one deadline.
+  worker's frames are signed with a key the judge gives each child, and every receive has one deadline. A frame
+  can be encoded before it is sent and read before it is opened, so the judge sends its next request between
+  the two (grader.session).
 - `arena`: the tensors of a `calls` request travel in a sealed memfd that both sides map, so the judge sees for
   itself whether the learner's function wrote to its arguments.
 - `encoding`: values as JSON with tagged objects for what JSON lacks (tuples, tensors, opaque objects); nothing is
@@ -39,16 +41,21 @@ from grader.protocol.framing import (
     FRAME,
     MAC_BYTES,
     MAX_HEADER_BYTES,
+    RawFrame,
     dumps,
+    frame_parts,
     loads,
+    open_frame,
+    read_frame,
     recv_frame,
     send_frame,
+    send_parts,
     signature,
 )
 
 __all__ = [
     "COALESCE_BYTES", "DEVICES", "DTYPES", "DTYPE_NAMES", "FRAME", "INT_RANGE", "MAC_BYTES", "MAX_DEPTH", "MAX_DIMS",
     "MAX_HEADER_BYTES", "MAX_ITEMS", "MAX_STRING", "Arena", "Decoder", "Encoder", "MessageTooLarge", "Opaque",
-    "OverBudget", "ProtocolError", "Unsigned", "blob_table", "decode", "dumps", "encode", "loads", "map_arena",
-    "recv_frame", "send_frame", "signature",
+    "OverBudget", "ProtocolError", "RawFrame", "Unsigned", "blob_table", "decode", "dumps", "encode", "frame_parts",
+    "loads", "map_arena", "open_frame", "read_frame", "recv_frame", "send_frame", "send_parts", "signature",
 ]

@@ -72,6 +72,12 @@ def signature(key: bytes, header: bytes | bytearray, blobs: list[bytes] | list[b
 def send_frame(sock: socket.socket, header: dict[str, Any], blobs: list[bytes] | None = None, *,
                key: bytes | None = None, fds: tuple[int, ...] = ()) -> None:
     """Send one frame. `key`: sign it (the worker's replies). `fds`: pass these descriptors with it."""
+    send_parts(sock, frame_parts(header, blobs, key=key), fds=fds)
+
+
+def frame_parts(header: dict[str, Any], blobs: list[bytes] | None = None, *, key: bytes | None = None) -> list[bytes]:
+    """One frame's bytes, ready for `send_parts`: encoded ahead, the judge builds the next request while the
+    worker still answers the one before."""
     blobs = blobs or []
     offsets = []
     position = 0
@@ -82,10 +88,14 @@ def send_frame(sock: socket.socket, header: dict[str, Any], blobs: list[bytes] |
     prefix = FRAME.pack(len(encoded), position)
     if key is not None:
         prefix += signature(key, encoded, blobs)
-    head = [prefix, encoded]
     if position <= COALESCE_BYTES:  # one system call (and one wake-up of the peer) for a typical small frame
-        head, blobs = [b"".join([*head, *blobs])], []
-    data = b"".join(head)
+        return [b"".join([prefix, encoded, *blobs])]
+    return [prefix + encoded, *blobs]
+
+
+def send_parts(sock: socket.socket, parts: list[bytes], *, fds: tuple[int, ...] = ()) -> None:
+    """Send a frame's parts (`frame_parts`); `fds` go with its first byte."""
+    data, blobs = parts[0], parts[1:]
     if fds:
         rights = [(_SOL_SOCKET, _SCM_RIGHTS, array.array(_FD_TYPECODE, fds).tobytes())]
         sent = _sendmsg(sock, [data], rights)
@@ -140,14 +150,17 @@ def _recv_prefix_with_fds(sock: socket.socket, size: int, deadline: float | None
     return buffer, fds
 
 
-def recv_frame(
-    sock: socket.socket, *, max_blob_bytes: int, key: bytes | None = None, deadline: float | None = None,
-    with_fds: bool = False,
-) -> tuple[dict[str, Any], list[bytearray]] | tuple[dict[str, Any], list[bytearray], list[int]]:
-    """Read one frame before `deadline` (time.monotonic(); TimeoutError after it). Raises MessageTooLarge before
-    allocating anything over the caps, Unsigned when `key` is given and the signature does not verify.
-    `with_fds`: also return the descriptors that came with the frame (the caller owns them)."""
-    prefix_size = FRAME.size + (MAC_BYTES if key is not None else 0)
+# A frame read whole and not yet opened (`open_frame`): its MAC (b"" unsigned), header bytes, blob bytes and the
+# descriptors that came with it. A tuple, not a class of ours: the worker reads frames too (see the module's top).
+RawFrame = tuple[bytes, bytearray, bytearray, list[int]]
+
+
+def read_frame(sock: socket.socket, *, max_blob_bytes: int, signed: bool = False, deadline: float | None = None,
+               with_fds: bool = False) -> RawFrame:
+    """Read one frame's bytes before `deadline` (time.monotonic(); TimeoutError after it). Raises MessageTooLarge
+    before allocating anything over the caps. `signed`: a MAC follows the prefix. `with_fds`: keep the
+    descriptors that came with it (the caller owns them), else none are expected."""
+    prefix_size = FRAME.size + (MAC_BYTES if signed else 0)
     if with_fds:
         prefix, fds = _recv_prefix_with_fds(sock, prefix_size, deadline)
     else:
@@ -160,7 +173,19 @@ def recv_frame(
             raise MessageTooLarge(blob_size, max_blob_bytes)
         encoded = _recv_exactly(sock, header_size, deadline)
         payload = _recv_exactly(sock, blob_size, deadline)
-        if key is not None and not hmac.compare_digest(bytes(prefix[FRAME.size :]), signature(key, encoded, [payload])):
+    except BaseException:
+        for fd in fds:
+            os.close(fd)
+        raise
+    return bytes(prefix[FRAME.size :]), encoded, payload, fds
+
+
+def open_frame(frame: RawFrame, *, key: bytes | None = None) -> tuple[dict[str, Any], list[bytearray]]:
+    """The header and blobs of a frame `read_frame` read. Raises Unsigned when `key` is given and the signature
+    does not verify, ProtocolError when the header is malformed; the frame's descriptors are closed then."""
+    mac, encoded, payload, fds = frame
+    try:
+        if key is not None and not hmac.compare_digest(mac, signature(key, encoded, [payload])):
             raise Unsigned("a message on the worker's channel was not written by the worker")
         header = loads(encoded)
         if type(header) is not dict:
@@ -170,4 +195,17 @@ def recv_frame(
         for fd in fds:
             os.close(fd)
         raise
-    return (header, blobs, fds) if with_fds else (header, blobs)
+    return header, blobs
+
+
+def recv_frame(
+    sock: socket.socket, *, max_blob_bytes: int, key: bytes | None = None, deadline: float | None = None,
+    with_fds: bool = False,
+) -> tuple[dict[str, Any], list[bytearray]] | tuple[dict[str, Any], list[bytearray], list[int]]:
+    """Read one frame before `deadline` (time.monotonic(); TimeoutError after it). Raises MessageTooLarge before
+    allocating anything over the caps, Unsigned when `key` is given and the signature does not verify.
+    `with_fds`: also return the descriptors that came with the frame (the caller owns them)."""
+    frame = read_frame(sock, max_blob_bytes=max_blob_bytes, signed=key is not None, deadline=deadline,
+                       with_fds=with_fds)
+    header, blobs = open_frame(frame, key=key)
+    return (header, blobs, frame[3]) if with_fds else (header, blobs)

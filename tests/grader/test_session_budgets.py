@@ -11,12 +11,24 @@ from typing import Any
 import pytest
 
 from grader.calls import WorkerLost
+from grader.child import Outgoing
 from grader.interleave import Answer, Request
 from grader.limits import Limits
 from grader.messages import CallOutcome, CallsReply, CallsRequest, Loaded, LoadRequest, RequestedCall
 from grader.session import ADVISORY_BUDGET, TOTAL_BUDGET, Budget, WorkerSession
 
 LIMITS = Limits(call_timeout_s=2.0, total_timeout_s=10.0, advisory_budget_s=3.0, wall_ceiling_factor=4.0)
+
+
+@dataclass
+class Parcel:
+    """What stands for a request's arena: the request, and whether the session let go of it."""
+
+    request: CallsRequest
+    closed: bool = False
+
+    def close(self) -> None:
+        self.closed = True
 
 
 @dataclass
@@ -30,6 +42,7 @@ class TimedChild:
     cancel: object | None = None
     waits: list[tuple[float, str | None]] = field(default_factory=list)
     ended: int = 0
+    parcels: list[Parcel] = field(default_factory=list)
 
     def send_load(self, request: LoadRequest, **_: Any) -> Answer:
         return Answer(message=Loaded(ok=True, functions=("f",), raised=None, output=""), blobs=[])
@@ -41,13 +54,27 @@ class TimedChild:
         return Answer(message=CallsReply(replies), blobs=[])
 
     def send(self, request: CallsRequest, blobs: list[bytes], *, deadline: float, timeout: float,
-             what: str | Callable[[], str], budget: str | None = None) -> CallsRequest:
-        self.waits.append((timeout, budget))
-        return request  # the "arena" receive gets back
+             what: str | Callable[[], str], budget: str | None = None) -> Parcel:
+        return self.transmit(self.prepare(request, blobs))
 
-    def receive(self, arena: CallsRequest, *, deadline: float, timeout: float, what: str | Callable[[], str],
-                budget: str | None = None) -> Answer:
-        replies = tuple(CallOutcome(value=None, duration_ms=self.call_ms) for _ in arena.calls)
+    def prepare(self, request: CallsRequest, blobs: list[bytes]) -> Outgoing:
+        parcel = Parcel(request)
+        self.parcels.append(parcel)
+        return Outgoing(arena=parcel, parts=[])  # type: ignore[arg-type]
+
+    def transmit(self, outgoing: Outgoing, **_: Any) -> Parcel:
+        return outgoing.arena  # type: ignore[return-value]
+
+    def settle_deadline(self, sent: float, deadline: float) -> None:
+        pass
+
+    def receive(self, arena: Parcel, *, deadline: float, timeout: float, what: str | Callable[[], str],
+                budget: str | None = None, then: Callable[[], object] | None = None) -> Answer:
+        self.waits.append((timeout, budget))
+        if then is not None:  # the next request goes out before this reply is parsed (and charged)
+            then()
+        arena.close()
+        replies = tuple(CallOutcome(value=None, duration_ms=self.call_ms) for _ in arena.request.calls)
         return Answer(message=CallsReply(replies), blobs=[])
 
     def end(self) -> None:
@@ -100,6 +127,29 @@ def test_a_request_waits_its_calls_limit_and_the_child_pushes_it_back_on_a_busy_
     call(made, calls=2)
     list(made.grouped_calls([Request(request(), [], 2.0, "f()", "f")]))
     assert child.waits == [(2 * 2.0, None), (2.0, None)]
+
+
+def test_a_pipelined_request_waits_what_is_left_once_the_reply_before_it_is_charged() -> None:
+    # The second request goes out before the first reply is parsed; its wait is settled after that reply's 9 s
+    child = TimedChild(call_ms=9000.0)
+    made = session(child)
+    list(made.grouped_calls([Request(request(), [], 2.0, "f()", "f"), Request(request(), [], 2.0, "f()", "f")]))
+    (first, second) = child.waits
+    assert first == (2.0, None)
+    assert second[0] == pytest.approx(1.0, abs=0.05)
+    assert second[1] == "total time limit 10 s for the whole submission"
+
+
+def test_a_pipelined_request_sent_after_the_budget_ran_out_ends_the_child_unanswered() -> None:
+    child = TimedChild(call_ms=10_000.0)
+    made = session(child)
+    answers = made.grouped_calls([Request(request(), [], 2.0, "f()", "f"), Request(request(), [], 2.0, "f()", "f")])
+    with pytest.raises(WorkerLost) as lost:
+        next(answers)  # the first reply is in, but the second request finds no time left: as if never sent
+    assert (str(lost.value), lost.value.limit) == ("total time limit 10 s for the whole submission used up",
+                                                   "total_time")
+    assert child.ended == 1 and len(child.waits) == 1
+    assert [parcel.closed for parcel in child.parcels] == [True, True]
 
 
 def test_a_request_waits_no_longer_than_the_budget_left() -> None:

@@ -290,3 +290,34 @@ def test_a_reply_trickled_byte_by_byte_still_meets_its_deadline(grade_code: Grad
         found = report.checks[0]
         assert (found.id, found.limit) in {("add_one.values", "tampering"), ("add_one.values", "time")}, found
         assert found.message.startswith(("your code wrote on the grader's channel", "time limit 3 s exceeded"))
+
+
+# The judge sends a check's request the moment the reply before it is read (grader.session): a write to an
+# argument must be seen in its arena before the learner's next call can put the bytes back.
+RESTORED_BY_THE_NEXT_REQUEST = '''
+import torch
+
+_kept = []
+
+def add_one(x):
+    if tuple(x.shape) == (3,):  # the fresh-storage check's call, the second request of the first exchange
+        x.numpy()[:] += 1.0  # through NumPy: no version counter sees it
+        _kept.append(x)
+        return x.clone()  # the right values, in new storage
+    return x + 1
+
+def scaled_sum(x, factor):
+    for kept in _kept:  # the next request, already in the worker: put the bytes back before anyone looks
+        kept.numpy()[:] -= 1.0
+    _kept.clear()
+    if isinstance(factor, bool):
+        raise TypeError("factor must be a number")
+    return x.sum() * factor
+'''
+
+
+def test_a_write_put_back_by_the_next_request_is_still_seen(grade_code: GradeCode) -> None:
+    report = grade_code(RESTORED_BY_THE_NEXT_REQUEST)
+    assert not report.solved
+    assert "modified its argument(s) x in place" in messages(report)["add_one.fresh_storage"]
+    assert messages(report)["scaled_sum.values"] == ""
