@@ -56,7 +56,8 @@ class CallSession(Protocol):
 class GroupedCallSession(CallSession, Protocol):
     """The worker session the scheduler sends batches of requests to (grader.session.WorkerSession)."""
 
-    def grouped_calls(self, requests: Sequence[Request]) -> Iterator[Answer]: ...
+    def grouped_calls(self, requests: list[Request]) -> Iterator[Answer]:
+        """The replies, in order; requests appended to `requests` while it is answered are sent too."""
 
     def start_advisory_budget(self) -> None:
         """The required checks are done: later requests spend the advisory budget (Limits.advisory_budget_s)."""
@@ -132,6 +133,8 @@ class Interleaver:
     # A learner function that broke a limit once is not called again in this grading: function -> why not.
     broken: dict[str, WorkerLost] = field(default_factory=dict, init=False)
     _in_flight: _Running | None = field(default=None, init=False)  # whose request was running when stopped
+    # The exchange in flight, while a later request can still join it: its entries and their requests, in order.
+    _joining: tuple[list[_Running], list[Request]] | None = field(default=None, init=False)
 
     def run(self, tasks: Sequence[Task], on_done: Callable[[int, Any, float], None],
             titles: Sequence[str] = (), on_stopped: Callable[[int, GradingStopped | None], Any] | None = None,
@@ -168,6 +171,7 @@ class Interleaver:
                 for entry, reply in self._exchange(batch):  # a check resumes as soon as its own reply is in
                     entry.sent = None
                     self._resume(entry, reply)
+                    self._join(entry)
                     report()
         except GradingStopped as stop:
             if on_stopped is None:
@@ -228,7 +232,9 @@ class Interleaver:
                 self._note(entry, reply)
                 yield entry, reply
                 continue
-            replies = self._merged([entry.sent for entry in queue])
+            requests = [entry.sent for entry in queue if entry.sent is not None]  # every queued entry was sent
+            self._joining = (queue, requests)
+            replies = self._merged(requests)
             answered = 0
             try:
                 for reply in replies:
@@ -238,10 +244,28 @@ class Interleaver:
                 self._in_flight = queue[answered] if answered < len(queue) else None
                 raise
             except WorkerLost as exc:
+                self._joining = None
                 self._note(queue[answered], exc)
                 yield queue[answered], exc
                 answered += 1
+            finally:
+                self._joining = None
             queue = queue[answered:]
+
+    def _join(self, entry: _Running) -> None:
+        """A check that asked for more calls when its reply came in: its request joins the exchange in flight,
+        sent as soon as the requests before it are answered, so the worker need not wait for the exchange to end
+        and the judge to resume every check. A request for a function that broke a limit is left for the next
+        exchange, which answers it "not run"."""
+        if entry.request is None or self._joining is None:
+            return
+        entry.sent, entry.request = entry.request, None
+        if self._not_run(entry) is not None:
+            entry.sent, entry.request = None, entry.sent
+            return
+        entries, requests = self._joining
+        entries.append(entry)
+        requests.append(entry.sent)
 
     def _note(self, entry: _Running, reply: Answer | BaseException) -> None:
         """Remember a function that broke a limit (a check's calls use one function per request)."""
@@ -273,9 +297,10 @@ class Interleaver:
         except WorkerLost as exc:
             return exc
 
-    def _merged(self, requests: list[Request | None]) -> Iterator[Answer]:
+    def _merged(self, requests: list[Request]) -> Iterator[Answer]:
+        """One exchange of `requests`, a list that requests joining it are appended to while it is answered."""
         self.exchanges += 1
-        return self.session.grouped_calls([request for request in requests if request is not None])
+        return self.session.grouped_calls(requests)
 
 
 __all__ = ["Answer", "CallSession", "GroupedCallSession", "Interleaver", "Request", "TaskSession"]

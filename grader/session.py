@@ -13,7 +13,7 @@ ceiling (`Limits.wall_ceiling_factor` times the budget) that bounds every wait f
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -163,13 +163,14 @@ class WorkerSession:
         finally:
             self._started_call(None)
 
-    def grouped_calls(self, requests: Sequence[Request]) -> Iterator[Answer]:
+    def grouped_calls(self, requests: list[Request]) -> Iterator[Answer]:
         """Several requests to the same child, pipelined. While the child answers one request, the judge makes
         the next ready (its arena, its frame); the moment the reply is read and its arena compared, the next goes
         out, and only then is the reply verified, parsed and handed to the caller. Each keeps its own time limit,
         counted from when it is sent, within what is left of the submission's total time once the reply before
-        it is charged. A failure raises WorkerLost for the request it happened in (the child is gone then; the
-        caller re-sends the rest)."""
+        it is charged. Requests the caller appends to `requests` while it handles a reply are sent too (a check
+        that asked for more calls joins the exchange). A failure raises WorkerLost for the request it happened
+        in (the child is gone then; the caller re-sends the rest)."""
         child = self._live_child()
         pending: tuple[Request, protocol.Arena, float, float, str | None] | None = None
         ready: tuple[Request, Outgoing] | None = None
@@ -206,20 +207,23 @@ class WorkerSession:
             child.settle_deadline(at, deadline)
             return request, arena, deadline, timeout, budget
 
-        queue = list(requests)
+        position = 0  # the next of `requests` to send: the caller may append to it while we yield
         try:
-            first = queue.pop(0)
-            timeout, budget = self._within_total(first.timeout)
-            deadline = time.monotonic() + timeout + (CHILD_CLOCK_FIRST_S if budget is None else 0.0)
-            self._started_call(first.function)
-            arena = child.send(first.message, first.blobs, deadline=deadline, timeout=timeout, what=first.what,
-                               budget=budget)
-            pending = (first, arena, deadline, timeout, budget)
-            while pending is not None:
+            while True:
+                if pending is None:  # nothing in flight: the first request, or one appended while we yielded
+                    if position == len(requests):
+                        break
+                    first, position = requests[position], position + 1
+                    timeout, budget = self._within_total(first.timeout)
+                    deadline = time.monotonic() + timeout + (CHILD_CLOCK_FIRST_S if budget is None else 0.0)
+                    self._started_call(first.function)
+                    arena = child.send(first.message, first.blobs, deadline=deadline, timeout=timeout,
+                                       what=first.what, budget=budget)
+                    pending = (first, arena, deadline, timeout, budget)
                 request, arena, deadline, timeout, budget = pending
                 pending = None
-                if queue:  # made ready while the child works on `request`
-                    upcoming = queue.pop(0)
+                if position < len(requests):  # made ready while the child works on `request`
+                    upcoming, position = requests[position], position + 1
                     ready = (upcoming, child.prepare(upcoming.message, upcoming.blobs))
                 try:
                     answer = self._charge(child.receive(arena, deadline=deadline, timeout=timeout,

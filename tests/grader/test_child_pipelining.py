@@ -16,6 +16,7 @@ import pytest
 from grader import protocol
 from grader.calls import WorkerLost
 from grader.child import Child, ExitInfo
+from grader.interleave import Answer
 from grader.limits import Limits
 from grader.messages import CallsReply, CallsRequest, RequestedCall
 
@@ -59,7 +60,7 @@ def an_arena() -> protocol.Arena:
     return protocol.Arena.create([b"\x01\x02\x03\x04"])
 
 
-def receive(child: Child, arena: protocol.Arena, then: object) -> object:
+def receive(child: Child, arena: protocol.Arena, then: object) -> Answer:
     deadline = time.monotonic() + 5.0
     return child.receive(arena, deadline=deadline, timeout=5.0, what="f()", then=then)  # type: ignore[arg-type]
 

@@ -1,6 +1,6 @@
 """grader.interleave: checks run side by side and share exchanges, without changing what any check sees."""
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,14 +32,14 @@ class FakeSession:
               what: str | Callable[[], str], function: str = "") -> Answer:
         return next(self.grouped_calls([Request(request, blobs, timeout, what, function)]))
 
-    def grouped_calls(self, requests: Sequence[Request]) -> Iterator[Answer]:
-        self.exchanges.append({
-            "calls": [{"tag": call.arguments} for request in requests for call in request.message.calls],
-            "blobs": [list(request.blobs) for request in requests],
-            "groups": [len(request.message.calls) for request in requests],
-            "timeouts": [request.timeout for request in requests],
-        })
-        for request in requests:  # one after another, as the worker session sends them
+    def grouped_calls(self, requests: list[Request]) -> Iterator[Answer]:
+        exchange: dict[str, list[Any]] = {"calls": [], "blobs": [], "groups": [], "timeouts": []}
+        self.exchanges.append(exchange)
+        for request in requests:  # one after another, as the worker session sends them, joined ones included
+            exchange["calls"] += [{"tag": call.arguments} for call in request.message.calls]
+            exchange["blobs"].append(list(request.blobs))
+            exchange["groups"].append(len(request.message.calls))
+            exchange["timeouts"].append(request.timeout)
             tags = [call.arguments for call in request.message.calls]  # a call's "arguments" are its tag here
             self.sent.extend(tags)
             if "crash" in tags:
@@ -75,11 +75,11 @@ def test_checks_waiting_at_the_same_time_share_one_exchange_and_get_their_own_re
 
     done, session, interleaver = run([task("a"), task("b"), task("c")])
     assert [result for _, result, _ in done] == [[f"{n}1", f"{n}2", f"{n}3"] for n in "abc"]
+    # each check's second request joins the exchange as soon as its first reply is in
     assert [[call["tag"] for call in e["calls"]] for e in session.exchanges] == [
-        ["a1", "a2", "b1", "b2", "c1", "c2"],
-        ["a3", "b3", "c3"],
+        ["a1", "a2", "b1", "b2", "c1", "c2", "a3", "b3", "c3"],
     ]
-    assert interleaver.exchanges == 2
+    assert interleaver.exchanges == 1
 
 
 def test_requests_of_one_exchange_keep_their_own_tensors() -> None:
@@ -123,15 +123,15 @@ def test_a_failure_is_charged_to_its_own_check_and_the_checks_after_it_are_sent_
         ["a"], "lost: the worker process crashed during a call", ["b"], ["c"],
     ]
     assert [[call["tag"] for call in e["calls"]] for e in session.exchanges] == [
-        ["a", "crash", "b", "c"],  # "a" is answered, then the worker dies in the crashing check's group
+        ["a", "crash"],  # "a" is answered, then the worker dies in the crashing check's group
         ["b", "c"],  # the rest go again, together, to a fresh worker
     ]
     assert interleaver.exchanges == 2
 
 
 def test_a_check_resumes_as_soon_as_its_own_reply_is_in() -> None:
-    """So its verdict is out while the worker is still busy with the checks after it; its next request waits
-    for the next exchange."""
+    """So its verdict is out while the worker is still busy with the checks after it; its next request joins
+    the exchange, after the requests already in it."""
     session = FakeSession()
 
     def task(name: str, rounds: int) -> Callable[[TaskSession], Any]:
@@ -144,7 +144,7 @@ def test_a_check_resumes_as_soon_as_its_own_reply_is_in() -> None:
 
     done, _, _ = run([task("a", 2), task("b", 1)], session)
     assert session.log == ["reply a1", "a resumed", "reply b1", "b resumed", "reply a2", "a resumed"]
-    assert [e["groups"] for e in session.exchanges] == [[1, 1], [1]]
+    assert [e["groups"] for e in session.exchanges] == [[1, 1, 1]]
     assert [index for index, _, _ in done] == [0, 1]
 
 
