@@ -216,7 +216,7 @@ class Child:
             with self._failures(timeout, what, budget):
                 deadline = self._wait_for_reply(deadline)
                 frame = protocol.read_frame(self.sock, max_blob_bytes=self.limits.message_mb * 1024 * 1024,
-                                            signed=True, deadline=deadline)
+                                            signed=True, deadline=deadline, with_fds=False)
             written = arena.written() if arena is not None else ()
         finally:
             if arena is not None:

@@ -3,14 +3,15 @@
 A round trip costs far more than a small call (both processes wake up, and the judge's code runs with cold
 caches), and most checks make only one or two batches of calls. So each check runs as a greenlet in the
 grading thread: when it asks for calls it pauses, and once every unfinished check is paused, all their
-requests go to the worker as one request of several groups. The worker answers each group as soon as it is
-done, and its check resumes at once, while the worker goes on with the next group: verdicts still appear one by
-one, and the judge's work overlaps the worker's. Checks run one at a time and in order, exactly as if they ran
-one after another; only their waiting overlaps.
+requests go to the worker as one exchange. The worker answers each request as soon as it is done, and its
+check resumes at once, while the worker goes on with the next: verdicts still appear one by one, and the judge's
+work overlaps the worker's. A check that asks for more calls when it resumes joins the exchange in flight, after
+the requests already in it, so the worker does not wait for every check of the exchange to be resumed. Checks run
+one at a time and in order, exactly as if they ran one after another; only their waiting overlaps.
 
-The requests of a batch go to the worker one after another, each sent the moment the reply before it is in
-(each has its own arena, which the judge compares before anything else can run in the worker): the worker never
-waits for a check to be resumed, yet no call can touch another call's memory unseen.
+The requests of an exchange go to the worker one after another, each sent the moment the reply before it is read
+(each has its own arena, which the judge compares before anything else can run in the worker; grader.session):
+the worker never waits for a check to be resumed, yet no call can touch another call's memory unseen.
 
 Merging changes no verdict: every request keeps its own time limit, counted from when it is sent, and a failure
 (time, crash, limit, malformed reply) is charged to the request it happened in, exactly as if it had gone alone.

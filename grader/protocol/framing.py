@@ -155,8 +155,8 @@ def _recv_prefix_with_fds(sock: socket.socket, size: int, deadline: float | None
 RawFrame = tuple[bytes, bytearray, bytearray, list[int]]
 
 
-def read_frame(sock: socket.socket, *, max_blob_bytes: int, signed: bool = False, deadline: float | None = None,
-               with_fds: bool = False) -> RawFrame:
+def read_frame(sock: socket.socket, *, max_blob_bytes: int, signed: bool, deadline: float | None,
+               with_fds: bool) -> RawFrame:
     """Read one frame's bytes before `deadline` (time.monotonic(); TimeoutError after it). Raises MessageTooLarge
     before allocating anything over the caps. `signed`: a MAC follows the prefix. `with_fds`: keep the
     descriptors that came with it (the caller owns them), else none are expected."""

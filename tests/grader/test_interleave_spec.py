@@ -135,6 +135,15 @@ def test_a_function_that_broke_a_limit_is_not_run_again_with_the_reason_naming_t
     assert set(interleaver.broken) == {"f"}
 
 
+def test_a_check_that_asks_again_after_its_request_failed_goes_on_in_later_exchanges() -> None:
+    # The failed request ended its exchange: what the check asks next cannot join it, and goes on its own.
+    tasks = [lambda s: ask(s, "g", "a"), lambda s: [ask(s, "f", "!"), ask(s, "f", "b"), ask(s, "f", "c")]]
+    results, session, _ = run(tasks)
+    assert results == [["a"], ["None: ! during f(!)", ["b"], ["c"]]]
+    assert [(seen[0], seen[4]) for seen in session.seen] == [
+        ("merged", ["a"]), ("merged", ["!"]), ("alone", ["b"]), ("alone", ["c"])]
+
+
 def test_the_reason_of_a_function_that_ran_out_of_time_gives_the_call_limit() -> None:
     results, _, _ = run([lambda s: ask(s, "f", "time!"), lambda s: ask(s, "f", "a")], merge=False,
                         titles=["first", "second"], call_timeout_s=2.5)

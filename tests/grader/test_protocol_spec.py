@@ -32,6 +32,7 @@ from grader.protocol import (
     Arena,
     Decoder,
     Encoder,
+    MessageTooLarge,
     Opaque,
     ProtocolError,
     Unsigned,
@@ -423,6 +424,22 @@ def test_descriptors_of_a_frame_cut_short_are_closed(pair: tuple[socket.socket, 
     before = open_fds()
     with pytest.raises(EOFError):
         recv_frame(right, max_blob_bytes=0, with_fds=True)
+    assert open_fds() == before
+    os.close(sent)
+
+
+@pytest.mark.parametrize(("start", "error"), [(FRAME.pack(2, 100), MessageTooLarge),
+                                              (FRAME.pack(10, 0) + b"{}", EOFError)],
+                         ids=["too-large", "cut-after-the-prefix"])
+def test_descriptors_of_a_frame_refused_after_its_prefix_are_closed(pair: tuple[socket.socket, socket.socket],
+                                                                    start: bytes, error: type[Exception]) -> None:
+    left, right = pair
+    sent = memfd(b"x")
+    socket.send_fds(left, [start], [sent])
+    left.close()
+    before = open_fds()
+    with pytest.raises(error):
+        recv_frame(right, max_blob_bytes=3, with_fds=True)
     assert open_fds() == before
     os.close(sent)
 
