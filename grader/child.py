@@ -49,6 +49,12 @@ class _CallLimitExceeded(Exception):
 CHILD_CLOCK_FIRST_S = 0.25
 
 
+def wait_deadline(sent: float, timeout: float, budget: str | None) -> float:
+    """When the judge stops waiting for a request sent at `sent`: its limit, plus a moment for the child's own
+    clock to end the call first, unless what is left of a budget decides (no call of the child's then ends it)."""
+    return sent + timeout + (CHILD_CLOCK_FIRST_S if budget is None else 0.0)
+
+
 class _TorchChanged(Exception):
     """The child said the learner's code changed torch for the worker's own operations (messages.Tampered)."""
 
@@ -122,7 +128,7 @@ class Child:
         """Send one request and wait for its reply; any way the child fails becomes WorkerLost naming why
         (`what` describes the request, built only for such a message). `budget`: the timeout is what was left of
         the budget so named (grader.session.Budget), and a time-out says so."""
-        deadline = time.monotonic() + timeout + (CHILD_CLOCK_FIRST_S if budget is None else 0.0)
+        deadline = wait_deadline(time.monotonic(), timeout, budget)
         arena = self.send(request, blobs, deadline=deadline, timeout=timeout, what=what, budget=budget)
         return self.receive(arena, deadline=deadline, timeout=timeout, what=what, budget=budget)
 

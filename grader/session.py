@@ -20,7 +20,7 @@ from typing import Protocol
 from grader import protocol
 from grader.calls import ExceptionInfo, WorkerLost
 from grader.cancel import CallStarted, CancelToken, GradingStopped, OnCall
-from grader.child import CHILD_CLOCK_FIRST_S, Child, Outgoing
+from grader.child import Child, Outgoing, wait_deadline
 from grader.interleave import Answer, Request
 from grader.limits import Limits
 from grader.messages import CallsReply, CallsRequest, Loaded, LoadRequest
@@ -186,7 +186,7 @@ class WorkerSession:
             at = time.monotonic()
             self._started_call(request.function)
             try:
-                arena = child.transmit(outgoing, deadline=at + request.timeout + CHILD_CLOCK_FIRST_S,
+                arena = child.transmit(outgoing, deadline=wait_deadline(at, request.timeout, None),
                                        timeout=request.timeout, what=request.what)
             except BaseException as exc:
                 failed_next = exc
@@ -203,7 +203,7 @@ class WorkerSession:
             except BaseException:
                 arena.close()
                 raise
-            deadline = at + timeout + (CHILD_CLOCK_FIRST_S if budget is None else 0.0)
+            deadline = wait_deadline(at, timeout, budget)
             child.settle_deadline(at, deadline)
             return request, arena, deadline, timeout, budget
 
@@ -215,7 +215,7 @@ class WorkerSession:
                         break
                     first, position = requests[position], position + 1
                     timeout, budget = self._within_total(first.timeout)
-                    deadline = time.monotonic() + timeout + (CHILD_CLOCK_FIRST_S if budget is None else 0.0)
+                    deadline = wait_deadline(time.monotonic(), timeout, budget)
                     self._started_call(first.function)
                     arena = child.send(first.message, first.blobs, deadline=deadline, timeout=timeout,
                                        what=first.what, budget=budget)

@@ -8,7 +8,6 @@ import os
 import socket
 import threading
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
@@ -20,14 +19,6 @@ from grader.limits import Limits
 @dataclass
 class NoControl:
     control: None = None
-
-
-@pytest.fixture
-def pair() -> Iterator[tuple[socket.socket, socket.socket]]:
-    ours, theirs = socket.socketpair()
-    yield ours, theirs
-    ours.close()
-    theirs.close()
 
 
 def child_on(sock: socket.socket, *, factor: float = 8.0, pid: int | None = None) -> Child:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import socket
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import pytest
@@ -31,14 +30,6 @@ class Reaper:
     def reap(self, child: Child) -> ExitInfo:
         self.reaped.append(child)
         return ExitInfo(exit_code=0)
-
-
-@pytest.fixture
-def pair() -> Iterator[tuple[socket.socket, socket.socket]]:
-    ours, theirs = socket.socketpair()
-    yield ours, theirs
-    ours.close()
-    theirs.close()
 
 
 def child_on(sock: socket.socket, factor: float = 8.0) -> Child:

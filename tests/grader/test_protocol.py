@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import math
 import socket
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -34,15 +33,6 @@ def wire(tree: Any, blobs: list[bytes]) -> tuple[Any, list[bytearray]]:
 
 def round_trip(value: Any, *, preserve_views: bool = True) -> Any:
     return decode(*wire(*encode(value, preserve_views=preserve_views)))
-
-
-@pytest.fixture
-def pair() -> Iterator[tuple[socket.socket, socket.socket]]:
-    left, right = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-    right.settimeout(5)  # a reader that wrongly waits for bytes that never come fails instead of hanging
-    yield left, right
-    left.close()
-    right.close()
 
 
 # ------------------------------------------------------------------------------------------- python values
