@@ -6,7 +6,6 @@ module attributes, Python classes and builtins, and none of that reaches what th
 
 from __future__ import annotations
 
-import _json
 import math
 import operator
 from dataclasses import dataclass, field
@@ -71,12 +70,6 @@ _no_torch_function = torch._C.DisableTorchFunction
 _isfinite = math.isfinite
 _prod = math.prod
 _mul = operator.mul
-# A tensor description's identity: its fields as sorted JSON, told apart exactly as repr(sorted(items)) would
-# (4 from 4.0, true from 1) at half the cost.
-_sorted_json = _json.make_encoder(  # markers, default, encoder, indent, separators, sort, skipkeys, allow_nan
-    None, None, _json.encode_basestring_ascii, None, ":", ",", True, False, True  # type: ignore[arg-type]
-)
-_join = "".join
 _INT_ONLY = frozenset({int})
 
 
@@ -247,7 +240,7 @@ class Decoder:
     # One tensor object per distinct description: a tensor the check passed as two arguments (or twice in a list)
     # arrives as one object, as the learner's own caller would pass it (code that tells arguments apart by
     # identity must meet that case).
-    _tensors: dict[str, torch.Tensor] = field(default_factory=dict)
+    _tensors: dict[tuple[Any, ...], torch.Tensor] = field(default_factory=dict)
     _items: int = 0
 
     def decode(self, tree: Any, depth: int = 0) -> Any:
@@ -264,6 +257,9 @@ class Decoder:
         if kind is not dict or len(tree) != 1:
             raise ProtocolError(f"unexpected value {kind.__name__}")
         ((tag, body),) = tree.items()
+        if tag == "tensor" and type(body) is dict:  # first: the commonest by far
+            with _no_torch_function():
+                return self._tensor(body)
         if tag == "float" and body in ("nan", "inf", "-inf"):
             return float(body)
         if tag == "tuple" and type(body) is list:
@@ -282,47 +278,59 @@ class Decoder:
                 return Opaque(body[:200])
             if self.opaque is not None:  # e.g. a NumPy array a check passes to test that it is refused
                 return self.opaque(body[:200])
-        if tag == "tensor" and type(body) is dict:
-            key = _join(_sorted_json(body, 0))
-            if key not in self._tensors:
-                with _no_torch_function():
-                    self._tensors[key] = self._tensor(body)
-            return self._tensors[key]
         raise ProtocolError(f"unknown tag {tag!r}")
 
     def _tensor(self, meta: dict[str, Any]) -> torch.Tensor:
+        """The tensor `meta` describes, checked field by field. Its key in `_tensors` is made of the checked fields
+        alone, everything the tensor is built from: two descriptions share one object exactly when they would be
+        built alike (a field this decoder does not read tells nothing apart)."""
         dtype = DTYPES.get(meta.get("dtype"))  # type: ignore[arg-type]
         if dtype is None:
             raise ProtocolError(f"dtype {meta.get('dtype')!r} is not allowed")
         shape, device = meta.get("shape"), meta.get("device", "cpu")
         if device not in DEVICES:
             raise ProtocolError(f"device {str(device)[:20]!r} is not allowed")
+        floating = dtype.is_floating_point
+        parameter = meta.get("parameter") is True and floating
+        requires_grad = meta.get("requires_grad") is True and floating
         if device == "meta":
-            if not (isinstance(shape, list) and _int_list(shape)):
+            if not _int_list(shape):
                 raise ProtocolError("malformed tensor metadata")
-            if len(shape) > MAX_DIMS or any(size < 0 for size in shape):
+            if len(shape) > MAX_DIMS or min(shape, default=0) < 0:
                 raise ProtocolError("invalid tensor shape")
-            tensor = _empty(shape, dtype=dtype, device="meta")
+            key: tuple[Any, ...] = (dtype, tuple(shape), parameter, requires_grad)
         else:
-            tensor = self._cpu_tensor(meta, dtype)
-        if meta.get("parameter") is True and dtype.is_floating_point:
-            return _make_parameter(_Parameter, tensor, bool(meta.get("requires_grad")))
-        if meta.get("requires_grad") is True and dtype.is_floating_point:
+            layout = meta["layout_stride"] if "layout_stride" in meta else meta.get("stride")
+            offset, index = meta.get("offset"), meta.get("storage")
+            if not (_int_list(shape) and _int_list(layout) and type(offset) is int and type(index) is int):
+                raise ProtocolError("malformed tensor metadata")
+            if (len(shape) > MAX_DIMS or len(layout) != len(shape) or min(shape, default=0) < 0
+                    or min(layout, default=0) < 0 or offset < 0):
+                raise ProtocolError("invalid tensor shape or strides")
+            if not 0 <= index < len(self.blobs):
+                raise ProtocolError("tensor refers to a missing blob")
+            key = (dtype, tuple(shape), tuple(layout), offset, index, parameter, requires_grad)
+        found = self._tensors.get(key)
+        if found is None:
+            found = self._tensors[key] = self._build(key, device, parameter, requires_grad)
+        return found
+
+    def _build(self, key: tuple[Any, ...], device: str, parameter: bool, requires_grad: bool) -> torch.Tensor:
+        if device == "meta":
+            tensor = _empty(key[1], dtype=key[0], device="meta")
+        else:
+            tensor = self._cpu_tensor(*key[:5])
+        if parameter:
+            return _make_parameter(_Parameter, tensor, requires_grad)
+        if requires_grad:
             _t_requires_grad_(tensor, True)
             if not _t_requires_grad(tensor):  # requires_grad_ is an operator: a kernel could leave it off
                 raise ProtocolError("a decoded argument does not require grad as it was sent (an operator the "
                                     "grader uses to rebuild arguments was changed)")
         return tensor
 
-    def _cpu_tensor(self, meta: dict[str, Any], dtype: torch.dtype) -> torch.Tensor:
-        shape, stride, offset, index = meta.get("shape"), meta.get("stride"), meta.get("offset"), meta.get("storage")
-        layout = meta.get("layout_stride", stride)
-        if not (_int_list(shape) and _int_list(layout) and type(offset) is int and type(index) is int):
-            raise ProtocolError("malformed tensor metadata")
-        if len(shape) > MAX_DIMS or len(layout) != len(shape) or min(shape + layout, default=0) < 0 or offset < 0:
-            raise ProtocolError("invalid tensor shape or strides")
-        if not 0 <= index < len(self.blobs):
-            raise ProtocolError("tensor refers to a missing blob")
+    def _cpu_tensor(self, dtype: torch.dtype, shape: tuple[int, ...], layout: tuple[int, ...], offset: int,
+                    index: int) -> torch.Tensor:
         base = self._base(index, dtype)
         count = _t_numel(base)
         if _prod(shape):
@@ -352,14 +360,14 @@ class Decoder:
         return _t_view(raw, dtype)
 
 
-    def _verified(self, tensor: Any, index: int, dtype: torch.dtype, shape: list[int], stride: list[int],
-                  offset: int) -> torch.Tensor:
+    def _verified(self, tensor: Any, index: int, dtype: torch.dtype, shape: tuple[int, ...],
+                  stride: tuple[int, ...], offset: int) -> torch.Tensor:
         """The view as asked for, over the blob's own memory. `view` and `as_strided` are operators, and a kernel
         registered for them runs whatever its author wrote: a private copy would let a function write its
         arguments where the judge does not look. Checked through descriptors, which no kernel reaches."""
         storage = _t_untyped_storage(tensor) if type(tensor) is _Tensor else None
         if (storage is None or (_storage_data_ptr(storage), _storage_nbytes(storage)) != self._memory[index]
-                or _t_dtype(tensor) != dtype or list(_t_shape(tensor)) != shape or list(_t_stride(tensor)) != stride
+                or _t_dtype(tensor) != dtype or _t_shape(tensor) != shape or _t_stride(tensor) != stride
                 or _t_storage_offset(tensor) != offset):
             raise ProtocolError("a decoded argument is not the memory it was sent in (an operator the grader uses "
                                 "to rebuild arguments was changed)")

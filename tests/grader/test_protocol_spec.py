@@ -736,11 +736,51 @@ def test_one_tensor_sent_twice_arrives_as_one_object() -> None:
     assert transposed is not first and transposed.data_ptr() == first.data_ptr()
 
 
-def test_tensors_that_differ_in_any_description_field_stay_apart() -> None:
-    decoder = Decoder(EIGHT_BYTES)
+SIXTEEN_BYTES = [bytearray(16), bytearray(16)]
+
+
+@pytest.mark.parametrize("change", [
+    pytest.param({"dtype": "int32"}, id="dtype"),
+    pytest.param({"shape": [1]}, id="shape"),
+    pytest.param({"stride": [2]}, id="stride"),
+    pytest.param({"layout_stride": [2]}, id="layout-stride"),
+    pytest.param({"offset": 1}, id="offset"),
+    pytest.param({"storage": 1}, id="storage"),
+    pytest.param({"requires_grad": True}, id="requires-grad"),
+    pytest.param({"parameter": True}, id="parameter"),
+    pytest.param({"device": "meta"}, id="device"),
+])
+def test_tensors_that_differ_in_a_field_they_are_built_from_stay_apart(change: dict[str, Any]) -> None:
+    decoder = Decoder(SIXTEEN_BYTES)
     plain = decoder.decode(tensor_tree())
     assert decoder.decode(tensor_tree()) is plain
-    assert decoder.decode(tensor_tree(requires_grad=True)) is not plain
+    assert decoder.decode(tensor_tree(**change)) is not plain
+
+
+@pytest.mark.parametrize("same", [
+    pytest.param({"note": "ignored"}, id="a-field-nothing-reads"),
+    pytest.param({"stride": [9], "layout_stride": [1]}, id="stride-beside-the-layout-that-builds"),
+    pytest.param({"parameter": 1}, id="parameter-not-true"),
+    pytest.param({"dtype": "int64", "requires_grad": True}, id="grad-on-an-integer-dtype"),
+])
+def test_descriptions_built_alike_arrive_as_one_object(same: dict[str, Any]) -> None:
+    base = {"dtype": same.get("dtype", "float32")}
+    decoder = Decoder(SIXTEEN_BYTES)
+    assert decoder.decode(tensor_tree(**same)) is decoder.decode(tensor_tree(**base))
+
+
+@pytest.mark.parametrize("forged", [
+    pytest.param({"offset": 0.0}, id="offset-a-float"),
+    pytest.param({"storage": False}, id="storage-a-bool"),
+    pytest.param({"shape": [2.0]}, id="shape-of-floats"),
+    pytest.param({"stride": [True]}, id="stride-of-bools"),
+])
+def test_a_forged_description_is_refused_after_its_lawful_twin(forged: dict[str, Any]) -> None:
+    """The twin's object is not handed out for it: every description is checked before it is looked up."""
+    decoder = Decoder(SIXTEEN_BYTES)
+    decoder.decode(tensor_tree())
+    with pytest.raises(ProtocolError, match=exactly("malformed tensor metadata")):
+        decoder.decode(tensor_tree(**forged))
 
 
 def test_requires_grad_is_set_on_a_decoded_float_tensor() -> None:
