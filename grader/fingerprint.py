@@ -7,6 +7,7 @@ mutants only word the diagnoses, so they do not either."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from importlib import metadata
 
@@ -34,6 +35,7 @@ def battery_hash(problem: Problem) -> str:
     return value
 
 
+@functools.cache  # the installed package's metadata, read from disk (0.3 ms a stored verdict); fixed for a process
 def engine_version() -> str:
     try:
         return metadata.version("paperlab")
