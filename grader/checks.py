@@ -392,6 +392,10 @@ def _tensor_mismatch(got: torch.Tensor, expected: torch.Tensor, *, rtol: float, 
     """'' when close; otherwise the max errors and the first and worst mismatching index."""
     if got.numel() == 0:
         return ""
+    # Equal values are close whatever the tolerance: one kernel, where the rule below takes six (nan is never
+    # equal to itself here, so equal_nan is left to the rule).
+    if got.dtype == expected.dtype and torch.equal(got, expected):
+        return ""
     g = got.to(torch.float64)
     e = expected.to(torch.float64)
     # The usual case, in one call: torch.isclose's rule is the one below (|g - e| <= atol + rtol |e|, an infinity
