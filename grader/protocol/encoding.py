@@ -299,27 +299,31 @@ class Decoder:
             if len(shape) > MAX_DIMS or min(shape, default=0) < 0:
                 raise ProtocolError("invalid tensor shape")
             key: tuple[Any, ...] = (dtype, tuple(shape), parameter, requires_grad)
-        else:
-            layout = meta["layout_stride"] if "layout_stride" in meta else meta.get("stride")
-            offset, index = meta.get("offset"), meta.get("storage")
-            if not (_int_list(shape) and _int_list(layout) and type(offset) is int and type(index) is int):
-                raise ProtocolError("malformed tensor metadata")
-            if (len(shape) > MAX_DIMS or len(layout) != len(shape) or min(shape, default=0) < 0
-                    or min(layout, default=0) < 0 or offset < 0):
-                raise ProtocolError("invalid tensor shape or strides")
-            if not 0 <= index < len(self.blobs):
-                raise ProtocolError("tensor refers to a missing blob")
-            key = (dtype, tuple(shape), tuple(layout), offset, index, parameter, requires_grad)
+            found = self._tensors.get(key)
+            if found is None:
+                meta_tensor = _empty(shape, dtype=dtype, device="meta")
+                found = self._tensors[key] = self._flagged(meta_tensor, parameter, requires_grad)
+            return found
+        layout = meta["layout_stride"] if "layout_stride" in meta else meta.get("stride")
+        offset, index = meta.get("offset"), meta.get("storage")
+        if not (_int_list(shape) and _int_list(layout) and type(offset) is int and type(index) is int):
+            raise ProtocolError("malformed tensor metadata")
+        if (len(shape) > MAX_DIMS or len(layout) != len(shape) or min(shape, default=0) < 0
+                or min(layout, default=0) < 0 or offset < 0):
+            raise ProtocolError("invalid tensor shape or strides")
+        if not 0 <= index < len(self.blobs):
+            raise ProtocolError("tensor refers to a missing blob")
+        sizes, steps = tuple(shape), tuple(layout)
+        key = (dtype, sizes, steps, offset, index, parameter, requires_grad)
         found = self._tensors.get(key)
         if found is None:
-            found = self._tensors[key] = self._build(key, device, parameter, requires_grad)
+            cpu_tensor = self._cpu_tensor(dtype, sizes, steps, offset, index)
+            found = self._tensors[key] = self._flagged(cpu_tensor, parameter, requires_grad)
         return found
 
-    def _build(self, key: tuple[Any, ...], device: str, parameter: bool, requires_grad: bool) -> torch.Tensor:
-        if device == "meta":
-            tensor = _empty(key[1], dtype=key[0], device="meta")
-        else:
-            tensor = self._cpu_tensor(*key[:5])
+    @staticmethod
+    def _flagged(tensor: torch.Tensor, parameter: bool, requires_grad: bool) -> torch.Tensor:
+        """`tensor` as the parameter or the leaf requiring grad it was sent as."""
         if parameter:
             return _make_parameter(_Parameter, tensor, requires_grad)
         if requires_grad:

@@ -736,6 +736,14 @@ def test_one_tensor_sent_twice_arrives_as_one_object() -> None:
     assert transposed is not first and transposed.data_ptr() == first.data_ptr()
 
 
+def test_one_meta_tensor_sent_twice_arrives_as_one_object() -> None:
+    x = torch.empty(2, 3, dtype=torch.float64, device="meta", requires_grad=True)
+    tree, blobs = encode((x, [x], x.detach()))
+    first, (second,), detached = Decoder(blobs).decode(tree)
+    assert first is second and first.is_meta and first.requires_grad
+    assert detached is not first and not detached.requires_grad
+
+
 SIXTEEN_BYTES = [bytearray(16), bytearray(16)]
 
 
