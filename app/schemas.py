@@ -110,6 +110,7 @@ class Health(BaseModel):
     problems: int
     invalid_problems: list[InvalidProblem]  # folders that do not load: slug, file, line, message
     reason: str | None = None
+    problems_prepared: int | None = None  # done ahead by this process's grading (grader.prepare); None: not here
 
 
 def submission_out(submission: Submission) -> SubmissionOut:

@@ -22,6 +22,7 @@ from app.scratch_runs import WINDOW_S, ScratchRuns
 from app.state import AppState
 from app.trust import is_established
 from grader import Problem, ScratchResult, WorkerPool, run_script
+from grader.prepare import Activity
 
 if TYPE_CHECKING:  # only a Celery site has one, and only it needs Celery imported
     from app.grading.remote_scratch import RemoteScratch
@@ -70,6 +71,8 @@ def run_scratch(
     session.close()  # nothing more to read: the run may take seconds, and must not hold a pooled connection
     with runs.running(learner_id, time.monotonic()):
         if pool is not None:
-            return run_script(problem, body.code, body.script, pool=cast(WorkerPool, pool))
+            activity: Activity = state.backend.activity  # type: ignore[attr-defined]  # beside `pool`, always
+            with activity.running():  # the catalogue's preparation waits for it, as for a grading
+                return run_script(problem, body.code, body.script, pool=cast(WorkerPool, pool))
         assert remote is not None
         return remote.run(problem, body.code, body.script)

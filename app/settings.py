@@ -110,6 +110,12 @@ class Settings(BaseSettings):
         description="Submissions graded at once (grading threads and warm sandboxes); default twice the CPU cores, "
         "because a grading alternates between the judge in this process and its sandboxed child.",
     )
+    prepare_problems: bool = Field(
+        default=True,
+        description="After start-up, do each problem's first-grading work that needs no submission (drawing its "
+        "property search's examples) on a background thread while nothing is being graded, so the first learner "
+        "to press Run on a problem does not wait for it (grader/prepare.py).",
+    )
     queue_limit: int = Field(
         default=100,
         ge=1,

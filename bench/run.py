@@ -1,6 +1,7 @@
 """`make bench`: grade a correct MoCo submission three ways on this machine, side by side, and report.
 
 (a) floor: the judge and checks in-process, the submission in the same process (no sandbox, no IPC);
+(a2) first grading after a server starts, with and without its catalogue prepared (grader/prepare.py);
 (b) cold:  one fresh sandboxed process per submission through the CLI (`python -m grader grade --json`);
 (c) warm:  the web app's HTTP API with its warm sandbox pool, at client concurrency 1, 2, 4 and 8, while
            probes measure the latency of `GET /api/problems` and of the problem's page; then one client again
@@ -120,6 +121,24 @@ def bench_floor(problem_slug: str, code: str, runs: int) -> Row:
     return row("a. in-process, no sandbox (floor)", times, time.perf_counter() - started, failures)
 
 
+# ------------------------------------------------------------------------------- (a2) first grading after a start
+
+
+def bench_first_grading(slug: str, code: str, *, prepare: bool) -> Row:
+    """The first grading of `slug` after a server starts (its catalogue prepared or not: grader/prepare.py), what
+    the first learner to press Run after a deployment waits for; its notes give the warm median after it."""
+    server = Server(concurrency=None, queue_limit=20, prepare=prepare)
+    try:
+        with new_client(server.base) as client:
+            first, solved = submit_and_wait(client, slug, code)
+            after = [submit_and_wait(client, slug, code)[0] for _ in range(3)]
+    finally:
+        server.stop()
+    path = f"a2. first grading after start, {'prepared' if prepare else 'unprepared'}"
+    return row(path, [first], first / 1000, failures=int(not solved),
+               notes=f"the next three: median {statistics.median(after):.0f} ms")
+
+
 # ----------------------------------------------------------------------------------------------- (b) cold
 
 
@@ -158,7 +177,10 @@ def free_port() -> int:
 
 
 class Server:
-    def __init__(self, concurrency: int | None, queue_limit: int) -> None:
+    """`python -m app serve` in a fresh var folder, healthy and, where `prepare`, with its catalogue prepared
+    (grader/prepare.py): measurements then never meet the preparation's background steps."""
+
+    def __init__(self, concurrency: int | None, queue_limit: int, *, prepare: bool = True) -> None:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.var = tempfile.TemporaryDirectory(prefix="paperlab-bench-")
@@ -171,6 +193,7 @@ class Server:
             "PAPERLAB_ADDRESS_RATE_LIMIT_PER_MINUTE": "100000",
             "PAPERLAB_QUEUE_LIMIT_PER_ADDRESS": str(queue_limit),
             "PAPERLAB_STREAMS_PER_ADDRESS": "1000",
+            "PAPERLAB_PREPARE_PROBLEMS": "1" if prepare else "0",
         }
         if concurrency is not None:
             env["PAPERLAB_GRADING_CONCURRENCY"] = str(concurrency)
@@ -183,12 +206,15 @@ class Server:
         deadline = time.monotonic() + 180
         while time.monotonic() < deadline:
             try:
-                if httpx.get(f"{self.base}/healthz", timeout=2).status_code == 200:
+                health = httpx.get(f"{self.base}/healthz", timeout=2)
+                body = health.json()
+                if health.status_code == 200 and body["problems_prepared"] in (None, body["problems"]):
                     return
             except httpx.HTTPError:
-                time.sleep(0.2)
+                pass
+            time.sleep(0.2)
         self.stop()
-        raise RuntimeError("the server did not become healthy in 180 s")
+        raise RuntimeError("the server did not become healthy, its catalogue prepared, in 180 s")
 
     def rss_mb(self) -> float:
         return _rss_kb(self.process.pid) / 1024
@@ -384,7 +410,8 @@ def render(results: Results) -> str:
         cpu = f"{r.cpu_ms_per_sub:.0f}" if r.cpu_ms_per_sub is not None else "-"
         service = f"{r.service_cpu_ms_per_sub:.0f}" if r.service_cpu_ms_per_sub is not None else "-"
         lines.append(f"{r.path:<46} {r.runs:>5} {r.median_ms:>10.1f} {r.p95_ms:>8.1f} "
-                     f"{r.throughput_per_s:>7.2f} {r.failures:>5} {api:>11} {page:>12} {cpu:>11} {service:>12}")
+                     f"{r.throughput_per_s:>7.2f} {r.failures:>5} {api:>11} {page:>12} {cpu:>11} {service:>12}"
+                     + (f"  ({r.notes})" if r.notes else ""))
     lines.append("")
     lines.extend(f"{name}: {value}" for name, value in results.ratios.items())
     lines.extend(f"memory, {name}: {value:.0f} MB" for name, value in results.memory_mb.items())
@@ -454,6 +481,7 @@ def main(argv: list[str] | None = None) -> int:
 
     floor = bench_floor(args.problem, code, args.floor_runs)
     results.rows.append(floor)
+    results.rows.extend(bench_first_grading(args.problem, code, prepare=prepare) for prepare in (False, True))
     import_torch = bench_import_torch(args.cold_runs)
     results.rows.append(import_torch)
     cold = bench_cold(args.problem, submission, args.cold_runs)

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from grader.limits import Limits
     from grader.messages import CallsRequest, reply_from_wire
     from grader.pool import WorkerPool
+    from grader.prepare import Preparer
     from grader.problems import Problem, ProblemError, discover, load_problem
     from grader.report import CheckResult, Experiment, Report, ReportError, summarise
     from grader.sandbox import GRADER_DIR, SandboxStatus, SandboxUnavailable, probe
@@ -46,6 +47,7 @@ _HOME = {
     "CallsRequest": "grader.messages",
     "reply_from_wire": "grader.messages",
     "WorkerPool": "grader.pool",
+    "Preparer": "grader.prepare",
     "Problem": "grader.problems",
     "ProblemError": "grader.problems",
     "discover": "grader.problems",
@@ -91,6 +93,7 @@ __all__ = [
     "GradingStopped",
     "Limits",
     "LoadResult",
+    "Preparer",
     "Problem",
     "ProblemError",
     "Report",

@@ -81,6 +81,10 @@ class Check:
     function: Callable[..., None]
     wants_context: bool
     clauses: tuple[str, ...] = ()  # ids of the problem.toml [[clauses]] this check tests
+    # Work the check's first run in a process would do that needs no submission (drawing its examples), as steps a
+    # grading host may run ahead of any grading (grader.prepare). Each is idempotent; skipping them changes no
+    # verdict, only how long a problem's first grading in a process takes.
+    preparations: tuple[Callable[[], object], ...] = ()
 
 
 _MARK = "__paperlab_check__"

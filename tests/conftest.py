@@ -26,6 +26,11 @@ REPO = TESTS.parent
 ADDER_DIR = TESTS / "fixtures" / "problems" / "adder"
 ADDER_CORRECT = (TESTS / "fixtures" / "problems" / "adder" / "reference.py").read_text()
 
+# A server started by a test (in this process or as a subprocess) does not prepare the whole catalogue behind its
+# tests: 10 s of CPU per start on these machines. tests/app/test_prepare.py and tests/grader/test_prepare.py switch
+# it on where it is the subject.
+os.environ["PAPERLAB_PREPARE_PROBLEMS"] = "0"
+
 # A value only this test process knows: a submission that can read it has reached the host's environment.
 HOST_SECRET_NAME = "HOSTILE_TEST_HOST_SECRET"
 HOST_SECRET = f"host-secret-{os.getpid()}-d41d8cd98f00"

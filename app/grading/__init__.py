@@ -55,4 +55,5 @@ def make_backend(
         queue_limit_per_address=settings.queue_limit_per_address,
         unsafe_no_sandbox=settings.unsafe_no_sandbox,
         slow_call_s=settings.slow_call_s,
+        prepare_problems=settings.prepare_problems,
     )

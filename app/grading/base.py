@@ -80,6 +80,9 @@ class BackendHealth:
     queue_depth: int
     queue_limit: int | None
     reason: str | None = None
+    # Problems whose first-grading work this process has done ahead (grader.prepare); None where the grading
+    # happens in other processes (Celery) or preparing is switched off.
+    problems_prepared: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)

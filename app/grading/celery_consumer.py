@@ -17,7 +17,7 @@ import os
 import socket
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import redis
@@ -47,6 +47,7 @@ from app.migrate import alembic_config
 from app.models import Submission
 from app.settings import Settings
 from grader import ScratchError, ScratchResult, WorkerPool, probe, run_script, settle
+from grader.prepare import Activity, Preparer
 
 logger = logging.getLogger(__name__)
 
@@ -100,6 +101,8 @@ class WorkerContext:
     heartbeat: Heartbeat
     stops: RedisStops
     redis: redis.Redis
+    activity: Activity = field(default_factory=Activity)  # this process's tasks running now: the preparer waits
+    preparer: Preparer | None = None
 
     @classmethod
     def open(cls, settings: Settings) -> WorkerContext:
@@ -114,7 +117,7 @@ class WorkerContext:
         stops = RedisStops(client, prefix=settings.redis_key_prefix)
         stops.start()
         logger.info("grading process %s ready (sandbox: %s)", name, pool.sandbox)
-        return cls(
+        context = cls(
             settings=settings,
             engine=engine,
             session_factory=make_session_factory(engine),
@@ -125,8 +128,16 @@ class WorkerContext:
             stops=stops,
             redis=client,
         )
+        if settings.prepare_problems:
+            context.preparer = Preparer(lambda: list(catalog.values()), context.activity.idle)
+            context.preparer.start()
+        return context
 
     def grade(self, submission_id: str) -> None:
+        with self.activity.running():
+            self._grade(submission_id)
+
+    def _grade(self, submission_id: str) -> None:
         with self.session_factory() as session:
             slug = session.scalar(select(Submission.problem).where(Submission.id == submission_id))
         if slug is None:
@@ -148,6 +159,10 @@ class WorkerContext:
 
     def scratch(self, run_id: str, slug: str, code: str, script: str) -> None:
         """A learner's "Try it" sent by a web process (app.grading.remote_scratch): run it, send back the result."""
+        with self.activity.running():
+            self._scratch(run_id, slug, code, script)
+
+    def _scratch(self, run_id: str, slug: str, code: str, script: str) -> None:
         problem = current_problems(self.catalog, slug, reload=self.settings.problems_reload_s > 0).get(slug)
         if problem is None:
             result = ScratchResult(stdout="", stderr="", duration_ms=0.0, error=ScratchError(
@@ -157,6 +172,8 @@ class WorkerContext:
         send_answer(self.redis, prefix=self.settings.redis_key_prefix, run_id=run_id, result=result)
 
     def close(self) -> None:
+        if self.preparer is not None:
+            self.preparer.stop()
         self.stops.close()
         self.heartbeat.stop()
         self.pool.close()

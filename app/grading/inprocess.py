@@ -32,6 +32,7 @@ from app.grading.runner import GradeFunction, grade_submission
 from app.grading.stops import StopRegistry
 from app.models import IN_FLIGHT, Submission
 from grader import Problem, SandboxUnavailable, WorkerPool
+from grader.prepare import Activity, Preparer
 
 logger = logging.getLogger(__name__)
 
@@ -70,6 +71,7 @@ class InProcessBackend:
         grade: GradeFunction | None = None,
         pool_factory: PoolFactory | None = None,
         slow_call_s: float = SLOW_CALL_S,
+        prepare_problems: bool = False,
     ) -> None:
         self._session_factory = session_factory
         self._problems = problems
@@ -88,6 +90,8 @@ class InProcessBackend:
         self._unavailable_reason: str | None = "grading has not started"
         self._slow_call_s = slow_call_s
         self._stops = StopRegistry()  # the Stop button reaches this process's gradings here
+        self._activity = Activity()  # submissions the grading threads hold now
+        self._preparer = Preparer(lambda: list(self._problems.values()), self._idle) if prepare_problems else None
 
     def start(self) -> None:
         try:
@@ -105,8 +109,12 @@ class InProcessBackend:
             thread.start()
             self._threads.append(thread)
         self._requeue_unfinished()
+        if self._preparer is not None:
+            self._preparer.start()
 
     def stop(self) -> None:
+        if self._preparer is not None:
+            self._preparer.stop()
         self._queue.close()  # what is still waiting stays queued in the database; the next start re-queues it
         for thread in self._threads:
             thread.join(timeout=STOP_TIMEOUT_S)
@@ -149,7 +157,13 @@ class InProcessBackend:
             queue_depth=self._queue.waiting(),
             queue_limit=self._queue_limit,
             reason=self._unavailable_reason,
+            problems_prepared=self._preparer.prepared if self._preparer is not None else None,
         )
+
+    @property
+    def activity(self) -> Activity:
+        """What this process is grading or running (app.scratch's runs hold it too): the preparer waits for it."""
+        return self._activity
 
     @property
     def pool(self) -> Pool | None:
@@ -182,22 +196,27 @@ class InProcessBackend:
                 return  # stopping
             submission_id = queued.submission_id
             try:
-                grade_submission(
-                    session_factory=self._session_factory,
-                    submission_id=submission_id,
-                    problems=self._problems,
-                    pool=pool,
-                    bus=self._bus,
-                    grade=self._grade,
-                    stops=self._stops,
-                    slow_call_s=self._slow_call_s,
-                )
+                with self._activity.running():
+                    grade_submission(
+                        session_factory=self._session_factory,
+                        submission_id=submission_id,
+                        problems=self._problems,
+                        pool=pool,
+                        bus=self._bus,
+                        grade=self._grade,
+                        stops=self._stops,
+                        slow_call_s=self._slow_call_s,
+                    )
             except Exception:
                 # The runner already turns grader failures into reports; this is the database failing under
                 # it. The submission stays in flight in the database and is re-queued at the next start.
                 logger.exception("could not grade submission %s", submission_id)
             finally:
                 self._queue.task_done()
+
+    def _idle(self) -> bool:
+        """Nothing waiting and nothing being graded: the preparer may take its next step."""
+        return self._activity.idle() and self._queue.waiting() == 0
 
 
 def _worker_pool(size: int, unsafe: bool) -> Pool:

@@ -27,5 +27,6 @@ def healthz(backend: BackendDep, catalog: CatalogDep, session: SessionDep) -> JS
         problems=len(catalog),
         invalid_problems=list(catalog.invalid.values()),
         reason=backend_health.reason,
+        problems_prepared=backend_health.problems_prepared,
     )
     return JSONResponse(health.model_dump(mode="json"), status_code=200 if backend_health.available else 503)

@@ -349,9 +349,11 @@ class FunctionBattery:
         prefix = f"{GROUP}.{f.lower()}"
         found = [
             self._check(f"{prefix}.values", f"{f}: legal inputs of distinct sizes, and with each pair of sizes "
-                        "equal, give the reference's result", self.run_values, ["shapes", "result", "unchanged"]),
+                        "equal, give the reference's result", self.run_values, ["shapes", "result", "unchanged"],
+                        cases=("values_cases",)),
             self._check(f"{prefix}.edges", f"{f}: the smallest sizes, the ends of each scalar's range and the "
-                        "defaults", self.run_edges, ["shapes", "result", "unchanged"] + self._scalar_clause()),
+                        "defaults", self.run_edges, ["shapes", "result", "unchanged"] + self._scalar_clause(),
+                        cases=("edge_cases",)),
         ]
         if self.dtype_cases:
             found.append(self._check(f"{prefix}.dtypes", f"{f}: every allowed dtype, with the result's dtype and "
@@ -363,14 +365,15 @@ class FunctionBattery:
         if self.grad_names or _may_require_grad(self.contract):
             found.append(self._check(f"{prefix}.autograd", f"{f}: gradients match the reference's, detached "
                                      "arguments get none, and the result requires grad exactly when it should",
-                                     self.run_autograd, ["autograd"]))
+                                     self.run_autograd, ["autograd"], cases=("autograd_cases", "no_grad_case")))
         if self.finite_difference_case is not None:
             found.append(self._check(f"{prefix}.finite_differences", f"{f}: gradients agree with central "
                                      "differences of your own function", self.run_finite_differences,
                                      ["autograd"]))
         if self.contract.validates:
             found.append(self._check(f"{prefix}.refusals", f"{f}: each argument outside the contract is refused "
-                                     "with the exception the contract names", self.run_refusals, ["refusals"]))
+                                     "with the exception the contract names", self.run_refusals, ["refusals"],
+                                     cases=("refusal_cases",)))
         if self.same_tensor_cases:
             found.append(self._check(f"{prefix}.same_tensor", f"{f}: one tensor passed as two arguments gives the "
                                      "result of two copies", self.run_same_tensor, ["same_tensor"]))
@@ -381,10 +384,13 @@ class FunctionBattery:
                                   for a in self.contract.args.values()) else []
 
     def _check(self, check_id: str, title: str, run: Callable[[Any, ModuleType], None],
-               clauses: list[str]) -> Check:
+               clauses: list[str], *, cases: tuple[str, ...] = ()) -> Check:
+        """`cases`: the cached properties holding the cases `run` builds on its first run in a process (the
+        others are built with the checks): a grading host builds them ahead (grader.prepare)."""
         prefix = f"{GROUP}.{self.name.lower()}"
         return Check(id=check_id, title=title, group=GROUP, required=True, function=run, wants_context=False,
-                     clauses=tuple(f"{prefix}.{clause}" for clause in clauses))
+                     clauses=tuple(f"{prefix}.{clause}" for clause in clauses),
+                     preparations=tuple(functools.partial(getattr, self, name) for name in cases))
 
     def function(self, sub: Any) -> Any:
         return getattr(sub, self.name)

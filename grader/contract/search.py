@@ -469,4 +469,5 @@ def search_check(batteries: list[FunctionBattery]) -> Check:
 
     return Check(id=SEARCH_CLAUSE, title="Property search: random legal inputs to every function, drawn from its "
                  "contract, give the reference's result", group="contract", required=True, function=run,
-                 wants_context=False, clauses=(SEARCH_CLAUSE,))
+                 wants_context=False, clauses=(SEARCH_CLAUSE,),
+                 preparations=tuple(functools.partial(drawn_examples, battery) for battery in batteries))

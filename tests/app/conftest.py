@@ -33,6 +33,9 @@ def _clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in Settings.model_fields:
         monkeypatch.delenv(environment_variable(name), raising=False)
     monkeypatch.delenv("DATABASE_URL", raising=False)
+    # A server a test starts (here or as a subprocess) leaves the catalogue unprepared, as tests/conftest.py says;
+    # tests/app/test_prepare.py asks for it.
+    monkeypatch.setenv(environment_variable("prepare_problems"), "0")
 
 
 @pytest.fixture(scope="session")
@@ -101,6 +104,7 @@ def real_backend(worker_pool: WorkerPool) -> BackendFactory:
             queue_limit_per_address=context.settings.queue_limit_per_address,
             pool_factory=lambda: SharedPool(worker_pool),
             slow_call_s=context.settings.slow_call_s,
+            prepare_problems=context.settings.prepare_problems,
         )
 
     return factory

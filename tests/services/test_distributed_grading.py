@@ -18,6 +18,7 @@ from app.grading.celery_backend import make_celery_app
 from app.settings import Settings
 from tests.services.services_support import (
     CORRECT,
+    PROBLEM_SOURCES,
     SLOW_CORRECT,
     WRONG,
     Cluster,
@@ -255,3 +256,15 @@ def test_broker_down_at_submit_answers_503_and_grades_the_kept_submission_later(
         again = submit(client, WRONG)
         assert again.status_code == 202, again.text
         assert wait_for_verdict(client, again.json()["id"])["report"]["solved"] is False
+
+
+def test_every_grading_process_prepares_its_catalogue_after_it_starts(cluster: Cluster) -> None:
+    """grader/prepare.py in a Celery worker: the web server's /healthz cannot say (None), each worker's log does."""
+    assert httpx.get(f"{cluster.base_url}/healthz", timeout=10).json()["problems_prepared"] is None
+    running = [worker for worker in cluster.workers if worker.popen is not None and worker.popen.poll() is None]
+    assert running
+    deadline = time.monotonic() + 120
+    while not all("prepared " in worker.log_tail(400) for worker in running):
+        assert time.monotonic() < deadline, [worker.log_tail() for worker in running]
+        time.sleep(0.5)
+    assert all(f"prepared {len(PROBLEM_SOURCES)} problem(s)" in worker.log_tail(400) for worker in running)

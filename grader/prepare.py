@@ -1,0 +1,124 @@
+"""Preparing a grading host: the work of a problem's first grading in a process that needs no submission, done
+ahead on a thread of its own while nothing is being graded.
+
+A problem's first grading in a fresh process draws its property search's examples (Hypothesis, imported then
+too): about half a second of a MoCo or an attention grading, nearly two for BPE's, paid by whichever learner
+presses Run first after a start. The preparer does that work for every problem after the host starts, one step
+at a time, each step only once `idle()` says no submission is waiting or being graded, on a thread at the lowest
+CPU priority. A step is a check's `preparations` entry (grader.checks.Check): idempotent, and deterministic
+(the examples are drawn from a fixed seed, whichever thread draws them), so a grading that runs before or beside
+it gets the verdict it would have got anyway, and only pays for the part not yet done.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import threading
+from collections.abc import Callable, Iterable, Iterator
+
+from grader.problems import Problem
+
+logger = logging.getLogger(__name__)
+
+IDLE_POLL_S = 0.05  # how often a paused preparer asks again whether the host is idle
+LOWEST_PRIORITY = 19  # the thread's nice value: the sandboxed children and the other threads come first
+
+
+def preparation_steps(problem: Problem) -> list[Callable[[], object]]:
+    """Every step of `problem`'s preparation, in the order of its checks."""
+    return [step for check in problem.checks for step in check.preparations]
+
+
+class Activity:
+    """How many gradings (or scripts) this process is running: each holds `running()` while it does."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._count = 0
+
+    @contextlib.contextmanager
+    def running(self) -> Iterator[None]:
+        with self._lock:
+            self._count += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._count -= 1
+
+    def idle(self) -> bool:
+        with self._lock:
+            return self._count == 0
+
+
+class Preparer:
+    """Runs every problem's preparation steps on a daemon thread, pausing before each step until `idle()`.
+
+    `problems`: read when the thread starts (a catalogue reloaded later is prepared by its first gradings).
+    `prepared`: how many problems are done, for health reports and the benchmark."""
+
+    def __init__(self, problems: Callable[[], Iterable[Problem]], idle: Callable[[], bool], *,
+                 poll_s: float = IDLE_POLL_S) -> None:
+        self._problems = problems
+        self._idle = idle
+        self._poll_s = poll_s
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self._prepared = 0
+        self._total: int | None = None
+
+    @property
+    def prepared(self) -> int:
+        with self._lock:
+            return self._prepared
+
+    @property
+    def done(self) -> bool:
+        with self._lock:
+            return self._total is not None and self._prepared >= self._total
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="paperlab-prepare", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout_s: float = 5.0) -> None:
+        """Ask the thread to stop after its current step (a step is short: one battery's examples)."""
+        self._stopping.set()
+        if self._thread is not None:
+            self._thread.join(timeout_s)
+
+    def _run(self) -> None:
+        _lower_priority()
+        problems = list(self._problems())
+        with self._lock:
+            self._total = len(problems)
+        for problem in problems:
+            for step in preparation_steps(problem):
+                if not self._wait_until_idle():
+                    return
+                try:
+                    step()
+                except Exception:  # noqa: BLE001 - a grading does this work itself and reports what fails in it
+                    logger.exception("preparing %s failed; its first grading will do the work", problem.slug)
+            with self._lock:
+                self._prepared += 1
+        logger.info("prepared %d problem(s)", len(problems))
+
+    def _wait_until_idle(self) -> bool:
+        """False once stopping."""
+        while not self._stopping.is_set():
+            if self._idle():
+                return True
+            self._stopping.wait(self._poll_s)
+        return False
+
+
+def _lower_priority() -> None:
+    try:  # Linux sets a thread's own priority by its id; elsewhere this would lower the whole process: skipped
+        if hasattr(os, "setpriority") and os.uname().sysname == "Linux":
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), LOWEST_PRIORITY)
+    except OSError:
+        pass  # not permitted here: the idle pauses still keep it out of the gradings' way

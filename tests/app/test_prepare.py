@@ -1,0 +1,71 @@
+"""The grading host prepares the catalogue after start-up (grader/prepare.py), never while it grades, and /healthz
+says how far it got."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from types import SimpleNamespace
+from typing import Any
+
+from app.grading.inprocess import InProcessBackend
+from app.state import BackendContext, BackendFactory
+from tests.app.app_support import CORRECT, VERDICT_TIMEOUT_S, HeldGrader, NoPool, submit, wait_for_verdict
+from tests.app.conftest import Server
+
+
+def eventually(condition: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + VERDICT_TIMEOUT_S
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not within {VERDICT_TIMEOUT_S} s: {what}")
+        time.sleep(0.01)
+
+
+def problem_with_steps(slug: str, *steps: Callable[[], object]) -> Any:
+    return SimpleNamespace(slug=slug, checks=[SimpleNamespace(preparations=steps)])
+
+
+def preparing_backend(grader: HeldGrader, extra: list[Any]) -> BackendFactory:
+    """The in-process backend with preparing on, over the catalogue and `extra` problems (after it)."""
+    def factory(context: BackendContext) -> InProcessBackend:
+        problems = {**context.catalog, **{problem.slug: problem for problem in extra}}
+        return InProcessBackend(session_factory=context.session_factory, problems=problems, bus=context.bus,
+                                concurrency=1, queue_limit=10, grade=grader, pool_factory=NoPool,
+                                prepare_problems=True)
+
+    return factory
+
+
+def test_healthz_counts_the_problems_prepared(make_server: Callable[..., Server]) -> None:
+    client = make_server(prepare_problems=True).client
+    eventually(lambda: client.get("/healthz").json()["problems_prepared"] == client.get("/healthz").json()["problems"],
+               "every problem prepared")
+
+
+def test_healthz_says_nothing_is_prepared_here_when_preparing_is_off(make_server: Callable[..., Server]) -> None:
+    assert make_server(prepare_problems=False).client.get("/healthz").json()["problems_prepared"] is None
+
+
+def test_no_step_is_taken_while_a_submission_is_graded(make_server: Callable[..., Server]) -> None:
+    grader, go, ran = HeldGrader(), threading.Event(), []
+
+    def first() -> None:  # taken before the submission arrives; it ends while the submission is being graded
+        go.wait(VERDICT_TIMEOUT_S)
+        ran.append("first")
+
+    slow = problem_with_steps("slow", first, lambda: ran.append("second"))
+    server = make_server(backend_factory=preparing_backend(grader, [slow]))
+    response = submit(server.client, CORRECT)
+    assert response.status_code == 202
+    assert grader.started.wait(VERDICT_TIMEOUT_S)
+    go.set()
+    eventually(lambda: ran == ["first"], "the step under way finished")
+    time.sleep(0.3)
+    assert ran == ["first"]  # the next waits for the grading
+    assert server.client.get("/healthz").json()["problems_prepared"] == 1  # add_one, which has no steps
+    grader.release.set()
+    wait_for_verdict(server.client, response.json()["id"])
+    eventually(lambda: ran == ["first", "second"], "the rest once the host was idle")
+    eventually(lambda: server.client.get("/healthz").json()["problems_prepared"] == 2, "both problems prepared")
