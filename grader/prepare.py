@@ -18,6 +18,7 @@ import os
 import threading
 from collections.abc import Callable, Iterable, Iterator
 
+from grader.heap import settle
 from grader.problems import Problem
 
 logger = logging.getLogger(__name__)
@@ -57,13 +58,18 @@ class Preparer:
     """Runs every problem's preparation steps on a daemon thread, pausing before each step until `idle()`.
 
     `problems`: read when the thread starts (a catalogue reloaded later is prepared by its first gradings).
-    `prepared`: how many problems are done, for health reports and the benchmark."""
+    `prepared`: how many problems are done, for health reports and the benchmark.
+    `after_each`: run once a problem is prepared, when the host is idle again. By default the heap is settled
+    (grader.heap): what a problem's preparation made lives as long as the process, and left to the collector the
+    whole catalogue's (65,000 objects) made each full collection 21 ms longer, in every grading after (MoCo's warm
+    median through the HTTP API, paired: 592 ms unprepared, 649 prepared without settling)."""
 
     def __init__(self, problems: Callable[[], Iterable[Problem]], idle: Callable[[], bool], *,
-                 poll_s: float = IDLE_POLL_S) -> None:
+                 poll_s: float = IDLE_POLL_S, after_each: Callable[[], None] = settle) -> None:
         self._problems = problems
         self._idle = idle
         self._poll_s = poll_s
+        self._after_each = after_each
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
@@ -103,6 +109,9 @@ class Preparer:
                     step()
                 except Exception:  # noqa: BLE001 - a grading does this work itself and reports what fails in it
                     logger.exception("preparing %s failed; its first grading will do the work", problem.slug)
+            if not self._wait_until_idle():  # idle again: nothing of a grading's is frozen with what was made
+                return
+            self._after_each()
             with self._lock:
                 self._prepared += 1
         logger.info("prepared %d problem(s)", len(problems))

@@ -4,6 +4,8 @@ own, only while nothing is graded; and a verdict that does not depend on whether
 from __future__ import annotations
 
 import logging
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -20,7 +22,8 @@ from grader.prepare import Activity, Preparer, preparation_steps
 from grader.problems import Problem, load_problem
 from grader.report import Report
 
-BLEND = Path(__file__).resolve().parent.parent / "fixtures" / "problems" / "blend"
+REPO = Path(__file__).resolve().parent.parent.parent
+BLEND = REPO / "tests" / "fixtures" / "problems" / "blend"
 WAIT_S = 30.0
 
 
@@ -56,8 +59,9 @@ class Steps:
         return lambda: self.ran.append(name)
 
 
-def started(problems: list[Any], idle: Callable[[], bool]) -> Preparer:
-    preparer = Preparer(lambda: problems, idle, poll_s=0.005)
+def started(problems: list[Any], idle: Callable[[], bool], after_each: Callable[[], None] = lambda: None) -> Preparer:
+    """A running preparer. Its `after_each` records instead of settling: a test must not freeze pytest's heap."""
+    preparer = Preparer(lambda: problems, idle, poll_s=0.005, after_each=after_each)
     preparer.start()
     return preparer
 
@@ -126,6 +130,50 @@ def test_the_preparer_asks_again_before_every_step() -> None:
     busy.clear()
     eventually(lambda: preparer.done, "the rest ran once the host was idle")
     assert steps.ran == ["a.0", "a.1", "a.2"]
+
+
+def test_after_each_problem_the_heap_is_settled_once_the_host_is_idle_again() -> None:
+    steps, busy = Steps(), threading.Event()
+    settled: list[list[str]] = []
+    problem = steps.problem("a", 1)
+    only = problem.checks[0].preparations[0]
+
+    def step_then_a_submission_arrives() -> None:
+        only()
+        busy.set()
+
+    problem.checks[0] = FakeCheck((step_then_a_submission_arrives,))
+    preparer = started([problem, steps.problem("b", 1)], lambda: not busy.is_set(),
+                       after_each=lambda: settled.append(list(steps.ran)))
+    eventually(lambda: steps.ran == ["a.0"], "a's step ran")
+    time.sleep(0.3)
+    assert settled == [] and preparer.prepared == 0  # never while a grading runs: it would freeze its objects
+    busy.clear()
+    eventually(lambda: preparer.done, "the preparer finished")
+    assert settled == [["a.0"], ["a.0", "b.0"]]
+
+
+SETTLES = """
+import gc, time, types
+from grader.prepare import Preparer
+made = []
+check = types.SimpleNamespace(preparations=(lambda: made.append([object()]),))
+problem = types.SimpleNamespace(slug="p", checks=[check])
+preparer = Preparer(lambda: [problem], lambda: True, poll_s=0.005)
+before = gc.get_freeze_count()
+preparer.start()
+while not preparer.done:
+    time.sleep(0.01)
+print(before, gc.get_freeze_count(), gc.is_tracked(made[0]) and all(o is not made[0] for o in gc.get_objects()))
+"""
+
+
+def test_by_default_what_a_problem_s_preparation_made_is_frozen_out_of_the_collector_s_walks() -> None:
+    """In a process of its own: freezing this one's heap would keep every test's garbage."""
+    result = subprocess.run([sys.executable, "-c", SETTLES], capture_output=True, text=True, timeout=120,
+                            cwd=REPO, check=True)
+    before, after, frozen = result.stdout.split()
+    assert int(after) > int(before) and frozen == "True"
 
 
 def test_a_failing_step_is_logged_and_the_others_still_run(caplog: pytest.LogCaptureFixture) -> None:
