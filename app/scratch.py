@@ -21,8 +21,7 @@ from app.intake import check_address_rate, check_code_size
 from app.scratch_runs import WINDOW_S, ScratchRuns
 from app.state import AppState
 from app.trust import is_established
-from grader import Problem, ScratchResult, WorkerPool, run_script
-from grader.prepare import Activity
+from grader import Activity, Problem, ScratchResult, WorkerPool, run_script
 
 if TYPE_CHECKING:  # only a Celery site has one, and only it needs Celery imported
     from app.grading.remote_scratch import RemoteScratch

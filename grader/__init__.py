@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from grader.limits import Limits
     from grader.messages import CallsRequest, reply_from_wire
     from grader.pool import WorkerPool
-    from grader.prepare import Preparer
+    from grader.prepare import Activity, Preparer
     from grader.problems import Problem, ProblemError, discover, load_problem
     from grader.report import CheckResult, Experiment, Report, ReportError, summarise
     from grader.sandbox import GRADER_DIR, SandboxStatus, SandboxUnavailable, probe
@@ -47,6 +47,7 @@ _HOME = {
     "CallsRequest": "grader.messages",
     "reply_from_wire": "grader.messages",
     "WorkerPool": "grader.pool",
+    "Activity": "grader.prepare",
     "Preparer": "grader.prepare",
     "Problem": "grader.problems",
     "ProblemError": "grader.problems",
@@ -84,6 +85,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "GRADER_DIR",
+    "Activity",
     "Answer",
     "CallStarted",
     "CallsRequest",

@@ -46,8 +46,7 @@ from app.grading.sweeper import stale_before
 from app.migrate import alembic_config
 from app.models import Submission
 from app.settings import Settings
-from grader import ScratchError, ScratchResult, WorkerPool, probe, run_script, settle
-from grader.prepare import Activity, Preparer
+from grader import Activity, Preparer, ScratchError, ScratchResult, WorkerPool, probe, run_script, settle
 
 logger = logging.getLogger(__name__)
 

@@ -31,8 +31,7 @@ from app.grading.fair_queue import FairQueue
 from app.grading.runner import GradeFunction, grade_submission
 from app.grading.stops import StopRegistry
 from app.models import IN_FLIGHT, Submission
-from grader import Problem, SandboxUnavailable, WorkerPool
-from grader.prepare import Activity, Preparer
+from grader import Activity, Preparer, Problem, SandboxUnavailable, WorkerPool
 
 logger = logging.getLogger(__name__)
 
