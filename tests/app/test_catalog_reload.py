@@ -4,27 +4,19 @@ and line of its error."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 
 import pytest
 
 from app.catalog import ProblemCatalog, folder_signature, invalid_problem, load_catalog
 from grader.scaffold import create_problem
+from tests import waiting
 from tests.app.conftest import Server
 
 RELOAD_DEADLINE_S = 5.0  # what docs/authoring.md promises an author
-
-
-def eventually(condition: Callable[[], bool], *, within_s: float = RELOAD_DEADLINE_S) -> float:
-    """Seconds until `condition()` held; fails the test if it did not within the deadline."""
-    start = time.monotonic()
-    while time.monotonic() - start < within_s:
-        if condition():
-            return time.monotonic() - start
-        time.sleep(0.05)
-    raise AssertionError(f"not true within {within_s} s")
+eventually = partial(waiting.eventually, within_s=RELOAD_DEADLINE_S)
 
 
 @pytest.fixture
@@ -51,23 +43,24 @@ def rewrite(path: Path, old: str, new: str) -> None:
 def test_an_edited_statement_is_served_without_a_restart(problems: Path, watched: ProblemCatalog) -> None:
     statement = problems / "adder" / "statement.md"
     statement.write_text(statement.read_text() + "\nA sentence the author just added.\n")
-    eventually(lambda: "A sentence the author just added." in watched.entry("adder").statement_html)
+    eventually(lambda: "A sentence the author just added." in watched.entry("adder").statement_html,
+               "the edited statement served")
 
 
 def test_an_edited_problem_toml_is_served_without_a_restart(problems: Path, watched: ProblemCatalog) -> None:
     toml = problems / "adder" / "problem.toml"
     title = watched.entry("adder").public()["title"]
     rewrite(toml, f'title = "{title}"', 'title = "Adder, retitled"')
-    eventually(lambda: watched.entry("adder").public()["title"] == "Adder, retitled")
+    eventually(lambda: watched.entry("adder").public()["title"] == "Adder, retitled", "the new title served")
 
 
 def test_an_added_folder_appears_and_a_removed_one_disappears(problems: Path, watched: ProblemCatalog) -> None:
     create_problem("second", problems)
-    eventually(lambda: "second" in watched)
+    eventually(lambda: "second" in watched, "the new folder served")
     for path in sorted((problems / "second").rglob("*"), reverse=True):
         path.rmdir() if path.is_dir() else path.unlink()
     (problems / "second").rmdir()
-    eventually(lambda: "second" not in watched)
+    eventually(lambda: "second" not in watched, "the removed folder withdrawn")
 
 
 def test_a_folder_that_stops_loading_keeps_its_last_good_version_and_is_listed(
@@ -76,14 +69,14 @@ def test_a_folder_that_stops_loading_keeps_its_last_good_version_and_is_listed(
     checks = problems / "adder" / "checks.py"
     good = watched["adder"]
     checks.write_text(checks.read_text() + "\n\nraise RuntimeError('half-written check')\n")
-    eventually(lambda: "adder" in watched.invalid)
+    eventually(lambda: "adder" in watched.invalid, "the broken folder listed as invalid")
     assert watched["adder"] is good
     invalid = watched.invalid["adder"]
     line = len(checks.read_text().splitlines())
     assert (invalid.file, invalid.line, invalid.serving_previous) == ("adder/checks.py", line, True)
     assert invalid.message == f"adder/checks.py:{line}: failed to import: RuntimeError: half-written check"
     checks.write_text(checks.read_text().replace("raise RuntimeError('half-written check')", ""))
-    eventually(lambda: "adder" not in watched.invalid)
+    eventually(lambda: "adder" not in watched.invalid, "the mended folder served again")
     assert watched["adder"] is not good
 
 
@@ -150,12 +143,12 @@ def test_the_running_server_serves_an_edit_and_lists_a_broken_folder_in_healthz(
     server = make_server(problems_dir=problems, problems_reload_s=0.2)
     statement = problems / "adder" / "statement.md"
     statement.write_text(statement.read_text() + "\nServed live.\n")
-    eventually(lambda: "Served live." in server.client.get("/problems/adder").text)
+    eventually(lambda: "Served live." in server.client.get("/problems/adder").text, "the edit on the page")
 
     broken = problems / "broken"
     create_problem("broken", problems)
     rewrite(broken / "problem.toml", 'difficulty = "easy"', 'difficulty = "trivial"')
-    eventually(lambda: bool(server.client.get("/healthz").json()["invalid_problems"]))
+    eventually(lambda: bool(server.client.get("/healthz").json()["invalid_problems"]), "the invalid folder on /healthz")
     (listed,) = server.client.get("/healthz").json()["invalid_problems"]
     line = next(n for n, text in enumerate((broken / "problem.toml").read_text().splitlines(), 1) if "trivial" in text)
     assert listed["slug"] == "broken" and listed["file"] == "broken/problem.toml" and listed["line"] == line

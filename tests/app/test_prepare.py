@@ -6,21 +6,17 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from functools import partial
 from types import SimpleNamespace
 from typing import Any
 
 from app.grading.inprocess import InProcessBackend
 from app.state import BackendContext, BackendFactory
+from tests import waiting
 from tests.app.app_support import CORRECT, VERDICT_TIMEOUT_S, HeldGrader, NoPool, submit, wait_for_verdict
 from tests.app.conftest import Server
 
-
-def eventually(condition: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + VERDICT_TIMEOUT_S
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"not within {VERDICT_TIMEOUT_S} s: {what}")
-        time.sleep(0.01)
+eventually = partial(waiting.eventually, within_s=VERDICT_TIMEOUT_S)
 
 
 def problem_with_steps(slug: str, *steps: Callable[[], object]) -> Any:

@@ -10,6 +10,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -21,18 +22,12 @@ from grader.judge import grade
 from grader.prepare import Activity, Preparer, preparation_steps
 from grader.problems import Problem, load_problem
 from grader.report import Report
+from tests import waiting
 
 REPO = Path(__file__).resolve().parent.parent.parent
 BLEND = REPO / "tests" / "fixtures" / "problems" / "blend"
 WAIT_S = 30.0
-
-
-def eventually(condition: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + WAIT_S
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"not within {WAIT_S} s: {what}")
-        time.sleep(0.01)
+eventually = partial(waiting.eventually, within_s=WAIT_S)
 
 
 @dataclass
