@@ -46,7 +46,20 @@ from app.grading.sweeper import stale_before
 from app.migrate import alembic_config
 from app.models import Submission
 from app.settings import Settings
-from grader import Activity, Preparer, ScratchError, ScratchResult, WorkerPool, probe, run_script, settle
+from grader import (
+    Activity,
+    CancelToken,
+    Preparer,
+    Problem,
+    Report,
+    ScratchError,
+    ScratchResult,
+    WorkerPool,
+    probe,
+    run_script,
+    settle,
+)
+from grader import grade as grade_with_judge
 
 logger = logging.getLogger(__name__)
 
@@ -128,9 +141,14 @@ class WorkerContext:
             redis=client,
         )
         if settings.prepare_problems:
-            context.preparer = Preparer(lambda: list(catalog.values()), context.activity.idle)
+            context.preparer = Preparer(lambda: list(catalog.values()), context.activity.idle,
+                                        grade_reference=context.grade_reference)
             context.preparer.start()
         return context
+
+    def grade_reference(self, problem: Problem, cancel: CancelToken) -> Report:
+        """The preparer's grading of `problem`'s reference solution, on this process's pool."""
+        return grade_with_judge(problem, problem.reference_source(), pool=self.pool, cancel=cancel)
 
     def grade(self, submission_id: str) -> None:
         with self.activity.running():

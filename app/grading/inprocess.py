@@ -31,7 +31,7 @@ from app.grading.fair_queue import FairQueue
 from app.grading.runner import GradeFunction, grade_submission
 from app.grading.stops import StopRegistry
 from app.models import IN_FLIGHT, Submission
-from grader import Activity, Preparer, Problem, SandboxUnavailable, WorkerPool
+from grader import Activity, CancelToken, Preparer, Problem, Report, SandboxUnavailable, WorkerPool, grade
 
 logger = logging.getLogger(__name__)
 
@@ -90,7 +90,11 @@ class InProcessBackend:
         self._slow_call_s = slow_call_s
         self._stops = StopRegistry()  # the Stop button reaches this process's gradings here
         self._activity = Activity()  # submissions the grading threads hold now
-        self._preparer = Preparer(lambda: list(self._problems.values()), self._idle) if prepare_problems else None
+        # A stand-in grade function (tests) has no reference answers to prepare.
+        self._preparer = Preparer(
+            lambda: list(self._problems.values()), self._idle,
+            grade_reference=self._grade_reference if grade is None else None,
+        ) if prepare_problems else None
 
     def start(self) -> None:
         try:
@@ -212,6 +216,12 @@ class InProcessBackend:
                 logger.exception("could not grade submission %s", submission_id)
             finally:
                 self._queue.task_done()
+
+    def _grade_reference(self, problem: Problem, cancel: CancelToken) -> Report:
+        """The preparer's grading of `problem`'s reference solution, on this backend's pool."""
+        assert self._pool is not None, "the preparer starts after the pool"
+        judge: GradeFunction = grade  # the pool is the Pool protocol's, as every grading's is (runner.py)
+        return judge(problem, problem.reference_source(), pool=self._pool, cancel=cancel)
 
     def _idle(self) -> bool:
         """Nothing waiting and nothing being graded: the preparer may take its next step."""

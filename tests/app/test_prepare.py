@@ -3,6 +3,7 @@ says how far it got."""
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable
@@ -10,8 +11,11 @@ from functools import partial
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
+
 from app.grading.inprocess import InProcessBackend
 from app.state import BackendContext, BackendFactory
+from grader.refcache import answers_for
 from tests import waiting
 from tests.app.app_support import CORRECT, VERDICT_TIMEOUT_S, HeldGrader, NoPool, submit, wait_for_verdict
 from tests.app.conftest import Server
@@ -38,6 +42,27 @@ def test_healthz_counts_the_problems_prepared(make_server: Callable[..., Server]
     client = make_server(prepare_problems=True).client
     eventually(lambda: client.get("/healthz").json()["problems_prepared"] == client.get("/healthz").json()["problems"],
                "every problem prepared")
+
+
+def all_prepared(server: Server) -> bool:
+    health = server.client.get("/healthz").json()
+    return bool(health["problems_prepared"] == health["problems"])
+
+
+def test_the_host_grades_each_problem_s_reference_while_it_prepares(make_server: Callable[..., Server],
+                                                                  caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING, logger="grader.prepare"):
+        server = make_server(prepare_problems=True)
+        eventually(lambda: all_prepared(server), "every problem prepared")
+    assert all(len(answers_for(problem)) > 0 for problem in server.app.state.paperlab.catalog.values())
+    assert "does not pass its own checks" not in caplog.text
+
+
+def test_a_stand_in_grader_is_never_asked_to_grade_a_reference(make_server: Callable[..., Server]) -> None:
+    grader = HeldGrader()
+    server = make_server(backend_factory=preparing_backend(grader, []))
+    eventually(lambda: all_prepared(server), "every problem prepared")
+    assert grader.calls == []
 
 
 def test_healthz_says_nothing_is_prepared_here_when_preparing_is_off(make_server: Callable[..., Server]) -> None:

@@ -4,6 +4,7 @@ own, only while nothing is graded; and a verdict that does not depend on whether
 from __future__ import annotations
 
 import logging
+import shutil
 import subprocess
 import sys
 import threading
@@ -12,15 +13,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from bench.inprocess import InProcessPool
+from grader.cancel import CancelToken
 from grader.contract.search import drawn_examples
 from grader.judge import grade
 from grader.prepare import Activity, Preparer, preparation_steps
 from grader.problems import Problem, load_problem
+from grader.refcache import answers_for
 from grader.report import Report
 from tests import waiting
 
@@ -54,9 +58,10 @@ class Steps:
         return lambda: self.ran.append(name)
 
 
-def started(problems: list[Any], idle: Callable[[], bool], after_each: Callable[[], None] = lambda: None) -> Preparer:
+def started(problems: list[Any], idle: Callable[[], bool], after_each: Callable[[], None] = lambda: None, *,
+            grade_reference: Callable[[Any, CancelToken], Any] | None = None) -> Preparer:
     """A running preparer. Its `after_each` records instead of settling: a test must not freeze pytest's heap."""
-    preparer = Preparer(lambda: problems, idle, poll_s=0.005, after_each=after_each)
+    preparer = Preparer(lambda: problems, idle, poll_s=0.005, after_each=after_each, grade_reference=grade_reference)
     preparer.start()
     return preparer
 
@@ -199,6 +204,82 @@ def test_a_problem_without_steps_counts_as_prepared() -> None:
     assert preparer.prepared == 1
 
 
+# ---------------------------------------------------------------------------------------------- the reference
+
+
+def reference_report(*, solved: bool = True, stopped: bool = False, failed: tuple[str, ...] = ()) -> Any:
+    checks = [SimpleNamespace(id=check_id, required=True, status="failed") for check_id in failed]
+    return SimpleNamespace(solved=solved, stopped=stopped, checks=checks, error=None)
+
+
+def test_each_problem_s_reference_is_graded_after_its_steps() -> None:
+    steps = Steps()
+
+    def grade_reference(problem: Any, cancel: CancelToken) -> Any:
+        steps.ran.append(f"{problem.slug}.reference")
+        return reference_report()
+
+    preparer = started([steps.problem("a", 2), steps.problem("b", 1)], lambda: True, grade_reference=grade_reference)
+    eventually(lambda: preparer.done, "the preparer finished")
+    assert steps.ran == ["a.0", "a.1", "a.reference", "b.0", "b.reference"]
+
+
+def test_the_reference_is_not_graded_while_the_host_grades() -> None:
+    steps, busy = Steps(), threading.Event()
+    problem = steps.problem("a", 1)
+    only = problem.checks[0].preparations[0]
+
+    def step_then_a_submission_arrives() -> None:
+        only()
+        busy.set()
+
+    problem.checks[0] = FakeCheck((step_then_a_submission_arrives,))
+    graded: list[str] = []
+    preparer = started([problem], lambda: not busy.is_set(),
+                       grade_reference=lambda problem, cancel: graded.append(problem.slug) or reference_report())
+    eventually(lambda: steps.ran == ["a.0"], "a's step ran")
+    time.sleep(0.3)
+    assert graded == []
+    busy.clear()
+    eventually(lambda: preparer.done, "the preparer finished")
+    assert graded == ["a"]
+
+
+def test_a_reference_that_fails_its_own_checks_is_logged(caplog: pytest.LogCaptureFixture) -> None:
+    failing = reference_report(solved=False, failed=("ema.formula", "loss.values"))
+    with caplog.at_level(logging.WARNING, logger="grader.prepare"):
+        preparer = started([FakeProblem("moco", [])], lambda: True, grade_reference=lambda problem, cancel: failing)
+        eventually(lambda: preparer.done, "the preparer finished")
+    assert "the reference solution of moco does not pass its own checks: ema.formula, loss.values" in caplog.text
+
+
+def test_a_reference_that_passes_logs_nothing(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING, logger="grader.prepare"):
+        preparer = started([FakeProblem("moco", [])], lambda: True,
+                           grade_reference=lambda problem, cancel: reference_report())
+        eventually(lambda: preparer.done, "the preparer finished")
+    assert caplog.records == []
+
+
+def test_stopping_cancels_the_reference_grading_under_way(caplog: pytest.LogCaptureFixture) -> None:
+    grading = threading.Event()
+
+    def grade_reference(problem: Any, cancel: CancelToken) -> Any:
+        grading.set()
+        while not cancel.cancelled:  # as the judge does: the running call's child killed, the rest skipped
+            time.sleep(0.005)
+        return reference_report(solved=False, stopped=True)
+
+    with caplog.at_level(logging.WARNING, logger="grader.prepare"):
+        preparer = started([FakeProblem("slow", [])], lambda: True, grade_reference=grade_reference)
+        assert grading.wait(WAIT_S)
+        started_at = time.monotonic()
+        preparer.stop(timeout_s=WAIT_S)
+    assert time.monotonic() - started_at < 5
+    assert not any(thread.name == "paperlab-prepare" and thread.is_alive() for thread in threading.enumerate())
+    assert caplog.records == []  # a stopped grading says nothing about the reference
+
+
 # ---------------------------------------------------------------------------------------------- a real problem
 
 
@@ -257,3 +338,25 @@ def test_a_grading_after_preparing_on_another_thread_gives_the_verdicts_of_one_w
     without = grade(blend, code, pool=InProcessPool())  # type: ignore[arg-type]
     assert ("contract.search", "failed") in [(check_id, status) for check_id, status, _ in verdicts(after)]
     assert verdicts(after) == verdicts(without)
+
+
+def test_a_reference_graded_ahead_leaves_the_judge_every_answer_a_correct_grading_asks_for(tmp_path: Path) -> None:
+    folder = tmp_path / "blend"
+    shutil.copytree(BLEND, folder)
+    with (folder / "reference.py").open("a") as reference:  # files of its own: no answers of it in this process yet
+        reference.write("\n# copied for one test\n")
+    problem = load_problem(folder)
+    answers = answers_for(problem)
+    assert len(answers) == 0
+    pool = InProcessPool()
+
+    def grade_reference(problem: Problem, cancel: CancelToken) -> Report:
+        return grade(problem, problem.reference_source(), pool=pool, cancel=cancel)  # type: ignore[arg-type]
+
+    preparer = started([problem], lambda: True, grade_reference=grade_reference)
+    eventually(lambda: preparer.done, "blend prepared")
+    kept = len(answers)
+    assert kept > 0
+    first = grade(problem, problem.reference_source(), pool=pool)  # type: ignore[arg-type]
+    assert first.solved
+    assert len(answers) == kept  # nothing left to compute

@@ -268,3 +268,5 @@ def test_every_grading_process_prepares_its_catalogue_after_it_starts(cluster: C
         assert time.monotonic() < deadline, [worker.log_tail() for worker in running]
         time.sleep(0.5)
     assert all(f"prepared {len(PROBLEM_SOURCES)} problem(s)" in worker.log_tail(400) for worker in running)
+    # each worker graded every reference on its own pool while it prepared, and every one passed
+    assert not any("does not pass its own checks" in worker.log_tail(100_000) for worker in running)
