@@ -235,8 +235,12 @@ def test_the_reference_is_not_graded_while_the_host_grades() -> None:
 
     problem.checks[0] = FakeCheck((step_then_a_submission_arrives,))
     graded: list[str] = []
-    preparer = started([problem], lambda: not busy.is_set(),
-                       grade_reference=lambda problem, cancel: graded.append(problem.slug) or reference_report())
+
+    def grade_reference(problem: Any, cancel: CancelToken) -> Any:
+        graded.append(problem.slug)
+        return reference_report()
+
+    preparer = started([problem], lambda: not busy.is_set(), grade_reference=grade_reference)
     eventually(lambda: steps.ran == ["a.0"], "a's step ran")
     time.sleep(0.3)
     assert graded == []
