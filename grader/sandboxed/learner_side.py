@@ -24,11 +24,12 @@ if TYPE_CHECKING:
     Job = tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]
 
 
-def serve(jobs: list[Job], results: list[tuple[bool, Any]], graveyard: list[Any], wake: Lock, done: Lock) -> None:
+def serve(jobs: list[Job], results: list[tuple[bool, Any]], graveyard: list[Any], wake: Callable[[], Any],
+          done: Lock) -> None:
     """The learner's thread: run each job the worker queues, one at a time, and hand back what it returned or
     raised. Its stack holds this frame and the learner's, nothing of the worker's."""
     while True:
-        wake.acquire()
+        wake()
         graveyard.clear()  # what the main thread is done with dies here, so its finalizers run on this thread
         if not jobs:
             continue

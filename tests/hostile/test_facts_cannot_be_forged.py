@@ -247,6 +247,45 @@ def test_finalizers_on_the_graders_thread_cannot_reach_its_frames(grade_code: Gr
     assert all(entry[0] == "refused" or entry[2] is False for entry in found), found
 
 
+# The trampoline that runs each call (its frame is the one below the learner's) is woken through a pipe: a
+# submission can reach the function that reads it, and the pipe's descriptors. Each route below may break the
+# submission's own calls, never make a call it did not answer pass or leave the grading hanging.
+WAKE_ROUTES = {
+    "closes the reading end": "os.close(wake.args[0])",
+    "swaps the reading end for another pipe": "other = os.pipe()\n    os.dup2(other[0], wake.args[0])",
+    "reads the next wake-up itself": "threading.Thread(target=wake, daemon=True).start()",
+}
+
+
+@pytest.mark.parametrize("route", list(WAKE_ROUTES), ids=list(WAKE_ROUTES))
+def test_the_pipe_that_wakes_the_learners_thread_forges_nothing(grade_code: GradeCode, route: str) -> None:
+    code = f'''
+import os, sys, threading
+
+done = []
+
+def _sabotage():
+    if done:
+        return
+    frame = sys._getframe(1)
+    while frame is not None and "wake" not in frame.f_locals:
+        frame = frame.f_back
+    wake = frame.f_locals["wake"]
+    done.append(True)
+    {WAKE_ROUTES[route]}
+
+def add_one(x):
+    _sabotage()
+    return x + 1
+
+def scaled_sum(x, factor):
+    if isinstance(factor, bool):
+        raise TypeError("factor must be a number")
+    return x.sum() * factor
+'''
+    assert_unsolved_within(grade_code(code), 60)  # every check fails or passes on the calls it answered
+
+
 DRIP = '''
 import os, socket, stat, time
 
