@@ -124,7 +124,7 @@ class Preparer:
         for problem in problems:
             steps = preparation_steps(problem)
             if self._grade_reference is not None:
-                steps.append(partial(self._check_reference, self._grade_reference, problem, self._cancel))
+                steps.append(partial(self._check_reference, self._grade_reference, problem))
             for step in steps:
                 if not self._wait_until_idle():
                     return
@@ -139,10 +139,8 @@ class Preparer:
                 self._prepared += 1
         logger.info("prepared %d problem(s)", len(problems))
 
-    @staticmethod
-    def _check_reference(grade_reference: Callable[[Problem, CancelToken], Report], problem: Problem,
-                         cancel: CancelToken) -> None:
-        report = grade_reference(problem, cancel)
+    def _check_reference(self, grade_reference: Callable[[Problem, CancelToken], Report], problem: Problem) -> None:
+        report = grade_reference(problem, self._cancel)
         if not report.solved and not report.stopped:
             failed = [check.id for check in report.checks if check.required and check.status != "passed"]
             why = report.error.message if report.error is not None else ", ".join(failed[:5])

@@ -51,8 +51,21 @@ class Steps:
 
     ran: list[str] = field(default_factory=list)
 
-    def problem(self, slug: str, count: int) -> Any:
-        return FakeProblem(slug, [FakeCheck(tuple(self._step(f"{slug}.{i}") for i in range(count)))])
+    def problem(self, slug: str, count: int, *, busy_after_first: threading.Event | None = None) -> Any:
+        """`slug` with `count` steps; where `busy_after_first` is given, a submission arrives (it is set) as soon as
+        the first step has run."""
+        steps = [self._step(f"{slug}.{i}") for i in range(count)]
+        if busy_after_first is not None:
+            steps[0] = self._then_busy(steps[0], busy_after_first)
+        return FakeProblem(slug, [FakeCheck(tuple(steps))])
+
+    @staticmethod
+    def _then_busy(step: Callable[[], object], busy: threading.Event) -> Callable[[], object]:
+        def step_then_a_submission_arrives() -> None:
+            step()
+            busy.set()
+
+        return step_then_a_submission_arrives
 
     def _step(self, name: str) -> Callable[[], object]:
         return lambda: self.ran.append(name)
@@ -113,16 +126,8 @@ def test_no_step_runs_while_the_host_grades() -> None:
 
 def test_the_preparer_asks_again_before_every_step() -> None:
     """A submission that arrives between two steps pauses the rest, not only the next problem."""
-    steps = Steps()
-    busy = threading.Event()
-    problem = steps.problem("a", 3)
-    first = problem.checks[0].preparations[0]
-
-    def first_then_a_submission_arrives() -> None:
-        first()
-        busy.set()
-
-    problem.checks[0] = FakeCheck((first_then_a_submission_arrives, *problem.checks[0].preparations[1:]))
+    steps, busy = Steps(), threading.Event()
+    problem = steps.problem("a", 3, busy_after_first=busy)
     preparer = started([problem], lambda: not busy.is_set())
     eventually(lambda: steps.ran == ["a.0"], "the first step ran")
     time.sleep(0.3)
@@ -135,14 +140,7 @@ def test_the_preparer_asks_again_before_every_step() -> None:
 def test_after_each_problem_the_heap_is_settled_once_the_host_is_idle_again() -> None:
     steps, busy = Steps(), threading.Event()
     settled: list[list[str]] = []
-    problem = steps.problem("a", 1)
-    only = problem.checks[0].preparations[0]
-
-    def step_then_a_submission_arrives() -> None:
-        only()
-        busy.set()
-
-    problem.checks[0] = FakeCheck((step_then_a_submission_arrives,))
+    problem = steps.problem("a", 1, busy_after_first=busy)
     preparer = started([problem, steps.problem("b", 1)], lambda: not busy.is_set(),
                        after_each=lambda: settled.append(list(steps.ran)))
     eventually(lambda: steps.ran == ["a.0"], "a's step ran")
@@ -226,14 +224,7 @@ def test_each_problem_s_reference_is_graded_after_its_steps() -> None:
 
 def test_the_reference_is_not_graded_while_the_host_grades() -> None:
     steps, busy = Steps(), threading.Event()
-    problem = steps.problem("a", 1)
-    only = problem.checks[0].preparations[0]
-
-    def step_then_a_submission_arrives() -> None:
-        only()
-        busy.set()
-
-    problem.checks[0] = FakeCheck((step_then_a_submission_arrives,))
+    problem = steps.problem("a", 1, busy_after_first=busy)
     graded: list[str] = []
 
     def grade_reference(problem: Any, cancel: CancelToken) -> Any:
