@@ -138,7 +138,7 @@ def serve(job_fd: int, *, warm: bool, ctypes_aliases: list[tuple[Any, str]]) -> 
     guard = guards.seal(_get_ident())
     pristine = torch_state.snapshot()
     served = Served(types.ModuleType("submission"), output, learner.run, learner.graveyard, guard,
-                    queued=learner.queued_s)
+                    elapsed=learner.last_call_s)
     ok, raised = _load_modules(header["modules"], learner.run, served.modules)
     module = types.ModuleType("submission")
     if ok:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 import types
+from collections.abc import Callable
 from typing import Any
 
 import torch
@@ -61,7 +62,8 @@ class Served:
     """A loaded submission and what serving it needs; `runner` calls the learner's functions."""
 
     def __init__(self, module: types.ModuleType, output: Output, runner: Any, graveyard: list[Any],
-                 guard: Guard | None, arena_copies: bool = False, queued: Any = None) -> None:
+                 guard: Guard | None, arena_copies: bool = False,
+                 elapsed: Callable[[], float] | None = None) -> None:
         self.module = module
         self.output = output
         self.runner = runner
@@ -69,9 +71,10 @@ class Served:
         self.guard = guard
         self.arena_copies = arena_copies  # the in-process benchmark hands over private buffers
         self.stand_in = output.namespace["StandIn"]
-        # Seconds the learner's thread has waited for a CPU (LearnerThread.queued_s): a call's duration leaves
-        # them out, as its time limit does, so the judge's budgets spend the same on a busy machine.
-        self.queued = queued if queued is not None else _no_queue
+        # Seconds the runner's last call took of the learner's thread's own time (LearnerThread.last_call_s): a
+        # call's duration leaves out its wait for a CPU, as its time limit does, so the judge's budgets spend the
+        # same on a busy machine. None (a runner that calls directly): the call's wall time.
+        self.elapsed = elapsed
         self.source: list[str] = []  # the submission's lines, for tracebacks (compiled from a string, not a file)
         self.modules: dict[str, types.ModuleType] = {}  # the problem's modules sent with the load (helpers.py)
 
@@ -114,12 +117,13 @@ class Served:
             edges = {key: _grad_accumulator(t) for key, t in tensors if _t_requires_grad(t) and _t_is_leaf(t)}
         if call["module"]:  # a helper is handed the learner's functions it drives, by name, before its arguments
             args = (self.handed(call["uses"]), *args)
-        started, queued = _perf_counter(), self.queued()
+        started = _perf_counter()
         try:
             ok, value = self.runner(function, args, kwargs)
         except Interfered as exc:
             ok, value = False, exc
-        reply["duration_ms"] = max(0.0, _perf_counter() - started - (self.queued() - queued)) * 1000
+        seconds = self.elapsed() if self.elapsed is not None else _perf_counter() - started
+        reply["duration_ms"] = seconds * 1000
         if not ok:
             reply["raised"] = self.exception_summary(value)
             reply["output"] = self.output.take()
@@ -246,10 +250,6 @@ class Served:
         mro = [str(_type_name(k)) for k in _type_mro(kind)][:16]
         return {"type": str(_type_name(kind))[:100], "mro": mro, "message": message[:2000],
                 "traceback": frames[-MAX_FRAMES:]}
-
-
-def _no_queue() -> float:
-    return 0.0
 
 
 def _layout(t: Any) -> tuple[Any, ...]:

@@ -53,15 +53,33 @@ def test_a_call_ends_at_its_wall_clock_ceiling_whatever_it_waited(learner: Learn
         learner.run(time.sleep, (2.0,), {})
 
 
-def test_a_calls_duration_leaves_out_its_wait_for_a_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
-    import torch
+def test_a_calls_duration_leaves_out_its_wait_for_a_cpu(learner: LearnerThread,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from grader.sandboxed import learner_thread
 
+    learner.call_timeout_s, learner.wall_ceiling_factor = 10.0, 3.0
     waited = iter([1.0, 1.25])  # before and after the call: it waited 0.25 s for a CPU
     clock = iter([10.0, 10.3])  # and took 0.3 s of wall time
-    monkeypatch.setattr(serving, "_perf_counter", lambda: next(clock))
+    monkeypatch.setattr(learner, "queued_s", lambda: next(waited))
+    monkeypatch.setattr(learner_thread, "_monotonic", lambda: next(clock))
+    assert learner.run(lambda: None, (), {}) == (True, None)
+    assert learner.last_call_s() == pytest.approx(0.05)
+
+
+def test_a_calls_duration_counts_from_the_clocks_run_read_before_it(learner: LearnerThread) -> None:
+    learner.call_timeout_s = 10.0
+    learner.run(time.sleep, (0.05,), {})
+    first = learner.last_call_s()
+    time.sleep(0.05)
+    assert 0.04 <= first <= learner.last_call_s()  # the clock runs on from the call's start until it is read
+
+
+def test_served_reports_the_duration_its_runner_measured() -> None:
+    import torch
+
     served = serving.Served(types.ModuleType("m"), Output(learner_namespace(), 100),
                             lambda function, args, kwargs: (True, function(*args)), [], None,
-                            arena_copies=True, queued=lambda: next(waited))
+                            arena_copies=True, elapsed=lambda: 0.05)
     served.module.f = lambda x: x  # type: ignore[attr-defined]
     arguments, blobs = protocol.encode(((torch.zeros(1),), {}))
     call = {"function": "f", "arguments": arguments, "grads": [], "grad_output": None, "module": "", "uses": []}
