@@ -61,7 +61,12 @@ def exactly(message: str) -> str:
 # ------------------------------------------------------------------------------------------ JSON headers
 
 
-def test_a_header_is_compact_ascii_json() -> None:
+def test_a_header_is_compact_utf8_json() -> None:
+    assert dumps({"a": [1, "é"], "b": None}) == '{"a":[1,"é"],"b":null}'.encode()
+
+
+def test_a_header_the_standard_library_writes_is_compact_ascii_json(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(framing, "_orjson_dumps", None)  # as in the sandbox, which mounts no orjson
     assert dumps({"a": [1, "é"], "b": None}) == b'{"a":[1,"\\u00e9"],"b":null}'
 
 
