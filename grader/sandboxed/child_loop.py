@@ -190,6 +190,12 @@ def serve(job_fd: int, *, warm: bool, ctypes_aliases: list[tuple[Any, str]]) -> 
             while _recv_into(job, bytearray(1), 1):
                 pass
             return
+        except Exception:
+            # The worker's own operations raised: a kernel the learner registered for one of them may be why, and
+            # the verdict then names it rather than a worker that ended for no reason it can give.
+            changed = torch_state.changes(pristine, torch_state.snapshot())
+            if not changed:
+                raise
         if changed:  # these replies were computed by a torch the learner changed: none of them is sent
             _send_frame(job, {"op": "tampered", "what": changed}, key=key)
             return

@@ -164,6 +164,49 @@ def test_torch_changed_during_a_call_fails_the_grading_and_says_how(grade_code: 
                for message in messages(report).values()), messages(report)
 
 
+# A kernel registered, in a call without gradients, for one overload of an operator the worker runs: `aten::fill_`
+# names no operator (fill_ has only overloads), so a snapshot that dumped it by that name watched nothing. Each of
+# these is on a path of the worker's own: `ones` fills through fill_.Scalar, a seeded cotangent is drawn with
+# randn.generator, a blob becomes a tensor of its dtype through view.dtype, an empty argument is made by
+# empty.memory_format, and an encoded result is read through resolve_conj and resolve_neg.
+OVERLOAD_KERNEL = '''
+import torch
+
+guard = torch._C._dispatch_library
+original = next((cell.cell_contents for cell in (guard.__closure__ or ()) if callable(cell.cell_contents)), guard)
+LIBRARY = []
+
+def passthrough(*args, **kwargs):
+    raise RuntimeError("never called: the grader fails the grading before it runs an operator again")
+
+def add_one(x):
+    if not LIBRARY:
+        LIBRARY.append(original("IMPL", "aten", "", "x.py", 1))
+        LIBRARY[-1].impl("OVERLOAD", "KEY", passthrough, False)
+    return x + 1
+
+def scaled_sum(x, factor):
+    if isinstance(factor, bool):
+        raise TypeError("factor must be a number")
+    return x.sum() * factor
+'''
+
+
+@pytest.mark.parametrize(("overload", "key"), [
+    ("fill_.Scalar", "CPU"),
+    ("randn.generator", "CompositeExplicitAutograd"),
+    ("view.dtype", "CPU"),
+    ("empty.memory_format", "CPU"),
+    ("resolve_conj", "CompositeExplicitAutograd"),
+])
+def test_a_kernel_for_any_overload_of_a_worker_operator_fails_the_grading(grade_code: GradeCode, overload: str,
+                                                                           key: str) -> None:
+    report = grade_code(OVERLOAD_KERNEL.replace("OVERLOAD", overload).replace("KEY", key))
+    assert not report.solved
+    assert any(f"a kernel registered for aten::{overload}" in message for message in messages(report).values()), \
+        messages(report)
+
+
 SUBCLASS_AND_HOOK = '''
 import torch
 
