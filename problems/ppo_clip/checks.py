@@ -16,10 +16,23 @@ correct minimum or maximum could hand the gradient to either side.
 """
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 import torch
 
-from grader.checks import check, expect, expect_close, expect_grad_close, expect_grad_none, seeded_randn, vjp
+from grader.checks import (
+    CheckFailed,
+    WorkerLost,
+    check,
+    expect,
+    expect_close,
+    expect_grad_close,
+    expect_grad_none,
+    same_bits,
+    seeded_randn,
+)
+from helpers import bandit_logp, bandit_pulls, bandit_sgd_step
 
 F64 = torch.float64
 F32 = torch.float32
@@ -405,7 +418,7 @@ def ppo_stable(sub, ref):
 # ---------------------------------------------------------------------------------------------- experiment
 
 ARM_MEANS = (0.0, 0.5, 1.0)  # a three-armed bandit: reward = arm mean + N(0, 1) noise
-RUNS, BATCH, ITERATIONS, EPOCHS, LEARNING_RATE, UNCLIPPED = 32, 8, 12, 4, 3.0, 1e6
+RUNS, BATCH, ITERATIONS, EPOCHS, LEARNING_RATE, UNCLIPPED, SEED = 32, 8, 12, 4, 3.0, 1e6, 2017
 
 
 @check("experiment.bandit", "Your clipped surrogate against the unclipped one (clip_eps = 1e6), training a softmax "
@@ -414,48 +427,105 @@ def experiment(sub, ref, ctx):
     """32 independent runs side by side in one [32, 8] batch: each iteration samples 8 pulls per run from the
     current policy, normalises the rewards into advantages, then takes 4 gradient steps (SGD, lr 3) on the logits
     with your clipped_surrogate's gradient. The same draws feed both arms of the comparison."""
+    series = run_in_one_request(sub)
+    if series is None:
+        series = bandit_series(lambda calls: live_gradients(sub, calls))
+    if series is not None:  # None: no usable gradient from your function, and the chart stops there
+        ctx.record_experiment(steps=list(range(1, ITERATIONS + 1)), series=series,
+                              x_label="iteration (8 pulls, 4 epochs)")
+
+
+Answer = Callable[[list[tuple[tuple[Any, ...], dict[str, Any]]]], list[Any] | None]
+
+
+def bandit_series(answer: Answer) -> dict[str, list[float]] | None:
+    """The chart's series, each step's two calls (one per arm) answered by `answer` with their gradients in
+    logp_new (None: the run stops, and so does the chart)."""
     means = torch.tensor(ARM_MEANS, dtype=F64)
-    generator = torch.Generator().manual_seed(2017)
+    generator = torch.Generator().manual_seed(SEED)
     thetas = {"clipped": torch.zeros(RUNS, 3, dtype=F64), "unclipped": torch.zeros(RUNS, 3, dtype=F64)}
     eps = {"clipped": 0.2, "unclipped": UNCLIPPED}
-    series = {f"{metric}_{name}": [] for metric in ("expected_reward", "stuck_runs", "max_ratio", "clip_fraction")
-              for name in thetas}
+    series: dict[str, list[float]] = {f"{metric}_{name}": [] for metric in
+                                      ("expected_reward", "stuck_runs", "max_ratio", "clip_fraction")
+                                      for name in thetas}
     for _ in range(ITERATIONS):
         uniforms = torch.rand(RUNS, BATCH, generator=generator, dtype=F64)
         noise = torch.randn(RUNS, BATCH, generator=generator, dtype=F64)
-        batches = {}
-        for name, theta in thetas.items():
-            cdf = torch.softmax(theta, dim=-1).cumsum(dim=-1)
-            actions = (uniforms.unsqueeze(-1) > cdf.unsqueeze(1)).sum(dim=-1).clamp(max=2)  # inverse CDF
-            rewards = means[actions] + noise
-            adv = (rewards - rewards.mean(dim=1, keepdim=True)) / (rewards.std(dim=1, keepdim=True) + 1e-8)
-            logp_old = torch.log_softmax(theta, dim=-1).gather(1, actions)
-            batches[name] = (actions, adv, logp_old)
+        pulls = {name: bandit_pulls(theta, uniforms, noise, means) for name, theta in thetas.items()}
         for _ in range(EPOCHS):
-            calls, thetas_grad = [], {}
+            calls: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
             for name, theta in thetas.items():
-                actions, adv, logp_old = batches[name]
-                leaf = theta.clone().requires_grad_(True)
-                logp_new = torch.log_softmax(leaf, dim=-1).gather(1, actions)
-                thetas_grad[name] = (leaf, logp_new)
-                calls.append(((logp_new.detach().requires_grad_(True), logp_old, adv, eps[name]), {}))
-            results = sub.clipped_surrogate.map(calls, grads=("logp_new",))
-            for result, name in zip(results, thetas, strict=True):
-                result.unwrap()
-                grad = result.grads.get("logp_new")
-                if grad is None or not bool(torch.isfinite(grad).all()):
-                    return  # no usable gradient from your function: the chart stops here
-                leaf, logp_new = thetas_grad[name]
-                # your gradient is that of a mean over all RUNS * BATCH pulls: times RUNS, each run's own mean
-                (theta_grad,) = vjp([logp_new], [leaf], [grad * RUNS])
-                thetas[name] = thetas[name] - LEARNING_RATE * theta_grad
+                actions, adv, logp_old = pulls[name]
+                calls.append(((bandit_logp(theta, actions).detach().requires_grad_(True), logp_old, adv, eps[name]),
+                              {}))
+            gradients = answer(calls)
+            if gradients is None:
+                return None
+            for gradient, name in zip(gradients, list(thetas), strict=True):
+                if not (isinstance(gradient, torch.Tensor) and gradient.shape == (RUNS, BATCH)
+                        and bool(torch.isfinite(gradient).all())):
+                    return None
+                thetas[name] = bandit_sgd_step(thetas[name], pulls[name][0], gradient, RUNS, LEARNING_RATE)
         for name, theta in thetas.items():
-            actions, adv, logp_old = batches[name]
+            actions, adv, logp_old = pulls[name]
             probs = torch.softmax(theta, dim=-1)
-            ratio = torch.exp(torch.log_softmax(theta, dim=-1).gather(1, actions) - logp_old)
+            ratio = torch.exp(bandit_logp(theta, actions) - logp_old)
             expected = probs @ means
             series[f"expected_reward_{name}"].append(float(expected.mean()))
             series[f"stuck_runs_{name}"].append(float((probs[:, :2].max(dim=-1).values > 0.9).sum()))
             series[f"max_ratio_{name}"].append(float(ratio.max()))
             series[f"clip_fraction_{name}"].append(float(((ratio - 1).abs() > 0.2).double().mean()))
-    ctx.record_experiment(steps=list(range(1, ITERATIONS + 1)), series=series, x_label="iteration (8 pulls, 4 epochs)")
+    return series
+
+
+def live_gradients(sub: Any, calls: list[tuple[tuple[Any, ...], dict[str, Any]]]) -> list[Any]:
+    """One step's calls, one request: your clipped_surrogate's gradients in logp_new (what it raised fails the
+    check, as any call's error does)."""
+    results = sub.clipped_surrogate.map(calls, grads=("logp_new",))
+    for result in results:
+        result.unwrap()
+    return [result.grads.get("logp_new") for result in results]
+
+
+def run_in_one_request(sub: Any) -> dict[str, list[float]] | None:
+    """The series as bandit_series with live_gradients makes them, in two requests instead of 48, or None.
+
+    The worker runs the whole training (helpers.bandit_run, the same glue as bandit_series's) and returns every
+    call's surrogate and gradient. The judge takes the run's gradients as the answers to its own steps, building
+    each step's calls from its own states, then makes all those calls again in one request. Only when every
+    answer is bit for bit the run's are these the series the live run gives: by induction from the zero policies,
+    each step's calls get the same input and the same answer. Anything else (a run that raised or broke a limit,
+    a record of the wrong form, a function that answers the same input differently) returns None, and the check
+    runs the training a step a request, message and chart included."""
+    zeros = torch.zeros(RUNS, 3, dtype=F64)
+    try:
+        run = sub.from_helpers("bandit_run", uses=("clipped_surrogate",)).call(
+            torch.tensor(ARM_MEANS, dtype=F64), [zeros, zeros.clone()], [0.2, UNCLIPPED], RUNS, BATCH, ITERATIONS,
+            EPOCHS, LEARNING_RATE, SEED)
+    except (CheckFailed, WorkerLost):
+        return None
+    records = run.value if run.raised is None else None
+    if not (isinstance(records, list) and len(records) == ITERATIONS * EPOCHS):
+        return None
+    steps = iter(records)
+    made: list[tuple[tuple[tuple[Any, ...], dict[str, Any]], Any]] = []
+
+    def recorded(calls: list[tuple[tuple[Any, ...], dict[str, Any]]]) -> list[Any] | None:
+        record = next(steps)
+        if not (isinstance(record, list) and len(record) == len(calls)
+                and all(isinstance(pair, tuple | list) and len(pair) == 2 for pair in record)):
+            return None
+        made.extend(zip(calls, record, strict=True))
+        return [gradient for _, gradient in record]
+
+    try:
+        series = bandit_series(recorded)
+        if series is None:
+            return None
+        replayed = sub.clipped_surrogate.map([call for call, _ in made], grads=("logp_new",))
+    except (CheckFailed, WorkerLost):
+        return None
+    agrees = all(result.raised is None and same_bits(result.value, surrogate)
+                 and same_bits(result.grads.get("logp_new"), gradient)
+                 for result, (_, (surrogate, gradient)) in zip(replayed, made, strict=True))
+    return series if agrees else None

@@ -115,3 +115,58 @@ def check_ppo_inputs(logits, actions, logp_old, advantages, values, old_values, 
     _check_number("vf_clip_eps", vf_clip_eps, low=0.0, low_closed=False, optional=True)
     _check_number("vf_coef", vf_coef, low=0.0, low_closed=True)
     _check_number("ent_coef", ent_coef, low=0.0, low_closed=True)
+
+
+# ---------------------------------------------------------------------------------------------- the experiment
+# The bandit run of the notes' chart, shared by the grader and the worker: the grader rebuilds every step of a run
+# with these same functions, so both sides compute the same bits.
+
+
+def bandit_pulls(theta, uniforms, noise, means):
+    """One iteration's pulls of every run from its policy softmax(theta) [runs, arms], by inverse CDF of `uniforms`
+    [runs, batch], with reward arm mean + `noise`: (actions, advantages normalised within each run, logp_old)."""
+    cdf = torch.softmax(theta, dim=-1).cumsum(dim=-1)
+    actions = (uniforms.unsqueeze(-1) > cdf.unsqueeze(1)).sum(dim=-1).clamp(max=means.shape[0] - 1)
+    rewards = means[actions] + noise
+    advantages = (rewards - rewards.mean(dim=1, keepdim=True)) / (rewards.std(dim=1, keepdim=True) + 1e-8)
+    return actions, advantages, bandit_logp(theta, actions)
+
+
+def bandit_logp(theta, actions):
+    """log pi_theta(action) of each pull [runs, batch]."""
+    return torch.log_softmax(theta, dim=-1).gather(1, actions)
+
+
+def bandit_sgd_step(theta, actions, gradient, runs, lr):
+    """theta after one SGD step on the surrogate. `gradient` is d(surrogate)/d(logp) [runs, batch], the gradient of a
+    mean over every pull; times `runs`, each run's own mean. Through log_softmax by hand: the gradient of
+    log softmax(theta)[a] in theta is onehot(a) - softmax(theta)."""
+    scaled = gradient.to(theta.dtype) * runs
+    onehot_part = torch.zeros_like(theta).scatter_add_(1, actions, scaled)
+    theta_gradient = onehot_part - torch.softmax(theta, dim=-1) * scaled.sum(dim=1, keepdim=True)
+    return theta - lr * theta_gradient
+
+
+def bandit_run(functions, means, thetas, clip_eps, runs, batch, iterations, epochs, lr, seed):
+    """Train one policy per entry of `thetas` [runs, arms] with your clipped_surrogate, each with its own clip_eps,
+    on the same draws: every iteration samples `batch` pulls per run, then takes `epochs` SGD steps. Returns, for
+    each step, one (surrogate, its gradient in logp_new) per policy. Each call gets its own copy of its inputs, so
+    a function that writes to one changes nothing the run goes on from."""
+    clipped_surrogate = functions["clipped_surrogate"]
+    generator = torch.Generator().manual_seed(seed)
+    thetas = list(thetas)
+    records = []
+    for _ in range(iterations):
+        uniforms = torch.rand(runs, batch, generator=generator, dtype=torch.float64)
+        noise = torch.randn(runs, batch, generator=generator, dtype=torch.float64)
+        pulls = [bandit_pulls(theta, uniforms, noise, means) for theta in thetas]
+        for _ in range(epochs):
+            step = []
+            for index, ((actions, advantages, logp_old), eps) in enumerate(zip(pulls, clip_eps, strict=True)):
+                logp_new = bandit_logp(thetas[index], actions).detach().requires_grad_(True)
+                surrogate = clipped_surrogate(logp_new, logp_old.clone(), advantages.clone(), eps)
+                (gradient,) = torch.autograd.grad(surrogate, logp_new)
+                step.append((surrogate.detach(), gradient))
+                thetas[index] = bandit_sgd_step(thetas[index], actions, gradient, runs, lr)
+            records.append(step)
+    return records
