@@ -14,10 +14,23 @@ absolute): the quantities are O(1) and well conditioned, so any correct order of
 """
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 import torch
 
-from grader.checks import check, expect, expect_close, expect_grad_close, expect_tensor, legal_inputs, vjp
+from grader.checks import (
+    CheckFailed,
+    WorkerLost,
+    check,
+    expect,
+    expect_close,
+    expect_grad_close,
+    expect_tensor,
+    legal_inputs,
+    same_bits,
+)
+from helpers import training_adam_step, training_logp, training_reference, training_rollouts
 
 F64 = torch.float64
 LN = math.log
@@ -312,29 +325,9 @@ def loss_mask(sub, ref):
 
 # -------------------------------------------------------------------------------------------- experiment
 
-PROMPTS, VOCAB, LENGTH, GROUP, STEPS, INNER, LEARNING_RATE = 6, 5, 4, 8, 20, 2, 0.2
+PROMPTS, VOCAB, LENGTH, GROUP, STEPS, INNER, LEARNING_RATE, SEED = 6, 5, 4, 8, 20, 2, 0.2, 11
 STOP = VOCAB - 1  # the end-of-answer token
 BETAS = {"beta_small": 0.04, "beta_large": 0.4}  # the paper's beta, and ten times it
-
-
-def _rollouts(logits, generator):
-    """GROUP completions per prompt from a position-wise policy: tokens, mask (through the first STOP) and rewards
-    (1 when the completion stops right after the prompt's answer token, prompt p's answer being p % STOP)."""
-    prompts = torch.arange(PROMPTS).repeat_interleave(GROUP)
-    probs = torch.softmax(logits, dim=-1)[prompts]  # [N, T, V]: the policy ignores earlier tokens
-    tokens = torch.multinomial(probs.reshape(-1, VOCAB), 1, generator=generator).reshape(-1, LENGTH)
-    is_stop = tokens == STOP
-    first_stop = torch.where(is_stop.any(dim=1), is_stop.int().argmax(dim=1), torch.full_like(prompts, LENGTH))
-    mask = torch.arange(LENGTH).unsqueeze(0) <= first_stop.unsqueeze(1)  # the answer and its stop token
-    before = tokens.gather(1, (first_stop - 1).clamp(0, LENGTH - 1).unsqueeze(1)).squeeze(1)
-    rewards = ((first_stop > 0) & (first_stop < LENGTH) & (before == prompts % STOP)).to(F64)
-    return tokens, mask, rewards
-
-
-def _logp(logits, tokens):
-    prompts = torch.arange(PROMPTS).repeat_interleave(GROUP)
-    table = torch.log_softmax(logits, dim=-1)[prompts]  # [N, T, V]
-    return table.gather(2, tokens.unsqueeze(2)).squeeze(2).clamp(max=0.0)
 
 
 def _kl_to_reference(logits, reference):
@@ -346,49 +339,125 @@ def _kl_to_reference(logits, reference):
 @check("experiment.training", "Your two functions train a toy policy: mean reward and KL to the reference over 20 "
        "steps, with beta = 0.04 and beta = 0.4", group="experiment", required=False)
 def experiment(sub, ref, ctx):
-    generator = torch.Generator().manual_seed(11)
-    reference = 0.5 * torch.randn(PROMPTS, LENGTH, VOCAB, generator=generator, dtype=F64)
-    reference[:, 1:, STOP] += 1.0  # the pretrained policy already likes to stop early
-    runs = {name: {"logits": reference.clone(), "adam": (torch.zeros_like(reference), torch.zeros_like(reference))}
-            for name in BETAS}
-    series = {f"reward_{name}": [] for name in BETAS} | {f"kl_{name}": [] for name in BETAS}
+    series = run_in_one_request(sub)
+    if series is None:
+        series, _ = training_series(lambda calls: live_advantages(sub, calls), lambda calls: live_gradients(sub, calls))
+    ctx.record_experiment(steps=list(range(1, len(series["kl_beta_small"]) + 1)), series=series)
+
+
+Calls = list[tuple[tuple[Any, ...], dict[str, Any]]]
+
+
+def training_series(advantages_of: Callable[[Calls], list[Any] | None],
+                    gradients_of: Callable[[Calls], list[Any] | None]) -> tuple[dict[str, list[float]], bool]:
+    """The chart's series, each step's calls answered by `advantages_of` (the two policies' advantages, checked)
+    and `gradients_of` (their losses' gradients in logp_new): (series, whether the run finished). A None answer, or a
+    gradient that is not finite, stops the run there, and the chart with it."""
+    generator = torch.Generator().manual_seed(SEED)
+    reference = training_reference(generator, PROMPTS, LENGTH, VOCAB, STOP)
+    runs = {name: (reference.clone(), (torch.zeros_like(reference), torch.zeros_like(reference))) for name in BETAS}
+    series: dict[str, list[float]] = {f"reward_{name}": [] for name in BETAS} | {f"kl_{name}": [] for name in BETAS}
     adam_step = 0
     for _ in range(STEPS):
         batches = {}
-        for name, run in runs.items():
-            tokens, mask, rewards = _rollouts(run["logits"], generator)
-            batches[name] = (tokens, mask, rewards, _logp(run["logits"], tokens).detach())
+        for name, (logits, _) in runs.items():
+            tokens, mask, rewards = training_rollouts(logits, generator, GROUP, STOP)
+            batches[name] = (tokens, mask, rewards, training_logp(logits, tokens, GROUP).detach())
             series[f"reward_{name}"].append(float(rewards.mean()))
-            series[f"kl_{name}"].append(_kl_to_reference(run["logits"], reference))
-        advantage_results = sub.group_advantages.map([((batches[name][2], GROUP), {}) for name in BETAS])
-        advantages = {}
-        for name, result in zip(BETAS, advantage_results, strict=True):
-            value = result.unwrap()
-            expect(isinstance(value, torch.Tensor) and value.shape == (PROMPTS * GROUP,),
-                   f"{result.call} returned another shape")
-            advantages[name] = value.detach().to(F64)
+            series[f"kl_{name}"].append(_kl_to_reference(logits, reference))
+        advantages = advantages_of([((batches[name][2], GROUP), {}) for name in BETAS])
+        if advantages is None:
+            return series, False
+        taken = {name: value.detach().to(F64) for name, value in zip(BETAS, advantages, strict=True)}
         for _ in range(INNER):  # two updates per batch: on the second, logp_old is stale and the clip can bind
             adam_step += 1
-            params, calls = {}, []
-            for name, run in runs.items():
-                params[name] = run["logits"].clone().requires_grad_(True)
+            calls: Calls = []
+            for name, (logits, _) in runs.items():
                 tokens, mask, _, old = batches[name]
-                new = _logp(params[name], tokens)
-                params[name] = (params[name], new)
-                calls.append(((new.detach().requires_grad_(True), old, _logp(reference, tokens).detach(),
-                               advantages[name], mask, 0.2, BETAS[name]), {}))
-            results = sub.grpo_loss.map(calls, grads=("logp_new",))
-            for name, result in zip(BETAS, results, strict=True):
-                result.unwrap()
-                grad_new = result.grads.get("logp_new")
-                if grad_new is None or not bool(torch.isfinite(grad_new).all()):
-                    ctx.record_experiment(steps=list(range(1, len(series["kl_beta_small"]) + 1)), series=series)
-                    return  # no usable gradient: the chart stops here
-                leaf, new = params[name]
-                (grad,) = vjp([new], [leaf], [grad_new.to(F64)])
-                m, v = runs[name]["adam"]
-                m, v = 0.9 * m + 0.1 * grad, 0.999 * v + 0.001 * grad * grad
-                runs[name]["adam"] = (m, v)
-                step = LEARNING_RATE * (m / (1 - 0.9**adam_step)) / ((v / (1 - 0.999**adam_step)).sqrt() + 1e-8)
-                runs[name]["logits"] = runs[name]["logits"] - step
-    ctx.record_experiment(steps=list(range(1, STEPS + 1)), series=series)
+                calls.append(((training_logp(logits, tokens, GROUP).detach().requires_grad_(True), old,
+                               training_logp(reference, tokens, GROUP).detach(), taken[name], mask, 0.2, BETAS[name]),
+                              {}))
+            gradients = gradients_of(calls)
+            if gradients is None:
+                return series, False
+            for name, gradient in zip(BETAS, gradients, strict=True):
+                if not (isinstance(gradient, torch.Tensor) and gradient.shape == (PROMPTS * GROUP, LENGTH)
+                        and bool(torch.isfinite(gradient).all())):
+                    return series, False  # no usable gradient: the chart stops here
+                logits, adam = runs[name]
+                runs[name] = training_adam_step(logits, batches[name][0], gradient, adam, adam_step, LEARNING_RATE,
+                                                GROUP)
+    return series, True
+
+
+def usable_advantages(value: Any) -> bool:
+    return isinstance(value, torch.Tensor) and value.shape == (PROMPTS * GROUP,)
+
+
+def live_advantages(sub: Any, calls: Calls) -> list[Any]:
+    results = sub.group_advantages.map(calls)
+    for result in results:
+        expect(usable_advantages(result.unwrap()), f"{result.call} returned another shape")
+    return [result.value for result in results]
+
+
+def live_gradients(sub: Any, calls: Calls) -> list[Any] | None:
+    results = sub.grpo_loss.map(calls, grads=("logp_new",))
+    for result in results:
+        result.unwrap()
+    return [result.grads.get("logp_new") for result in results]
+
+
+def run_in_one_request(sub: Any) -> dict[str, list[float]] | None:
+    """The series as training_series with live answers makes them, in three requests instead of 60, or None.
+
+    The worker runs the whole training (helpers.training_run, the same glue as training_series's) and returns
+    every call's answer. The judge takes them as the answers to its own steps, building each step's calls from its
+    own states, then makes all those calls again, one request per function. Only when every answer is bit for bit
+    the run's are these the series the live run gives: by induction from the pretrained policy, each step's calls
+    get the same input and the same answer. Anything else (a run that raised or broke a limit, a record of the
+    wrong form, an answer the run stops at, a function that answers the same input differently) returns None, and
+    the check runs the training a step a request, message and chart included."""
+    try:
+        run = sub.from_helpers("training_run", uses=("group_advantages", "grpo_loss")).call(
+            list(BETAS.values()), PROMPTS, LENGTH, VOCAB, STOP, GROUP, STEPS, INNER, LEARNING_RATE, 0.2, SEED)
+    except (CheckFailed, WorkerLost):
+        return None
+    records = run.value if run.raised is None else None
+    if not (isinstance(records, list) and len(records) == STEPS
+            and all(isinstance(r, tuple | list) and len(r) == 2 and isinstance(r[1], list) and len(r[1]) == INNER
+                    for r in records)):
+        return None
+    advantage_steps = iter([advantages for advantages, _ in records])
+    loss_steps = iter([answers for _, losses in records for answers in losses])
+    advantage_calls: list[tuple[Any, Any]] = []
+    loss_calls: list[tuple[Any, Any]] = []
+
+    def recorded_advantages(calls: Calls) -> list[Any] | None:
+        answers = next(advantage_steps)
+        if not (isinstance(answers, list) and len(answers) == len(calls) and all(map(usable_advantages, answers))):
+            return None
+        advantage_calls.extend(zip(calls, answers, strict=True))
+        return answers
+
+    def recorded_gradients(calls: Calls) -> list[Any] | None:
+        answers = next(loss_steps)
+        if not (isinstance(answers, list) and len(answers) == len(calls)
+                and all(isinstance(pair, tuple | list) and len(pair) == 2 for pair in answers)):
+            return None
+        loss_calls.extend(zip(calls, answers, strict=True))
+        return [gradient for _, gradient in answers]
+
+    try:
+        series, finished = training_series(recorded_advantages, recorded_gradients)
+        if not finished:
+            return None
+        advantages = sub.group_advantages.map([call for call, _ in advantage_calls])
+        losses = sub.grpo_loss.map([call for call, _ in loss_calls], grads=("logp_new",))
+    except (CheckFailed, WorkerLost):
+        return None
+    agrees = all(result.raised is None and same_bits(result.value, answer)
+                 for result, (_, answer) in zip(advantages, advantage_calls, strict=True)) and all(
+        result.raised is None and same_bits(result.value, loss) and same_bits(result.grads.get("logp_new"), gradient)
+        for result, (_, (loss, gradient)) in zip(losses, loss_calls, strict=True))
+    return series if agrees else None

@@ -80,3 +80,88 @@ def check_loss_inputs(logp_new, logp_old, logp_ref, advantages, mask, clip_eps, 
     for name, t in logps:
         if t.device.type != "meta" and bool((t.detach() > 0).any()):
             raise ValueError(f"{name} holds log-probabilities, which are <= 0; got a positive entry")
+
+
+# ---------------------------------------------------------------------------------------------- the experiment
+# The toy training of the notes' chart, shared by the grader and the worker: the grader rebuilds every step of a
+# run with these same functions, so both sides compute the same bits.
+
+
+def training_reference(generator, prompts, length, vocab, stop):
+    """The pretrained policy's logits [prompts, length, vocab], position-wise, which already likes to stop early."""
+    reference = 0.5 * torch.randn(prompts, length, vocab, generator=generator, dtype=torch.float64)
+    reference[:, 1:, stop] += 1.0
+    return reference
+
+
+def training_rollouts(logits, generator, group, stop):
+    """`group` completions per prompt from a position-wise policy: tokens, mask (through the first stop token) and
+    rewards (1 when the completion stops right after the prompt's answer token, prompt p's answer being p % stop)."""
+    prompts, length, vocab = logits.shape
+    rows = torch.arange(prompts).repeat_interleave(group)
+    probs = torch.softmax(logits, dim=-1)[rows]  # [N, T, V]: the policy ignores earlier tokens
+    tokens = torch.multinomial(probs.reshape(-1, vocab), 1, generator=generator).reshape(-1, length)
+    is_stop = tokens == stop
+    first_stop = torch.where(is_stop.any(dim=1), is_stop.int().argmax(dim=1), torch.full_like(rows, length))
+    mask = torch.arange(length).unsqueeze(0) <= first_stop.unsqueeze(1)  # the answer and its stop token
+    before = tokens.gather(1, (first_stop - 1).clamp(0, length - 1).unsqueeze(1)).squeeze(1)
+    rewards = ((first_stop > 0) & (first_stop < length) & (before == rows % stop)).to(torch.float64)
+    return tokens, mask, rewards
+
+
+def training_logp(logits, tokens, group):
+    """log pi(token) of every completion's every position [N, T] (a log-probability, so never above 0)."""
+    rows = torch.arange(logits.shape[0]).repeat_interleave(group)
+    table = torch.log_softmax(logits, dim=-1)[rows]  # [N, T, V]
+    return table.gather(2, tokens.unsqueeze(2)).squeeze(2).clamp(max=0.0)
+
+
+def training_adam_step(logits, tokens, gradient, adam, step, lr, group):
+    """The logits and Adam's moments after one step on the loss whose gradient in training_logp(logits, tokens) is
+    `gradient` [N, T]. Through log_softmax by hand: the gradient of log softmax(x)[a] in x is onehot(a) - softmax(x),
+    and each completion's positions add into its prompt's row."""
+    rows = torch.arange(logits.shape[0]).repeat_interleave(group)
+    scaled = gradient.to(logits.dtype).unsqueeze(2)  # [N, T, 1]
+    per_completion = torch.zeros(*tokens.shape, logits.shape[-1], dtype=logits.dtype).scatter_add_(
+        2, tokens.unsqueeze(2), scaled) - torch.softmax(logits, dim=-1)[rows] * scaled
+    grad = torch.zeros_like(logits).index_add_(0, rows, per_completion)
+    m, v = adam
+    m, v = 0.9 * m + 0.1 * grad, 0.999 * v + 0.001 * grad * grad
+    update = lr * (m / (1 - 0.9**step)) / ((v / (1 - 0.999**step)).sqrt() + 1e-8)
+    return logits - update, (m, v)
+
+
+def training_run(functions, betas, prompts, length, vocab, stop, group, steps, inner, lr, clip_eps, seed):
+    """Train one policy per beta from the same pretrained one with your group_advantages and grpo_loss, on the same
+    draws: every step samples `group` completions per prompt from each policy, then takes `inner` Adam steps.
+    Returns, for each step: your advantages for each policy, then for each inner step one (loss, its gradient in
+    logp_new) per policy. Each call gets its own copy of its inputs, so a function that writes to one changes
+    nothing the run goes on from."""
+    group_advantages, grpo_loss = functions["group_advantages"], functions["grpo_loss"]
+    generator = torch.Generator().manual_seed(seed)
+    reference = training_reference(generator, prompts, length, vocab, stop)
+    runs = [(reference.clone(), (torch.zeros_like(reference), torch.zeros_like(reference))) for _ in betas]
+    adam_step = 0
+    records = []
+    for _ in range(steps):
+        batches = []
+        for logits, _ in runs:
+            tokens, mask, rewards = training_rollouts(logits, generator, group, stop)
+            batches.append((tokens, mask, rewards, training_logp(logits, tokens, group).detach()))
+        advantages = [group_advantages(rewards.clone(), group) for _, _, rewards, _ in batches]
+        taken = [a.detach().to(torch.float64) for a in advantages]
+        losses = []
+        for _ in range(inner):
+            adam_step += 1
+            answers = []
+            for index, ((logits, adam), (tokens, mask, _, old), beta) in enumerate(zip(runs, batches, betas,
+                                                                                        strict=True)):
+                new = training_logp(logits, tokens, group).detach().requires_grad_(True)
+                loss = grpo_loss(new, old.clone(), training_logp(reference, tokens, group).detach(),
+                                 taken[index].clone(), mask.clone(), clip_eps, beta)
+                (gradient,) = torch.autograd.grad(loss, new)
+                answers.append((loss.detach(), gradient))
+                runs[index] = training_adam_step(logits, tokens, gradient, adam, adam_step, lr, group)
+            losses.append(answers)
+        records.append((advantages, losses))
+    return records
