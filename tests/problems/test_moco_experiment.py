@@ -121,29 +121,13 @@ def test_a_function_that_raises_part_way_ends_the_run_and_the_chart_there(
 INSIDE_THE_RUN = "__import__('sys')._getframe(1).f_globals.get('__name__') == 'helpers'"  # the helper's call
 
 
-def requests_of_the_experiment(problem: Problem, code: str, pool: WorkerPool,
-                               monkeypatch: pytest.MonkeyPatch) -> tuple[CheckResult, int]:
-    from grader import interleave
-
-    sent: list[object] = []
-    original = interleave.TaskSession.calls
-
-    def counted(self: interleave.TaskSession, *args: object, **kwargs: object) -> object:
-        sent.append(args[0])
-        return original(self, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(interleave.TaskSession, "calls", counted)
-    result, _, _ = experiment(problem, code, pool)
-    return result, len(sent)
-
-
 def test_a_run_on_the_trajectory_takes_four_requests(
-    moco_experiment_only: Problem, sandbox_pool: WorkerPool, monkeypatch: pytest.MonkeyPatch
+    moco_experiment_only: Problem, sandbox_pool: WorkerPool, request_sizes: list[int]
 ) -> None:
     # the run in the worker, then moco_loss, momentum_update and enqueue made again from its states: not 37
-    result, requests = requests_of_the_experiment(moco_experiment_only, REFERENCE, sandbox_pool, monkeypatch)
+    result, _, _ = experiment(moco_experiment_only, REFERENCE, sandbox_pool)
     assert result.status == "passed", result.message
-    assert requests == 4
+    assert len(request_sizes) == 4
 
 
 RIGHT_EMA = "m * key.detach() + (1.0 - m) * query.detach()"
@@ -157,15 +141,15 @@ def ema_by_caller(inside: str, outside: str) -> str:
 
 
 def test_a_function_that_is_right_only_inside_the_run_forges_nothing(
-    moco_experiment_only: Problem, sandbox_pool: WorkerPool, monkeypatch: pytest.MonkeyPatch
+    moco_experiment_only: Problem, sandbox_pool: WorkerPool, request_sizes: list[int]
 ) -> None:
     # It answers the helper's calls rightly and every other call with swapped EMA weights: the judge's replay of
     # its steps disagrees with the run, so the run is graded step by step, where the swap shows at step 1.
     code = ema_by_caller(inside=RIGHT_EMA, outside=SWAPPED_EMA)
-    result, requests = requests_of_the_experiment(moco_experiment_only, code, sandbox_pool, monkeypatch)
+    result, _, _ = experiment(moco_experiment_only, code, sandbox_pool)
     assert result.status == "failed"
     assert "leaves the independent trajectory at step 1, in the key encoder" in result.message
-    assert requests > 4
+    assert len(request_sizes) > 4
 
 
 def test_a_function_that_is_wrong_only_inside_the_run_is_graded_by_its_own_calls(

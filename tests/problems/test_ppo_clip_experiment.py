@@ -5,18 +5,13 @@ bit for bit; anything else is charted a step a request, as before, with the same
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
-from typing import Any
 
 import pytest
 
-from grader.interleave import Answer, Request
 from grader.judge import grade
-from grader.messages import CallsRequest
 from grader.pool import WorkerPool
 from grader.problems import Problem, load_problem
 from grader.report import Report
-from grader.session import WorkerSession
 
 PROBLEM = load_problem("ppo_clip")
 REFERENCE = PROBLEM.folder.joinpath("reference.py").read_text()
@@ -38,26 +33,6 @@ def experiment_only() -> Problem:
     return dataclasses.replace(PROBLEM, checks=tuple(c for c in PROBLEM.checks if c.id == "experiment.bandit"))
 
 
-@pytest.fixture
-def requests(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The number of calls in each request the judge sends, alone or grouped with others."""
-    sizes: list[int] = []
-    calls, grouped = WorkerSession.calls, WorkerSession.grouped_calls
-
-    def counting(self: WorkerSession, request: CallsRequest, *args: Any, **kwargs: Any) -> Answer:
-        sizes.append(len(request.calls))
-        return calls(self, request, *args, **kwargs)
-
-    def counting_grouped(self: WorkerSession, pending: list[Request]) -> Iterator[Answer]:
-        for index, answer in enumerate(grouped(self, pending)):
-            sizes.append(len(pending[index].message.calls))
-            yield answer
-
-    monkeypatch.setattr(WorkerSession, "calls", counting)
-    monkeypatch.setattr(WorkerSession, "grouped_calls", counting_grouped)
-    return sizes
-
-
 def series_of(report: Report) -> dict[str, list[float | None]]:
     (result,) = report.checks
     assert result.status == "passed", result.message
@@ -67,15 +42,15 @@ def series_of(report: Report) -> dict[str, list[float | None]]:
 
 
 def test_the_reference_trains_in_one_request_and_is_replayed_in_one_more(
-        experiment_only: Problem, sandbox_pool: WorkerPool, requests: list[int]) -> None:
+        experiment_only: Problem, sandbox_pool: WorkerPool, request_sizes: list[int]) -> None:
     series_of(grade(experiment_only, REFERENCE, pool=sandbox_pool))
-    assert requests == [1, 2 * STEPS]  # the worker's run, then every step's two calls again
+    assert request_sizes == [1, 2 * STEPS]  # the worker's run, then every step's two calls again
 
 
 def test_a_run_the_replay_disagrees_with_is_charted_a_step_a_request(
-        experiment_only: Problem, sandbox_pool: WorkerPool, requests: list[int]) -> None:
+        experiment_only: Problem, sandbox_pool: WorkerPool, request_sizes: list[int]) -> None:
     series_of(grade(experiment_only, OFF_IN_THE_RUN, pool=sandbox_pool))
-    assert requests == [1, 2 * STEPS] + [2] * STEPS
+    assert request_sizes == [1, 2 * STEPS] + [2] * STEPS
 
 
 def test_the_chart_of_the_one_request_run_is_the_step_a_request_chart(
@@ -95,3 +70,26 @@ def test_a_function_that_fails_in_the_run_fails_the_check_in_its_own_words(
     assert result.status != "passed"
     assert "no large clip_eps here" in (result.message or "")
     assert report.experiment is None
+
+
+INSIDE_THE_RUN = "__import__('sys')._getframe(1).f_globals.get('__name__') == 'helpers'"  # the helper's call
+
+# Right when the worker's run calls it, its gradient doubled (the same loss) when the judge does.
+RIGHT_ONLY_INSIDE_THE_RUN = REFERENCE.replace(
+    "    return _masked_mean(_surrogate_terms(logp_new, logp_old, advantages, clip_eps), mask)\n",
+    "    loss = _masked_mean(_surrogate_terms(logp_new, logp_old, advantages, clip_eps), mask)\n"
+    f"    if {INSIDE_THE_RUN}:\n"
+    "        return loss\n"
+    "    return 2 * loss - loss.detach()\n",
+    1,
+)
+
+
+def test_a_function_that_is_right_only_inside_the_run_is_charted_by_its_own_calls(
+        experiment_only: Problem, sandbox_pool: WorkerPool, request_sizes: list[int]) -> None:
+    """The run the worker returns is the reference's, but the judge's replay of its steps gets the doubled
+    gradients: the run is refused, and the chart is the one the function's own calls draw."""
+    assert RIGHT_ONLY_INSIDE_THE_RUN != REFERENCE
+    charted = series_of(grade(experiment_only, RIGHT_ONLY_INSIDE_THE_RUN, pool=sandbox_pool))
+    assert request_sizes == [1, 2 * STEPS] + [2] * STEPS
+    assert charted != series_of(grade(experiment_only, REFERENCE, pool=sandbox_pool))
