@@ -17,10 +17,14 @@ off by far more.
 """
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 import torch
 
 from grader.checks import (
+    CheckFailed,
+    WorkerLost,
     check,
     expect,
     expect_close,
@@ -28,7 +32,9 @@ from grader.checks import (
     expect_grad_none,
     expect_rejected,
     expect_tensor,
+    same_bits,
 )
+from helpers import training_logits, training_step
 
 F64 = torch.float64
 F32 = torch.float32
@@ -420,67 +426,169 @@ COMPLETION = [[False, False, True, True, True, False],  # two prompt positions, 
               [False, False, True, True, True, True]]
 
 
-def _policy_logits(h, unembedding):
-    return h @ unembedding.T  # [P, T, d] x [d, V] -> [P, T, V]
-
-
 @check("experiment.training", "Experiment: two toy policies trained with your sequence_logprob and dpo_loss on "
        "three preference pairs", group="experiment", required=False)
 def experiment(sub, ref, ctx):
-    models = {"shared": torch.tensor(SHARED_E, dtype=F64), "tabular": torch.eye(6, dtype=F64)}
+    series = run_in_one_request(sub)
+    if series is None:
+        series, _ = training_series(lambda calls: live_logprobs(sub, calls), lambda calls: live_losses(sub, calls))
+    steps = list(range(len(series["shared_reward_margin"])))
+    ctx.record_experiment(steps=steps, series={key: values[: len(steps)] for key, values in series.items()})
+
+
+Calls = list[tuple[tuple[Any, ...], dict[str, Any]]]
+MODELS = ("shared", "tabular")
+
+
+def _unembeddings() -> dict[str, torch.Tensor]:
+    return {"shared": torch.tensor(SHARED_E, dtype=F64), "tabular": torch.eye(6, dtype=F64)}
+
+
+def training_series(logprobs_of: Callable[[Calls], list[Any] | None],
+                    losses_of: Callable[[Calls], list[Any] | None]) -> tuple[dict[str, list[float]], bool]:
+    """The chart's series, each step's calls answered by `logprobs_of` ((log-probs, their Jacobian in the logits or
+    None) for each model's chosen and rejected answers) and `losses_of` ((what dpo_loss returned, its loss's
+    gradients in the chosen and rejected log-probs) for each model): (series, whether the run finished). A None
+    answer ends the run at once; a missing gradient ends it after its step, and the chart with it."""
+    models = _unembeddings()
     chosen, rejected, mask = torch.tensor(CHOSEN), torch.tensor(REJECTED), torch.tensor(COMPLETION)
     params = {name: torch.zeros(3, 6, e.shape[1], dtype=F64) for name, e in models.items()}
-    series = {f"{name}_{key}": [] for name in models for key in ("reward_margin", "chosen_logprob", "rejected_logprob")}
+    series: dict[str, list[float]] = {f"{name}_{key}": [] for name in models
+                                      for key in ("reward_margin", "chosen_logprob", "rejected_logprob")}
     series["shared_token_3_probability"] = []  # where the shared model's probability goes: a token in no answer
     differ = mask & (chosen != rejected)
     references = {}
     for step in range(STEPS + 1):
         # 1. your sequence_logprob on the chosen and rejected answers of both models, with the gradient of each
         #    row's log-prob with respect to its logits (a cotangent of ones: each row depends on its own logits)
-        calls, grad_outputs = [], []
+        calls: Calls = []
         for name, e in models.items():
-            logits = _policy_logits(params[name], e)
+            logits = training_logits(params[name], e)
             for tokens in (chosen, rejected):
                 calls.append(((logits.clone().requires_grad_(True), tokens, mask), {}))
-                grad_outputs.append(torch.ones(3, dtype=F64))
-        logprobs = sub.sequence_logprob.map(calls, grads=("logits",), grad_outputs=grad_outputs)
-        probs = torch.softmax(_policy_logits(params["shared"], models["shared"]), dim=-1)  # [P, T, V]
+        logprobs = logprobs_of(calls)
+        if logprobs is None:
+            return series, False
+        probs = torch.softmax(training_logits(params["shared"], models["shared"]), dim=-1)  # [P, T, V]
         series["shared_token_3_probability"].append(float(probs[..., 3][differ].mean()))
         values, jacobians = {}, {}
         for index, name in enumerate(models):
             for offset, side in enumerate(("chosen", "rejected")):
-                result = logprobs[2 * index + offset]
-                got = result.unwrap()
-                expect(isinstance(got, torch.Tensor) and got.shape == (3,), f"{result.call} returned another shape")
-                values[name, side] = got.detach().to(F64)
-                jacobians[name, side] = result.grads.get("logits")
+                values[name, side], jacobians[name, side] = logprobs[2 * index + offset]
         if step == 0:  # the reference policy is the starting one
             references = {key: value.clone() for key, value in values.items()}
         # 2. your dpo_loss on them, with the gradients into the policy log-probs
-        loss_calls = [((values[name, "chosen"], values[name, "rejected"], references[name, "chosen"],
-                        references[name, "rejected"], BETA), {}) for name in models]
-        losses = sub.dpo_loss.map(
-            [((args[0].clone().requires_grad_(True), args[1].clone().requires_grad_(True), *args[2:]), kw)
-             for args, kw in loss_calls],
-            grads=("policy_chosen_logps", "policy_rejected_logps"),
-            grad_outputs=[(_t(1.0), torch.zeros(3, dtype=F64), torch.zeros(3, dtype=F64))] * len(models))
+        losses = losses_of([((values[name, "chosen"].clone().requires_grad_(True),
+                              values[name, "rejected"].clone().requires_grad_(True), references[name, "chosen"],
+                              references[name, "rejected"], BETA), {}) for name in models])
+        if losses is None:
+            return series, False
         stop = False
-        for result, name in zip(losses, models, strict=True):
-            _, chosen_rewards, rejected_rewards = result.unwrap()
+        for (answer, d_chosen, d_rejected), name in zip(losses, models, strict=True):
+            _, chosen_rewards, rejected_rewards = answer
             series[f"{name}_reward_margin"].append(float((chosen_rewards - rejected_rewards).detach().mean()))
             series[f"{name}_chosen_logprob"].append(float(values[name, "chosen"].mean()))
             series[f"{name}_rejected_logprob"].append(float(values[name, "rejected"].mean()))
-            d_chosen = result.grads.get("policy_chosen_logps")
-            d_rejected = result.grads.get("policy_rejected_logps")
             if d_chosen is None or d_rejected is None or any(jacobians[name, s] is None for s in ("chosen",
                                                                                                   "rejected")):
                 stop = True  # no gradient reaches the policy: the chart stops here
                 continue
             # 3. the chain rule, in the judge: d loss / d logits, then d loss / d h, then a gradient step
-            d_logits = (d_chosen.to(F64)[:, None, None] * jacobians[name, "chosen"].to(F64)
-                        + d_rejected.to(F64)[:, None, None] * jacobians[name, "rejected"].to(F64))
-            params[name] = params[name] - LEARNING_RATE * d_logits @ models[name]
+            params[name] = training_step(params[name], models[name], d_chosen, jacobians[name, "chosen"], d_rejected,
+                                         jacobians[name, "rejected"], LEARNING_RATE)
         if stop:
-            break
-    steps = list(range(len(series["shared_reward_margin"])))
-    ctx.record_experiment(steps=steps, series={key: values[: len(steps)] for key, values in series.items()})
+            return series, False
+    return series, True
+
+
+def usable_logprobs(value: Any) -> bool:
+    return isinstance(value, torch.Tensor) and value.shape == (3,)
+
+
+def live_logprobs(sub: Any, calls: Calls) -> list[Any]:
+    results = sub.sequence_logprob.map(calls, grads=("logits",), grad_outputs=[torch.ones(3, dtype=F64)] * len(calls))
+    answers = []
+    for result in results:
+        got = result.unwrap()
+        expect(usable_logprobs(got), f"{result.call} returned another shape")
+        answers.append((got.detach().to(F64), result.grads.get("logits")))
+    return answers
+
+
+def live_losses(sub: Any, calls: Calls) -> list[Any]:
+    results = sub.dpo_loss.map(
+        calls, grads=("policy_chosen_logps", "policy_rejected_logps"),
+        grad_outputs=[(_t(1.0), torch.zeros(3, dtype=F64), torch.zeros(3, dtype=F64))] * len(calls))
+    return [(result.unwrap(), result.grads.get("policy_chosen_logps"), result.grads.get("policy_rejected_logps"))
+            for result in results]
+
+
+def run_in_one_request(sub: Any) -> dict[str, list[float]] | None:
+    """The series as training_series with live answers makes them, in three requests instead of 42, or None.
+
+    The worker runs the whole training (helpers.training_run, the same glue as training_series's) and returns
+    every call's answer. The judge takes them as the answers to its own steps, building each step's calls from its
+    own states, then makes all those calls again, one request per function. Only when every answer is bit for bit
+    the run's are these the series the live run gives: by induction from the zero contexts, each step's calls get
+    the same input and the same answer. Anything else (a run that raised or broke a limit, a record of the wrong
+    form, a missing gradient, a function that answers the same input differently) returns None, and the check
+    runs the training a step a request, message and chart included."""
+    models = _unembeddings()
+    try:
+        run = sub.from_helpers("training_run", uses=("sequence_logprob", "dpo_loss")).call(
+            [models[name] for name in MODELS], torch.tensor(CHOSEN), torch.tensor(REJECTED),
+            torch.tensor(COMPLETION), STEPS, LEARNING_RATE, BETA)
+    except (CheckFailed, WorkerLost):
+        return None
+    records = run.value if run.raised is None else None
+    if not (isinstance(records, list) and len(records) == STEPS + 1
+            and all(isinstance(r, tuple | list) and len(r) == 2 for r in records)):
+        return None
+    logprob_steps = iter([logprobs for logprobs, _ in records])
+    loss_steps = iter([losses for _, losses in records])
+    logprob_calls: list[tuple[Any, Any]] = []
+    loss_calls: list[tuple[Any, Any]] = []
+
+    def recorded_logprobs(calls: Calls) -> list[Any] | None:
+        answers = next(logprob_steps)
+        if not (isinstance(answers, list) and len(answers) == len(calls)
+                and all(isinstance(pair, tuple | list) and len(pair) == 2 and usable_logprobs(pair[0])
+                        and isinstance(pair[1], torch.Tensor) for pair in answers)):
+            return None
+        logprob_calls.extend(zip(calls, answers, strict=True))
+        return [(value.to(F64), jacobian) for value, jacobian in answers]
+
+    def recorded_losses(calls: Calls) -> list[Any] | None:
+        answers = next(loss_steps)
+        if not (isinstance(answers, list) and len(answers) == len(calls)
+                and all(isinstance(triple, tuple | list) and len(triple) == 3 and isinstance(triple[0], tuple | list)
+                        and len(triple[0]) == 3 and all(isinstance(t, torch.Tensor) for t in triple[1:])
+                        for triple in answers)):
+            return None
+        loss_calls.extend(zip(calls, answers, strict=True))
+        return answers
+
+    try:
+        series, finished = training_series(recorded_logprobs, recorded_losses)
+        if not finished:
+            return None
+        logprobs = sub.sequence_logprob.map([call for call, _ in logprob_calls], grads=("logits",),
+                                            grad_outputs=[torch.ones(3, dtype=F64)] * len(logprob_calls))
+        losses = sub.dpo_loss.map(
+            [call for call, _ in loss_calls], grads=("policy_chosen_logps", "policy_rejected_logps"),
+            grad_outputs=[(_t(1.0), torch.zeros(3, dtype=F64), torch.zeros(3, dtype=F64))] * len(loss_calls))
+    except (CheckFailed, WorkerLost):
+        return None
+    agrees = all(result.raised is None and same_bits(result.value, value)
+                 and same_bits(result.grads.get("logits"), jacobian)
+                 for result, (_, (value, jacobian)) in zip(logprobs, logprob_calls, strict=True)) and all(
+        result.raised is None and same_tuple(result.value, answer)
+        and same_bits(result.grads.get("policy_chosen_logps"), d_chosen)
+        and same_bits(result.grads.get("policy_rejected_logps"), d_rejected)
+        for result, (_, (answer, d_chosen, d_rejected)) in zip(losses, loss_calls, strict=True))
+    return series if agrees else None
+
+
+def same_tuple(got: Any, expected: Any) -> bool:
+    return (isinstance(got, tuple | list) and isinstance(expected, tuple | list) and len(got) == len(expected)
+            and all(same_bits(g, e) for g, e in zip(got, expected, strict=True)))
