@@ -258,15 +258,20 @@ def test_broker_down_at_submit_answers_503_and_grades_the_kept_submission_later(
         assert wait_for_verdict(client, again.json()["id"])["report"]["solved"] is False
 
 
+WHOLE_LOG = 100_000  # lines: more than any test's worker writes
+
+
 def test_every_grading_process_prepares_its_catalogue_after_it_starts(cluster: Cluster) -> None:
     """grader/prepare.py in a Celery worker: the web server's /healthz cannot say (None), each worker's log does."""
     assert httpx.get(f"{cluster.base_url}/healthz", timeout=10).json()["problems_prepared"] is None
     running = [worker for worker in cluster.workers if worker.popen is not None and worker.popen.poll() is None]
     assert running
     deadline = time.monotonic() + 120
-    while not all("prepared " in worker.log_tail(400) for worker in running):
+    # Each log is one worker process's, from its start: the line is looked for in all of it, since the gradings of
+    # the tests before this one may have written hundreds of lines after it.
+    while not all("prepared " in worker.log_tail(WHOLE_LOG) for worker in running):
         assert time.monotonic() < deadline, [worker.log_tail() for worker in running]
         time.sleep(0.5)
-    assert all(f"prepared {len(PROBLEM_SOURCES)} problem(s)" in worker.log_tail(400) for worker in running)
+    assert all(f"prepared {len(PROBLEM_SOURCES)} problem(s)" in worker.log_tail(WHOLE_LOG) for worker in running)
     # each worker graded every reference on its own pool while it prepared, and every one passed
-    assert not any("does not pass its own checks" in worker.log_tail(100_000) for worker in running)
+    assert not any("does not pass its own checks" in worker.log_tail(WHOLE_LOG) for worker in running)
