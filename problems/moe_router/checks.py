@@ -212,25 +212,31 @@ def experiment(sub, ref, ctx):
     bias = torch.tensor([2.0, 0.5, 0.0, -0.5], dtype=torch.float64)
     series = {f"load_expert_{e}": [] for e in range(EXPERTS)}
     series["dropped_share"], series["aux_loss"] = [], []
-    for _ in range(STEPS):
+    logits_per_step = []
+    for _ in range(STEPS):  # only the loss's gradient feeds the next step: a request a step
         logits = x @ weights + bias  # [N, E]
-        gated = sub.top_k_gating.call(logits, TOP_K)
         loss = sub.load_balancing_loss.call(logits.clone().requires_grad_(True), TOP_K, grads=("logits",))
-        gates = gated.unwrap()
-        expect(isinstance(gates, torch.Tensor) and gates.shape == (TOKENS, EXPERTS),
-               f"{gated.call} did not return [{TOKENS}, {EXPERTS}] gates")
-        chosen = torch.sort(gates.detach(), dim=1, descending=True, stable=True).indices[:, :TOP_K]
-        kept = sub.capacity_mask.call(chosen, EXPERTS, CAPACITY).unwrap()
-        expect(isinstance(kept, torch.Tensor) and kept.shape == chosen.shape, "capacity_mask returned another shape")
-        load = torch.bincount(chosen.reshape(-1), minlength=EXPERTS).double() / (TOKENS * TOP_K)
-        for e in range(EXPERTS):
-            series[f"load_expert_{e}"].append(float(load[e]))
-        series["dropped_share"].append(1.0 - float(kept.double().mean()))
         series["aux_loss"].append(float(loss.unwrap().detach()))
+        logits_per_step.append(logits)
         gradient = loss.grads.get("logits")
         if gradient is None:
             break
         weights = weights - LEARNING_RATE * x.T @ gradient  # the chain rule through logits = x W + b
         bias = bias - LEARNING_RATE * gradient.sum(dim=0)
+    # The gates and the capacity masks are measurements the run does not go on from: every step's in one request
+    chosen_per_step = []
+    for gated in sub.top_k_gating.map([((logits, TOP_K), {}) for logits in logits_per_step]):
+        gates = gated.unwrap()
+        expect(isinstance(gates, torch.Tensor) and gates.shape == (TOKENS, EXPERTS),
+               f"{gated.call} did not return [{TOKENS}, {EXPERTS}] gates")
+        chosen_per_step.append(torch.sort(gates.detach(), dim=1, descending=True, stable=True).indices[:, :TOP_K])
+    masks = sub.capacity_mask.map([((chosen, EXPERTS, CAPACITY), {}) for chosen in chosen_per_step])
+    for chosen, masked in zip(chosen_per_step, masks, strict=True):
+        kept = masked.unwrap()
+        expect(isinstance(kept, torch.Tensor) and kept.shape == chosen.shape, "capacity_mask returned another shape")
+        load = torch.bincount(chosen.reshape(-1), minlength=EXPERTS).double() / (TOKENS * TOP_K)
+        for e in range(EXPERTS):
+            series[f"load_expert_{e}"].append(float(load[e]))
+        series["dropped_share"].append(1.0 - float(kept.double().mean()))
     steps = list(range(len(series["aux_loss"])))
     ctx.record_experiment(steps=steps, series={name: values[: len(steps)] for name, values in series.items()})
