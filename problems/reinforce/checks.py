@@ -14,9 +14,24 @@ compared at the defaults (1e-7 relative, 1e-9 absolute) and float32 ones at (1e-
 order 1 to 100, where a correct float32 computation is a few float32 epsilons (1.2e-7) of its scale away.
 """
 
+from collections.abc import Callable
+from typing import Any
+
 import torch
 
-from grader.checks import check, expect, expect_close, expect_grad_close, expect_grad_none, expect_tensor, fail
+from grader.checks import (
+    CheckFailed,
+    WorkerLost,
+    check,
+    expect,
+    expect_close,
+    expect_grad_close,
+    expect_grad_none,
+    expect_tensor,
+    fail,
+    same_bits,
+)
+from helpers import bandit_calls, bandit_scores, bandit_step
 
 F64 = torch.float64
 F32 = torch.float32
@@ -383,14 +398,9 @@ def baseline_empty(sub, ref):
 # ---------------------------------------------------------------------------------------------- experiment
 
 ARMS_MEAN = [0.0, 0.5, 1.0]
-CURVE_OFFSET, CURVE_STEPS, CURVE_RUNS, CURVE_BATCH, CURVE_LR, CURVE_MOMENTUM = 5.0, 25, 8, 8, 0.3, 0.8
+CURVE_OFFSET, CURVE_STEPS, CURVE_RUNS, CURVE_BATCH, CURVE_LR, CURVE_MOMENTUM, CURVE_SEED = (
+    5.0, 25, 8, 8, 0.3, 0.8, 51)
 PROBE_PULLS = 512
-
-
-def _scores(theta, actions):
-    """grad_theta log pi(a) = onehot(a) - pi for a softmax policy; theta [..., arms], actions [..., n]."""
-    pi = torch.softmax(theta, dim=-1)
-    return torch.nn.functional.one_hot(actions, theta.shape[-1]).to(F64) - pi[..., None, :]
 
 
 @check("experiment.bandit", "A three-armed bandit trained with your loss, with and without your moving-average "
@@ -403,54 +413,120 @@ def experiment_bandit(sub, ref, ctx):
     # estimate (G_i - b) grad log pi(a_i), recovered from your loss's gradient d loss / d log_probs_i = -(G_i - b)/N,
     # once with b = your running baseline and once with no baseline. The runs share one running baseline: it is
     # updated after each step, so it never depends on the actions it scores.
-    generator = torch.Generator().manual_seed(51)
+    series = run_in_one_request(sub)
+    if series is None:
+        series = bandit_series(lambda calls: live_gradients(sub, calls), lambda call: live_baseline(sub, call))
+    if series is not None:  # always, as the live calls fail the check rather than answer None
+        ctx.record_experiment(steps=list(range(CURVE_STEPS)), x_label="step", series=series)
+
+
+Call = tuple[tuple[Any, ...], dict[str, Any]]
+KINDS = ("no_baseline", "with_baseline")
+
+
+def bandit_series(gradients: Callable[[list[Call]], list[Any] | None],
+                  baseline_after: Callable[[Call], Any]) -> dict[str, list[float]] | None:
+    """The chart's series: each step's four reinforce_loss calls answered by `gradients` with their gradients in
+    log_probs, then the running baseline's update by `baseline_after` (None from either: no run to chart)."""
+    generator = torch.Generator().manual_seed(CURVE_SEED)
     means = _t(ARMS_MEAN) + CURVE_OFFSET
-    kinds = ("no_baseline", "with_baseline")
-    thetas = {kind: torch.zeros(CURVE_RUNS, 3, dtype=F64) for kind in kinds}
+    thetas = [torch.zeros(CURVE_RUNS, 3, dtype=F64) for _ in KINDS]
     baseline = torch.zeros((), dtype=F64)  # one running baseline, fed by every with-baseline run's returns
-    series = {f"{what}_{kind}": [] for what in ("best_arm", "grad_variance") for kind in kinds}
-
-    def pull(theta, n):
-        """n pulls from each policy in theta [..., arms]: actions and rewards [..., n], by inverse CDF."""
-        cdf = torch.softmax(theta, dim=-1).cumsum(-1)[..., None, :].expand(*theta.shape[:-1], n, 3)
-        uniform = torch.rand(*theta.shape[:-1], n, 1, generator=generator, dtype=F64)
-        actions = torch.searchsorted(cdf.contiguous(), uniform)[..., 0].clamp_max(2)
-        return actions, means[actions] + torch.randn(actions.shape, generator=generator, dtype=F64)
-
+    series: dict[str, list[float]] = {f"{what}_{kind}": [] for what in ("best_arm", "grad_variance") for kind in KINDS}
     for _ in range(CURVE_STEPS):
-        calls, batches = [], {}
-        for kind in kinds:
-            series[f"best_arm_{kind}"].append(float(torch.softmax(thetas[kind], dim=-1)[:, 2].mean()))
-            actions, rewards = pull(thetas[kind], CURVE_BATCH)  # [runs, batch]
-            log_probs = torch.log_softmax(thetas[kind], dim=-1).gather(1, actions)
-            batches[kind] = (actions, rewards)
-            b = None
-            if kind == "with_baseline":
-                b = baseline.detach().to(F64).expand(CURVE_RUNS, CURVE_BATCH)
-            calls.append(((log_probs.clone().requires_grad_(True), rewards, b), {}))
-        probe_theta = thetas["with_baseline"][0]
-        probe_actions, probe_rewards = pull(probe_theta, PROBE_PULLS)
-        probe_log_probs = torch.log_softmax(probe_theta, dim=-1)[probe_actions]
-        probe_b = baseline.detach().to(F64).expand(PROBE_PULLS)
-        calls.append(((probe_log_probs.clone().requires_grad_(True), probe_rewards, None), {}))
-        calls.append(((probe_log_probs.clone().requires_grad_(True), probe_rewards, probe_b), {}))
-        results = sub.reinforce_loss.map(calls, grads=("log_probs",))
-        grads = []
-        for result in results:
-            result.unwrap()
-            grad = result.grads.get("log_probs")
-            expect(grad is not None, f"after backward() on {result.call}, log_probs.grad is None")
-            grads.append(grad.to(F64))
-        for kind, grad in zip(kinds, grads[:2], strict=True):
-            actions = batches[kind][0]
-            theta_grad = (grad[..., None] * _scores(thetas[kind], actions)).sum(1) * CURVE_RUNS  # each run's mean
-            thetas[kind] = thetas[kind] - CURVE_LR * theta_grad
-        probe_scores = _scores(probe_theta, probe_actions)  # [pulls, arms]
-        for kind, grad in zip(kinds, grads[2:], strict=True):
+        for kind, theta in zip(KINDS, thetas, strict=True):
+            series[f"best_arm_{kind}"].append(float(torch.softmax(theta, dim=-1)[:, 2].mean()))
+        probe_theta = thetas[1][0]
+        calls, batches, probe_actions = bandit_calls(thetas, baseline, generator, means, CURVE_BATCH, PROBE_PULLS)
+        grads = gradients([(arguments, {}) for arguments in calls])
+        if grads is None:
+            return None
+        grads = [grad.to(F64) for grad in grads]
+        for index, ((actions, _), grad) in enumerate(zip(batches, grads, strict=False)):
+            thetas[index] = bandit_step(thetas[index], actions, grad, CURVE_RUNS, CURVE_LR)
+        probe_scores = bandit_scores(probe_theta, probe_actions)  # [pulls, arms]
+        for kind, grad in zip(KINDS, grads[2:], strict=True):
             estimates = -grad[:, None] * PROBE_PULLS * probe_scores  # each pull's own estimate
             series[f"grad_variance_{kind}"].append(float(estimates.var(dim=0).sum()))
-        update = sub.update_baseline.call(baseline, batches["with_baseline"][1], CURVE_MOMENTUM)
-        baseline = update.unwrap()
-        expect(isinstance(baseline, torch.Tensor) and baseline.shape == (),
-               f"{update.call} did not return a 0-d tensor")
-    ctx.record_experiment(steps=list(range(CURVE_STEPS)), x_label="step", series=series)
+        baseline = baseline_after(((baseline, batches[1][1], CURVE_MOMENTUM), {}))
+        if baseline is None:
+            return None
+    return series
+
+
+def live_gradients(sub: Any, calls: list[Call]) -> list[Any]:
+    """One step's calls, one request: your reinforce_loss's gradients in log_probs (what it raised fails the
+    check, as any call's error does)."""
+    grads = []
+    for result in sub.reinforce_loss.map(calls, grads=("log_probs",)):
+        result.unwrap()
+        grad = result.grads.get("log_probs")
+        expect(grad is not None, f"after backward() on {result.call}, log_probs.grad is None")
+        grads.append(grad)
+    return grads
+
+
+def live_baseline(sub: Any, call: Call) -> Any:
+    update = sub.update_baseline.call(*call[0], **call[1])
+    baseline = update.unwrap()
+    expect(isinstance(baseline, torch.Tensor) and baseline.shape == (), f"{update.call} did not return a 0-d tensor")
+    return baseline
+
+
+def run_in_one_request(sub: Any) -> dict[str, list[float]] | None:
+    """The series as bandit_series with live_gradients and live_baseline makes them, in three requests instead of
+    50, or None.
+
+    The worker runs both trainings (helpers.bandit_run, the same glue as bandit_series's) and returns every call's
+    loss and gradient and every update's baseline. The judge takes them as the answers to its own steps, building
+    each step's calls from its own states, then makes all those calls again, one request per function. Only when
+    every answer is bit for bit the run's are these the series the live run gives: by induction from the zero
+    policies and baseline, each step's calls get the same inputs and the same answers. Anything else (a run that
+    raised or broke a limit, a record of the wrong form, a function that answers the same input differently)
+    returns None, and the check runs the training a step a request, messages and chart included."""
+    try:
+        run = sub.from_helpers("bandit_run", uses=("reinforce_loss", "update_baseline")).call(
+            _t(ARMS_MEAN) + CURVE_OFFSET, CURVE_RUNS, CURVE_BATCH, PROBE_PULLS, CURVE_STEPS, CURVE_LR, CURVE_MOMENTUM,
+            CURVE_SEED)
+    except (CheckFailed, WorkerLost):
+        return None
+    records = run.value if run.raised is None else None
+    if not (isinstance(records, list) and len(records) == CURVE_STEPS
+            and all(isinstance(record, tuple | list) and len(record) == 2 for record in records)):
+        return None
+    steps = iter(records)
+    losses: list[tuple[Call, Any]] = []  # each call made, and the run's (loss, gradient) for it
+    updates: list[tuple[Call, Any]] = []
+    step: list[Any] = []
+
+    def recorded_gradients(calls: list[Call]) -> list[Any] | None:
+        step[:] = next(steps)
+        answers = step[0]
+        if not (isinstance(answers, list) and len(answers) == len(calls)
+                and all(isinstance(pair, tuple | list) and len(pair) == 2
+                        and isinstance(pair[1], torch.Tensor) for pair in answers)):
+            return None
+        losses.extend(zip(calls, answers, strict=True))
+        return [gradient for _, gradient in answers]
+
+    def recorded_baseline(call: Call) -> Any:
+        baseline = step[1]
+        if not (isinstance(baseline, torch.Tensor) and baseline.shape == ()):
+            return None
+        updates.append((call, baseline))
+        return baseline
+
+    try:
+        series = bandit_series(recorded_gradients, recorded_baseline)
+        if series is None:
+            return None
+        replayed_losses = sub.reinforce_loss.map([call for call, _ in losses], grads=("log_probs",))
+        replayed_updates = sub.update_baseline.map([call for call, _ in updates])
+    except (CheckFailed, WorkerLost):
+        return None
+    agrees = all(result.raised is None and same_bits(result.value, loss)
+                 and same_bits(result.grads.get("log_probs"), gradient)
+                 for result, (_, (loss, gradient)) in zip(replayed_losses, losses, strict=True))
+    agrees = agrees and all(result.raised is None and same_bits(result.value, baseline)
+                            for result, (_, baseline) in zip(replayed_updates, updates, strict=True))
+    return series if agrees else None

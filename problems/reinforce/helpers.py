@@ -73,3 +73,75 @@ def check_baseline_inputs(baseline, returns, momentum):
     _check_finite("baseline", baseline)
     _check_finite("returns", returns)
     _check_unit_interval("momentum", momentum)
+
+
+# ---------------------------------------------------------------------------------------------- the experiment
+# The bandit runs of the notes' chart, shared by the grader and the worker: the grader rebuilds every step of a run
+# with these same functions, so both sides compute the same bits.
+
+
+def bandit_pulls(theta, n, generator, means):
+    """n pulls from each policy softmax(theta) [..., arms] by inverse CDF, with reward arm mean + N(0, 1) noise:
+    (actions, rewards) [..., n]. Draws n uniforms, then the noise, from `generator`."""
+    arms = theta.shape[-1]
+    cdf = torch.softmax(theta, dim=-1).cumsum(-1)[..., None, :].expand(*theta.shape[:-1], n, arms)
+    uniform = torch.rand(*theta.shape[:-1], n, 1, generator=generator, dtype=torch.float64)
+    actions = torch.searchsorted(cdf.contiguous(), uniform)[..., 0].clamp_max(arms - 1)
+    return actions, means[actions] + torch.randn(actions.shape, generator=generator, dtype=torch.float64)
+
+
+def bandit_scores(theta, actions):
+    """grad_theta log pi(a) = onehot(a) - pi for a softmax policy; theta [..., arms], actions [..., n]."""
+    pi = torch.softmax(theta, dim=-1)
+    return torch.nn.functional.one_hot(actions, theta.shape[-1]).to(torch.float64) - pi[..., None, :]
+
+
+def bandit_step(theta, actions, gradient, runs, lr):
+    """theta [runs, arms] after one SGD step, from the loss's gradient in log_probs [runs, batch] (a mean over
+    every pull; times `runs`, each run's own mean)."""
+    theta_gradient = (gradient.to(torch.float64)[..., None] * bandit_scores(theta, actions)).sum(1) * runs
+    return theta - lr * theta_gradient
+
+
+def bandit_calls(thetas, baseline, generator, means, batch, probe_pulls):
+    """One step's draws and calls of reinforce_loss: each policy's batch (the second with the running baseline),
+    then a probe of fresh pulls at the second set's first policy, without and with the baseline. Returns the calls'
+    arguments (each baseline a copy of its own) and each set's (actions, rewards), then the probe's actions."""
+    runs = thetas[0].shape[0]
+    calls, batches = [], []
+    for index, theta in enumerate(thetas):
+        actions, rewards = bandit_pulls(theta, batch, generator, means)
+        log_probs = torch.log_softmax(theta, dim=-1).gather(1, actions)
+        b = baseline.detach().to(torch.float64).clone().expand(runs, batch) if index == 1 else None
+        batches.append((actions, rewards))
+        calls.append((log_probs.clone().requires_grad_(True), rewards, b))
+    probe_actions, probe_rewards = bandit_pulls(thetas[1][0], probe_pulls, generator, means)
+    probe_log_probs = torch.log_softmax(thetas[1][0], dim=-1)[probe_actions]
+    probe_b = baseline.detach().to(torch.float64).clone().expand(probe_pulls)
+    calls.append((probe_log_probs.clone().requires_grad_(True), probe_rewards, None))
+    calls.append((probe_log_probs.clone().requires_grad_(True), probe_rewards, probe_b))
+    return calls, batches, probe_actions
+
+
+def bandit_run(functions, means, runs, batch, probe_pulls, steps, lr, momentum, seed):
+    """The chart's two training runs (without and with the moving-average baseline) with your reinforce_loss and
+    update_baseline, every step as the grader makes it. Returns, for each step, each reinforce_loss call's (loss,
+    its gradient in log_probs) and update_baseline's result. Each call gets its own copy of its inputs, so a
+    function that writes to one changes nothing the run goes on from."""
+    reinforce_loss, update_baseline = functions["reinforce_loss"], functions["update_baseline"]
+    generator = torch.Generator().manual_seed(seed)
+    thetas = [torch.zeros(runs, means.shape[0], dtype=torch.float64) for _ in range(2)]
+    baseline = torch.zeros((), dtype=torch.float64)
+    records = []
+    for _ in range(steps):
+        calls, batches, _ = bandit_calls(thetas, baseline, generator, means, batch, probe_pulls)
+        answers = []
+        for log_probs, returns, b in calls:
+            loss = reinforce_loss(log_probs, returns.clone(), b)
+            (gradient,) = torch.autograd.grad(loss, log_probs)
+            answers.append((loss.detach(), gradient))
+        for index, ((actions, _), (_, gradient)) in enumerate(zip(batches, answers, strict=False)):
+            thetas[index] = bandit_step(thetas[index], actions, gradient, runs, lr)
+        baseline = update_baseline(baseline.clone(), batches[1][1].clone(), momentum)
+        records.append((answers, baseline))
+    return records

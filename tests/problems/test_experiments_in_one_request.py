@@ -1,4 +1,4 @@
-"""Training experiments that run in the worker in one request (PPO, GRPO, DPO; docs/authoring.md, a run whose
+"""Training experiments that run in the worker in one request (PPO, GRPO, DPO, REINFORCE; docs/authoring.md, a run whose
 calls feed each other), graded through the sandbox. A run is accepted only when the judge's replay of every step's
 calls, from its own states and one request per function, answers it bit for bit; anything else is charted a step
 a request, as before, and the chart is the same."""
@@ -66,6 +66,10 @@ EXPERIMENTS = [
     Experiment("dpo", "experiment.training", list(range(21)), accepted=[1, 84, 42], stepped=[4, 2] * 21,
                returned="    return _masked_sum(token_logps, mask)  # [B]\n", early_calls=84, wrong_shape=(
                    "    return _masked_sum(token_logps, mask)  # [B]\n", "returned another shape")),
+    Experiment("reinforce", "experiment.bandit", list(range(25)), accepted=[1, 100, 25], stepped=[4, 1] * 25,
+               returned=("    return -(log_probs * advantage).sum() / max(log_probs.numel(), 1)"
+                         "  # an empty batch gives 0\n"),
+               early_calls=100, wrong_shape=None),
 ]
 IDS = [experiment.slug for experiment in EXPERIMENTS]
 
