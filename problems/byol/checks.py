@@ -8,10 +8,24 @@ seeded generator, so two runs agree.
 """
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 import torch
 
-from grader.checks import check, expect, expect_close, expect_equal, expect_tensor, fail, tolerance
+from grader.checks import (
+    CheckFailed,
+    WorkerLost,
+    check,
+    expect,
+    expect_close,
+    expect_equal,
+    expect_tensor,
+    fail,
+    same_bits,
+    tolerance,
+)
+from helpers import toy_calls, toy_start, toy_step
 
 F32, F64 = torch.float32, torch.float64
 # float32 losses are compared with the exact loss (float64 on the same inputs, rounded). Each cosine carries a
@@ -199,41 +213,114 @@ def toy_run(sub, ref, ctx):
     # Run A is BYOL: predictor and target = moving average of W (tau = 0.9). Run B has neither: p = z and the
     # target is the online encoder itself (tau = 0), detached. Both use your byol_loss (its gradient into the
     # predictions drives SGD, chained through P and W here) and your target_update.
-    generator = torch.Generator().manual_seed(150)
-    x = torch.randn(16, 6, generator=generator, dtype=F64)
-    w0 = 0.5 * torch.randn(6, 4, generator=generator, dtype=F64)
-    p0 = torch.eye(4, dtype=F64) + 0.1 * torch.randn(4, 4, generator=generator, dtype=F64)
-    runs = {"byol": {"w": w0, "p": p0, "target": w0, "tau": TAU},
-            "plain": {"w": w0, "p": None, "target": w0, "tau": 0.0}}
-    names = {"byol": "BYOL", "plain": "no_predictor_no_EMA"}
-    series = {f"{kind}_{label}": [] for kind in ("effective_rank", "loss") for label in names.values()}
+    series = run_in_one_request(sub)
+    if series is None:
+        series = toy_series(lambda calls: live_losses(sub, calls), lambda calls: live_targets(sub, calls))
+    if series is not None:  # always, as the live calls fail the check rather than answer None
+        ctx.record_experiment(steps=list(range(1, STEPS + 1)), series=series)
+
+
+Call = tuple[tuple[Any, ...], dict[str, Any]]
+NAMES = ("BYOL", "no_predictor_no_EMA")  # the two runs of helpers.toy_start, in order
+SEED = 150
+
+
+def toy_series(losses: Callable[[list[Call]], list[Any] | None],
+               targets: Callable[[list[Call]], list[Any] | None]) -> dict[str, list[float]] | None:
+    """The chart's series: each step's four byol_loss calls answered by `losses` with (loss, gradient in the
+    prediction), then each run's target_update by `targets` (None from either: no run to chart)."""
+    generator, x, runs = toy_start(SEED, TAU)
+    series: dict[str, list[float]] = {f"{kind}_{label}": [] for kind in ("effective_rank", "loss") for label in NAMES}
     for _ in range(STEPS):
-        x1 = x + 0.3 * torch.randn(16, 6, generator=generator, dtype=F64)
-        x2 = x + 0.3 * torch.randn(16, 6, generator=generator, dtype=F64)
-        calls = []
-        for run in runs.values():
-            z1, z2 = x1 @ run["w"], x2 @ run["w"]
-            pred1, pred2 = (z1, z2) if run["p"] is None else (z1 @ run["p"], z2 @ run["p"])
-            calls += [((pred1.requires_grad_(), x2 @ run["target"]), {}),
-                      ((pred2.requires_grad_(), x1 @ run["target"]), {})]
-        results = sub.byol_loss.map(calls, grads=("online_prediction",))
-        updates = []
-        for index, (name, run) in enumerate(runs.items()):
-            first, second = results[2 * index], results[2 * index + 1]
-            g1, g2 = first.grads.get("online_prediction"), second.grads.get("online_prediction")
-            if g1 is None or g2 is None:
-                fail(f"after backward() on {first.call}, online_prediction.grad is None: the toy run needs it")
-            losses = [expect_tensor(r.unwrap(), shape=(), call=r).detach() for r in (first, second)]
-            series[f"loss_{names[name]}"].append(float(losses[0]) + float(losses[1]))
-            if run["p"] is None:
-                grad_w = x1.T @ g1 + x2.T @ g2
-            else:
-                z1, z2 = x1 @ run["w"], x2 @ run["w"]  # chain rule through pred = x W P, with the old W and P
-                grad_w = x1.T @ (g1 @ run["p"].T) + x2.T @ (g2 @ run["p"].T)
-                run["p"] = run["p"] - LEARNING_RATE * (z1.T @ g1 + z2.T @ g2)
-            run["w"] = run["w"] - LEARNING_RATE * grad_w
-            updates.append(((run["w"], run["target"], run["tau"]), {}))
-        for (name, run), result in zip(runs.items(), sub.target_update.map(updates), strict=True):
-            run["target"] = expect_tensor(result.unwrap(), shape=(6, 4), dtype=F64, call=result)
-            series[f"effective_rank_{names[name]}"].append(_effective_rank(x @ run["w"]))
-    ctx.record_experiment(steps=list(range(1, STEPS + 1)), series=series)
+        x1, x2, calls = toy_calls(runs, generator, x)
+        answers = losses([(arguments, {}) for arguments in calls])
+        if answers is None:
+            return None
+        for index, (run, name) in enumerate(zip(runs, NAMES, strict=True)):
+            (first, g1), (second, g2) = answers[2 * index], answers[2 * index + 1]
+            series[f"loss_{name}"].append(float(first) + float(second))
+            toy_step(run, x1, x2, g1, g2, LEARNING_RATE)
+        new_targets = targets([((run["w"], run["target"], run["tau"]), {}) for run in runs])
+        if new_targets is None:
+            return None
+        for run, name, target in zip(runs, NAMES, new_targets, strict=True):
+            run["target"] = target
+            series[f"effective_rank_{name}"].append(_effective_rank(x @ run["w"]))
+    return series
+
+
+def live_losses(sub: Any, calls: list[Call]) -> list[Any]:
+    """One step's calls, one request: your byol_loss's values and gradients (what it raised, or a gradient or value
+    missing, fails the check)."""
+    results = sub.byol_loss.map(calls, grads=("online_prediction",))
+    answers = []
+    for first, second in zip(results[::2], results[1::2], strict=True):
+        g1, g2 = first.grads.get("online_prediction"), second.grads.get("online_prediction")
+        if g1 is None or g2 is None:
+            fail(f"after backward() on {first.call}, online_prediction.grad is None: the toy run needs it")
+        losses = [expect_tensor(r.unwrap(), shape=(), call=r).detach() for r in (first, second)]
+        answers += [(losses[0], g1), (losses[1], g2)]
+    return answers
+
+
+def live_targets(sub: Any, calls: list[Call]) -> list[Any]:
+    return [expect_tensor(result.unwrap(), shape=(6, 4), dtype=F64, call=result)
+            for result in sub.target_update.map(calls)]
+
+
+def run_in_one_request(sub: Any) -> dict[str, list[float]] | None:
+    """The series as toy_series with live_losses and live_targets makes them, in three requests instead of 48, or
+    None.
+
+    The worker runs both toy runs (helpers.toy_run, the same glue as toy_series's) and returns every call's loss
+    and gradient and every new target. The judge takes them as the answers to its own steps, building each step's
+    calls from its own states, then makes all those calls again, one request per function. Only when every answer
+    is bit for bit the run's are these the series the live run gives: by induction from the seeded start, each
+    step's calls get the same inputs and the same answers. Anything else (a run that raised or broke a limit, a
+    record of the wrong form, a function that answers the same input differently) returns None, and the check
+    runs the toy a step a request, messages and chart included."""
+    try:
+        run = sub.from_helpers("toy_run", uses=("byol_loss", "target_update")).call(SEED, STEPS, LEARNING_RATE, TAU)
+    except (CheckFailed, WorkerLost):
+        return None
+    records = run.value if run.raised is None else None
+    if not (isinstance(records, list) and len(records) == STEPS
+            and all(isinstance(record, tuple | list) and len(record) == 2 for record in records)):
+        return None
+    steps = iter(records)
+    step: list[Any] = []
+    losses: list[tuple[Call, Any]] = []  # each call made, and the run's (loss, gradient) for it
+    updates: list[tuple[Call, Any]] = []
+
+    def recorded_losses(calls: list[Call]) -> list[Any] | None:
+        step[:] = next(steps)
+        answers = step[0]
+        if not (isinstance(answers, list) and len(answers) == len(calls)
+                and all(isinstance(pair, tuple | list) and len(pair) == 2 and isinstance(pair[0], torch.Tensor)
+                        and pair[0].shape == () and isinstance(pair[1], torch.Tensor) for pair in answers)):
+            return None
+        losses.extend(zip(calls, answers, strict=True))
+        return list(answers)
+
+    def recorded_targets(calls: list[Call]) -> list[Any] | None:
+        targets = step[1]
+        if not (isinstance(targets, list) and len(targets) == len(calls)
+                and all(isinstance(t, torch.Tensor) and t.shape == (6, 4) and t.dtype == F64 for t in targets)):
+            return None
+        updates.extend(zip(calls, targets, strict=True))
+        return list(targets)
+
+    try:
+        series = toy_series(recorded_losses, recorded_targets)
+        if series is None:
+            return None
+        replayed_losses = sub.byol_loss.map([call for call, _ in losses], grads=("online_prediction",))
+        replayed_targets = sub.target_update.map([call for call, _ in updates])
+    except (CheckFailed, WorkerLost):
+        return None
+    agrees = all(result.raised is None and same_bits(result.value, loss)
+                 and same_bits(result.grads.get("online_prediction"), gradient)
+                 for result, (_, (loss, gradient)) in zip(replayed_losses, losses, strict=True))
+    agrees = agrees and all(result.raised is None and same_bits(result.value, target)
+                            for result, (_, target) in zip(replayed_targets, updates, strict=True))
+    return series if agrees else None

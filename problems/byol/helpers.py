@@ -47,3 +47,67 @@ def check_tau(tau):
         raise TypeError(f"tau must be a Python int or float, got {type(tau).__name__}")
     if not math.isfinite(tau) or not 0 <= tau <= 1:
         raise ValueError(f"tau must be a finite number in [0, 1], got {tau}")
+
+
+# ---------------------------------------------------------------------------------------------- the experiment
+# The toy run of the notes' chart, shared by the grader and the worker: the grader rebuilds every step of a run with
+# these same functions, so both sides compute the same bits.
+
+
+def toy_start(seed, tau):
+    """The seeded generator, sixteen points in 6-D, and the two runs: BYOL (a predictor, a target that moves with
+    `tau`) and a plain one (no predictor, the target is the online encoder itself)."""
+    generator = torch.Generator().manual_seed(seed)
+    x = torch.randn(16, 6, generator=generator, dtype=torch.float64)
+    w0 = 0.5 * torch.randn(6, 4, generator=generator, dtype=torch.float64)
+    p0 = torch.eye(4, dtype=torch.float64) + 0.1 * torch.randn(4, 4, generator=generator, dtype=torch.float64)
+    runs = [{"w": w0, "p": p0, "target": w0, "tau": tau}, {"w": w0, "p": None, "target": w0, "tau": 0.0}]
+    return generator, x, runs
+
+
+def toy_calls(runs, generator, x):
+    """One step's two noisy views, and the arguments of its byol_loss calls: per run, each view's prediction
+    against the target's projection of the other view."""
+    x1 = x + 0.3 * torch.randn(16, 6, generator=generator, dtype=torch.float64)
+    x2 = x + 0.3 * torch.randn(16, 6, generator=generator, dtype=torch.float64)
+    calls = []
+    for run in runs:
+        z1, z2 = x1 @ run["w"], x2 @ run["w"]
+        pred1, pred2 = (z1, z2) if run["p"] is None else (z1 @ run["p"], z2 @ run["p"])
+        calls += [(pred1.requires_grad_(), x2 @ run["target"]), (pred2.requires_grad_(), x1 @ run["target"])]
+    return x1, x2, calls
+
+
+def toy_step(run, x1, x2, g1, g2, lr):
+    """One SGD step of the run's encoder (and predictor) from the loss's gradients into the two predictions,
+    chained through pred = x W P with the old W and P."""
+    if run["p"] is None:
+        grad_w = x1.T @ g1 + x2.T @ g2
+    else:
+        z1, z2 = x1 @ run["w"], x2 @ run["w"]
+        grad_w = x1.T @ (g1 @ run["p"].T) + x2.T @ (g2 @ run["p"].T)
+        run["p"] = run["p"] - lr * (z1.T @ g1 + z2.T @ g2)
+    run["w"] = run["w"] - lr * grad_w
+
+
+def toy_run(functions, seed, steps, lr, tau):
+    """The chart's two runs with your byol_loss and target_update, every step as the grader makes it. Returns, for
+    each step, each byol_loss call's (loss, its gradient in the prediction) and each run's new target. Each call
+    gets its own copy of its inputs, so a function that writes to one changes nothing the run goes on from."""
+    byol_loss, target_update = functions["byol_loss"], functions["target_update"]
+    generator, x, runs = toy_start(seed, tau)
+    records = []
+    for _ in range(steps):
+        x1, x2, calls = toy_calls(runs, generator, x)
+        answers = []
+        for prediction, target in calls:
+            loss = byol_loss(prediction, target.clone())
+            (gradient,) = torch.autograd.grad(loss, prediction)
+            answers.append((loss.detach(), gradient))
+        for index, run in enumerate(runs):
+            toy_step(run, x1, x2, answers[2 * index][1], answers[2 * index + 1][1], lr)
+        targets = [target_update(run["w"].clone(), run["target"].clone(), run["tau"]) for run in runs]
+        for run, target in zip(runs, targets, strict=True):
+            run["target"] = target
+        records.append((answers, targets))
+    return records

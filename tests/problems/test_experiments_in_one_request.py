@@ -1,7 +1,7 @@
-"""Training experiments that run in the worker in one request (PPO, GRPO, DPO, REINFORCE; docs/authoring.md, a run whose
-calls feed each other), graded through the sandbox. A run is accepted only when the judge's replay of every step's
-calls, from its own states and one request per function, answers it bit for bit; anything else is charted a step
-a request, as before, and the chart is the same."""
+"""Training experiments that run in the worker in one request (PPO, GRPO, DPO, REINFORCE, BYOL; docs/authoring.md,
+a run whose calls feed each other), graded through the sandbox. A run is accepted only when the judge's replay of
+every step's calls, from its own states and one request per function, answers it bit for bit; anything else is
+charted a step a request, as before, and the chart is the same."""
 
 from __future__ import annotations
 
@@ -70,6 +70,9 @@ EXPERIMENTS = [
                returned=("    return -(log_probs * advantage).sum() / max(log_probs.numel(), 1)"
                          "  # an empty batch gives 0\n"),
                early_calls=100, wrong_shape=None),
+    Experiment("byol", "experiment.toy_run", list(range(1, 25)), accepted=[1, 96, 48], stepped=[4, 2] * 24,
+               returned="    return _per_example(p, z).mean()  # mean over the batch\n", early_calls=96,
+               wrong_shape=None),
 ]
 IDS = [experiment.slug for experiment in EXPERIMENTS]
 
