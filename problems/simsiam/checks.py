@@ -9,10 +9,23 @@ generator, so two runs agree.
 """
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 import torch
 
-from grader.checks import check, expect, expect_close, expect_tensor, fail, tolerance
+from grader.checks import (
+    CheckFailed,
+    WorkerLost,
+    check,
+    expect,
+    expect_close,
+    expect_tensor,
+    fail,
+    same_bits,
+    tolerance,
+)
+from helpers import toy_calls, toy_start, toy_step
 
 F32, F64 = torch.float32, torch.float64
 # float32 losses are compared with the exact loss (float64 on the same inputs, rounded). Each cosine carries a
@@ -187,40 +200,85 @@ def stop_gradient_experiment(sub, ref, ctx):
     # p1 and p2 it returns. Without it, z1 and z2 would also receive the gradient of D(p, z) with respect to z,
     # which by the symmetry of the cosine is the gradient of D(z, p) with respect to its first argument: your
     # loss with the roles swapped, simsiam_loss(z1, z2, p1, p2)... computes exactly that for z1 and z2.
-    generator = torch.Generator().manual_seed(150)
-    x = torch.randn(16, 6, generator=generator, dtype=F64)
-    w0 = 0.5 * torch.randn(6, 4, generator=generator, dtype=F64)
-    p0 = torch.eye(4, dtype=F64) + 0.1 * torch.randn(4, 4, generator=generator, dtype=F64)
-    runs = {name: {"w": w0, "b": torch.zeros(4, dtype=F64), "p": p0} for name in ("stop_gradient", "no_stop_gradient")}
-    series = {f"{kind}_{name}": [] for kind in ("output_spread", "loss") for name in runs}
+    series = run_in_one_request(sub)
+    if series is None:
+        series = toy_series(lambda calls: live_answers(sub, calls))
+    if series is not None:  # always, as the live calls fail the check rather than answer None
+        ctx.record_experiment(steps=list(range(1, STEPS + 1)), series=series)
+
+
+Call = tuple[tuple[Any, ...], dict[str, Any]]
+NAMES = ("stop_gradient", "no_stop_gradient")  # the two runs of helpers.toy_start, in order
+SEED = 150
+
+
+def toy_series(answer: Callable[[list[Call]], list[Any] | None]) -> dict[str, list[float]] | None:
+    """The chart's series, each step's three simsiam_loss calls answered by `answer` with (loss, gradient into p1,
+    gradient into p2) (None: no run to chart)."""
+    generator, x, runs = toy_start(SEED)
+    series: dict[str, list[float]] = {f"{kind}_{name}": [] for kind in ("output_spread", "loss") for name in NAMES}
     for _ in range(STEPS):
-        x1 = x + NOISE * torch.randn(16, 6, generator=generator, dtype=F64)
-        x2 = x + NOISE * torch.randn(16, 6, generator=generator, dtype=F64)
-        calls, forward = [], {}
-        for name, run in runs.items():
-            z1, z2 = x1 @ run["w"] + run["b"], x2 @ run["w"] + run["b"]
-            p1, p2 = z1 @ run["p"], z2 @ run["p"]
-            forward[name] = (z1, z2)
-            calls.append(((p1.requires_grad_(), p2.requires_grad_(), z1, z2), {}))
-            if name == "no_stop_gradient":  # the projections as predictions: their gradient through D(p, z)
-                calls.append(((z2.clone().requires_grad_(), z1.clone().requires_grad_(), p2.detach(), p1.detach()),
-                              {}))
-        results = sub.simsiam_loss.map(calls, grads=("p1", "p2"))
-        for result in results:
-            expect_tensor(result.unwrap(), shape=(), dtype=F64, call=result)
-            if result.grads.get("p1") is None or result.grads.get("p2") is None:
-                fail(f"after backward() on {result.call}, p1.grad or p2.grad is None: the experiment needs them")
-        for index, (name, run) in enumerate(runs.items()):
-            z1, z2 = forward[name]
-            first = results[index]
-            g1, g2 = first.grads["p1"], first.grads["p2"]
-            grad_z1, grad_z2 = g1 @ run["p"].T, g2 @ run["p"].T  # through p = z P
-            if name == "no_stop_gradient":
-                swapped = results[index + 1]
-                grad_z2, grad_z1 = grad_z2 + swapped.grads["p1"], grad_z1 + swapped.grads["p2"]
-            series[f"loss_{name}"].append(float(first.unwrap().detach()))
-            run["p"] = run["p"] - LEARNING_RATE * (z1.T @ g1 + z2.T @ g2)
-            run["w"] = run["w"] - LEARNING_RATE * (x1.T @ grad_z1 + x2.T @ grad_z2)
-            run["b"] = run["b"] - LEARNING_RATE * (grad_z1.sum(dim=0) + grad_z2.sum(dim=0))
+        x1, x2, forward, calls = toy_calls(runs, generator, x, NOISE)
+        answers = answer([(arguments, {}) for arguments in calls])
+        if answers is None:
+            return None
+        toy_step(runs, x1, x2, forward, [(g1, g2) for _, g1, g2 in answers], LEARNING_RATE)
+        for index, (name, run) in enumerate(zip(NAMES, runs, strict=True)):
+            series[f"loss_{name}"].append(float(answers[index][0]))
             series[f"output_spread_{name}"].append(_spread(x @ run["w"] + run["b"]))
-    ctx.record_experiment(steps=list(range(1, STEPS + 1)), series=series)
+    return series
+
+
+def live_answers(sub: Any, calls: list[Call]) -> list[Any]:
+    """One step's calls, one request: your simsiam_loss's values and gradients (what it raised, or a gradient or
+    value missing, fails the check)."""
+    answers = []
+    for result in sub.simsiam_loss.map(calls, grads=("p1", "p2")):
+        loss = expect_tensor(result.unwrap(), shape=(), dtype=F64, call=result)
+        if result.grads.get("p1") is None or result.grads.get("p2") is None:
+            fail(f"after backward() on {result.call}, p1.grad or p2.grad is None: the experiment needs them")
+        answers.append((loss.detach(), result.grads["p1"], result.grads["p2"]))
+    return answers
+
+
+def run_in_one_request(sub: Any) -> dict[str, list[float]] | None:
+    """The series as toy_series with live_answers makes them, in two requests instead of 24, or None.
+
+    The worker runs both toy runs (helpers.toy_run, the same glue as toy_series's) and returns every call's loss
+    and gradients. The judge takes them as the answers to its own steps, building each step's calls from its own
+    states, then makes all those calls again in one request. Only when every answer is bit for bit the run's are
+    these the series the live run gives: by induction from the seeded start, each step's calls get the same inputs
+    and the same answers. Anything else (a run that raised or broke a limit, a record of the wrong form, a function
+    that answers the same input differently) returns None, and the check runs the toy a step a request, messages
+    and chart included."""
+    try:
+        run = sub.from_helpers("toy_run", uses=("simsiam_loss",)).call(SEED, STEPS, LEARNING_RATE, NOISE)
+    except (CheckFailed, WorkerLost):
+        return None
+    records = run.value if run.raised is None else None
+    if not (isinstance(records, list) and len(records) == STEPS):
+        return None
+    steps = iter(records)
+    made: list[tuple[Call, Any]] = []
+
+    def recorded(calls: list[Call]) -> list[Any] | None:
+        answers = next(steps)
+        if not (isinstance(answers, list) and len(answers) == len(calls)
+                and all(isinstance(triple, tuple | list) and len(triple) == 3
+                        and all(isinstance(t, torch.Tensor) for t in triple) and triple[0].shape == ()
+                        and triple[0].dtype == F64 for triple in answers)):
+            return None
+        made.extend(zip(calls, answers, strict=True))
+        return list(answers)
+
+    try:
+        series = toy_series(recorded)
+        if series is None:
+            return None
+        replayed = sub.simsiam_loss.map([call for call, _ in made], grads=("p1", "p2"))
+    except (CheckFailed, WorkerLost):
+        return None
+    agrees = all(result.raised is None and same_bits(result.value, loss)
+                 and same_bits(result.grads.get("p1"), g1) and same_bits(result.grads.get("p2"), g2)
+                 for result, (_, (loss, g1, g2)) in zip(replayed, made, strict=True))
+    return series if agrees else None

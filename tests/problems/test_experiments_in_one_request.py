@@ -1,7 +1,7 @@
-"""Training experiments that run in the worker in one request (PPO, GRPO, DPO, REINFORCE, BYOL; docs/authoring.md,
-a run whose calls feed each other), graded through the sandbox. A run is accepted only when the judge's replay of
-every step's calls, from its own states and one request per function, answers it bit for bit; anything else is
-charted a step a request, as before, and the chart is the same."""
+"""Training experiments that run in the worker in one request (PPO, GRPO, DPO, REINFORCE, BYOL,
+SimSiam; docs/authoring.md, a run whose calls feed each other), graded through the sandbox. A run is accepted only
+when the judge's replay of every step's calls, from its own states and one request per function, answers it bit for
+bit; anything else is charted a step a request, as before, and the chart is the same."""
 
 from __future__ import annotations
 
@@ -72,6 +72,9 @@ EXPERIMENTS = [
                early_calls=100, wrong_shape=None),
     Experiment("byol", "experiment.toy_run", list(range(1, 25)), accepted=[1, 96, 48], stepped=[4, 2] * 24,
                returned="    return _per_example(p, z).mean()  # mean over the batch\n", early_calls=96,
+               wrong_shape=None),
+    Experiment("simsiam", "experiment.stop_gradient", list(range(1, 25)), accepted=[1, 72], stepped=[3] * 24,
+               returned="    return _negative_cosine(p1, z2) / 2 + _negative_cosine(p2, z1) / 2\n", early_calls=72,
                wrong_shape=None),
 ]
 IDS = [experiment.slug for experiment in EXPERIMENTS]
