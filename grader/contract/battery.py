@@ -564,11 +564,11 @@ class FunctionBattery:
         self.fill_expected(ref, [case])
         cotangent = _seeded_like(case.expected, self.generator("fd-cotangent"), self.contract.result)
         positional, keywords = case.call_arguments()
-        numeric: dict[str, torch.Tensor] = {}
-        for name in case.grads:
-            position = list(self.contract.args).index(name)
-            numeric[name] = central_differences(self.function(sub), positional, position, kwargs=keywords,
-                                                grad_output=cotangent)
+        # every argument's differences in one request: the same calls, in the same order, as one request each
+        positions = [list(self.contract.args).index(name) for name in case.grads]
+        gradients = central_differences(self.function(sub), positional, positions, kwargs=keywords,
+                                        grad_output=cotangent)
+        numeric: dict[str, torch.Tensor] = dict(zip(case.grads, gradients, strict=True))
         leaves = self.with_grad(fresh(case.args), detached_too=False)
         call = Case(leaves, case.label, case.sizes, grads=case.grads, grad_output=cotangent)
         call.expected = case.expected
