@@ -17,10 +17,14 @@ off by far more (the self-test proves it).
 """
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 import torch
 
 from grader.checks import (
+    CheckFailed,
+    WorkerLost,
     check,
     expect,
     expect_close,
@@ -29,8 +33,10 @@ from grader.checks import (
     expect_tensor,
     fail,
     legal_inputs,
+    same_bits,
     seeded_randn,
 )
+from helpers import linear_step
 
 F64 = torch.float64
 F32 = torch.float32
@@ -466,20 +472,79 @@ def _synthetic():
 
 def _train(sub, chosen, rejected):
     """Full-batch gradient descent on a linear reward w . x with your preference_loss: your loss and its gradients
-    into the two reward vectors, chained through the features here (one call per step). Returns the weights after
-    each step and your loss before it; the run stops early when your loss gives no gradient."""
+    into the two reward vectors, chained through the features here (one call per step, or the whole run in one
+    request when a replay confirms it: run_in_one_request). Returns the weights after each step and your loss
+    before it; the run stops early when your loss gives no gradient."""
+    trained = run_in_one_request(sub, chosen, rejected)
+    if trained is not None:
+        return trained
+    return _train_with(chosen, rejected, lambda call: _live_loss(sub, call))
+
+
+Call = tuple[tuple[Any, ...], dict[str, Any]]
+
+
+def _train_with(chosen, rejected, answer: Callable[[Call], tuple[float, Any, Any]]):
+    """The run, each step's call answered by `answer` with (loss, gradient into r_chosen, into r_rejected)."""
     w = torch.zeros(FEATURES, dtype=F64)
     weights, losses = [w], []
     for step in range(STEPS + 1):
-        result = sub.preference_loss.call((chosen @ w).requires_grad_(True), (rejected @ w).requires_grad_(True),
-                                          grads=("r_chosen", "r_rejected"))
-        losses.append(float(result.unwrap().detach()))
-        g_chosen, g_rejected = result.grads.get("r_chosen"), result.grads.get("r_rejected")
+        loss, g_chosen, g_rejected = answer((((chosen @ w).requires_grad_(True),
+                                               (rejected @ w).requires_grad_(True)), {}))
+        losses.append(loss)
         if g_chosen is None or g_rejected is None or step == STEPS:
             break
-        w = w - LEARNING_RATE * (chosen.T @ g_chosen.double() + rejected.T @ g_rejected.double())
+        w = linear_step(w, chosen, rejected, g_chosen, g_rejected, LEARNING_RATE)
         weights.append(w)
     return weights[: len(losses)], losses
+
+
+def _live_loss(sub, call: Call) -> tuple[float, Any, Any]:
+    result = sub.preference_loss.call(*call[0], grads=("r_chosen", "r_rejected"))
+    return float(result.unwrap().detach()), result.grads.get("r_chosen"), result.grads.get("r_rejected")
+
+
+class _NotTheRun(Exception):
+    """A record of the worker's run that is not the form the judge's steps need."""
+
+
+def run_in_one_request(sub, chosen, rejected):
+    """What _train_with and _live_loss give, in two requests instead of 16, or None.
+
+    The worker runs the training (helpers.linear_run, with the same step as _train_with's) and returns every call's
+    loss and gradients. The judge takes them as the answers to its own steps, building each step's call from its
+    own weights, then makes all those calls again in one request. Only when every answer is bit for bit the run's
+    is this the training the live calls give: by induction from w = 0, each step's call gets the same input and the
+    same answer. Anything else (a run that raised or broke a limit, a record of the wrong form, a function that
+    answers the same input differently) returns None, and the training runs a step a request."""
+    try:
+        run = sub.from_helpers("linear_run", uses=("preference_loss",)).call(chosen, rejected, STEPS, LEARNING_RATE)
+    except (CheckFailed, WorkerLost):
+        return None
+    records = run.value if run.raised is None else None
+    if not (isinstance(records, list) and len(records) == STEPS + 1):
+        return None
+    steps = iter(records)
+    made: list[tuple[Call, Any]] = []
+
+    def recorded(call: Call) -> tuple[float, Any, Any]:
+        record = next(steps)
+        if not (isinstance(record, tuple | list) and len(record) == 3
+                and all(isinstance(t, torch.Tensor) for t in record) and record[0].shape == ()):
+            raise _NotTheRun
+        made.append((call, record))
+        return float(record[0]), record[1], record[2]
+
+    try:
+        trained = _train_with(chosen, rejected, recorded)
+        replayed = sub.preference_loss.map([call for call, _ in made], grads=("r_chosen", "r_rejected"))
+    except (_NotTheRun, CheckFailed, WorkerLost):
+        return None
+    agrees = all(result.raised is None and same_bits(result.value, loss)
+                 and same_bits(result.grads.get("r_chosen"), g_chosen)
+                 and same_bits(result.grads.get("r_rejected"), g_rejected)
+                 for result, (_, (loss, g_chosen, g_rejected)) in zip(replayed, made, strict=True))
+    return trained if agrees else None
 
 
 @check("experiment.training", "A linear reward model trained with your loss on Bradley-Terry preferences: loss, "

@@ -89,3 +89,32 @@ def check_ranking_inputs(rewards, ranking):
     expected = torch.arange(k, device=ranking.device).expand_as(ranking)
     if not bool((ranking.sort(dim=1).values == expected).all()):
         raise ValueError("every row of ranking must be a permutation of 0..K-1 (each response exactly once)")
+
+
+# ---------------------------------------------------------------------------------------------- the experiment
+# The training run of the notes' chart, shared by the grader and the worker: the grader rebuilds every step of the
+# run with these same functions, so both sides compute the same bits.
+
+
+def linear_step(w, chosen, rejected, g_chosen, g_rejected, lr):
+    """The linear reward's weights after one step of gradient descent, from the loss's gradients into the chosen
+    and the rejected rewards, chained through rewards = features @ w."""
+    return w - lr * (chosen.T @ g_chosen.double() + rejected.T @ g_rejected.double())
+
+
+def linear_run(functions, chosen, rejected, steps, lr):
+    """Full-batch gradient descent on a linear reward w . x with your preference_loss, from w = 0, as the grader
+    makes it: steps + 1 calls, the last one only measured. Returns each call's (loss, its gradients into r_chosen
+    and r_rejected). Each call gets rewards of its own, so a function that writes to them changes nothing the run
+    goes on from."""
+    preference_loss = functions["preference_loss"]
+    w = torch.zeros(chosen.shape[1], dtype=torch.float64)
+    records = []
+    for step in range(steps + 1):
+        r_chosen, r_rejected = (chosen @ w).requires_grad_(True), (rejected @ w).requires_grad_(True)
+        loss = preference_loss(r_chosen, r_rejected)
+        g_chosen, g_rejected = torch.autograd.grad(loss, (r_chosen, r_rejected))
+        records.append((loss.detach(), g_chosen, g_rejected))
+        if step < steps:
+            w = linear_step(w, chosen, rejected, g_chosen, g_rejected, lr)
+    return records

@@ -1,7 +1,7 @@
-"""Training experiments that run in the worker in one request (PPO, GRPO, DPO, REINFORCE, BYOL,
-SimSiam; docs/authoring.md, a run whose calls feed each other), graded through the sandbox. A run is accepted only
-when the judge's replay of every step's calls, from its own states and one request per function, answers it bit for
-bit; anything else is charted a step a request, as before, and the chart is the same."""
+"""Training experiments that run in the worker in one request (PPO, GRPO, DPO, REINFORCE, BYOL, SimSiam, the reward
+model; docs/authoring.md, a run whose calls feed each other), graded through the sandbox. A run is accepted only when
+the judge's replay of every step's calls, from its own states and one request per function, answers it bit for bit;
+anything else is charted a step a request, as before, and the chart is the same."""
 
 from __future__ import annotations
 
@@ -29,6 +29,7 @@ class Experiment:
     early_calls: int  # calls of that function the worker's run makes
     # (a line rewritten to return another shape, the check's words for it); None: no such check
     wrong_shape: tuple[str, str] | None
+    after: tuple[int, ...] = ()  # calls in each request the check makes once the training is done (measurements)
 
     @property
     def reference(self) -> str:
@@ -76,6 +77,9 @@ EXPERIMENTS = [
     Experiment("simsiam", "experiment.stop_gradient", list(range(1, 25)), accepted=[1, 72], stepped=[3] * 24,
                returned="    return _negative_cosine(p1, z2) / 2 + _negative_cosine(p2, z1) / 2\n", early_calls=72,
                wrong_shape=None),
+    Experiment("reward_model", "experiment.training", list(range(16)), accepted=[1, 16], stepped=[1] * 16,
+               returned="    return _mean(_pair_losses(_logit(r_chosen, r_rejected, margin), label))\n", early_calls=16,
+               wrong_shape=None, after=(33, 1)),
 ]
 IDS = [experiment.slug for experiment in EXPERIMENTS]
 
@@ -92,14 +96,14 @@ def series_of(report: Report, experiment: Experiment) -> dict[str, list[float | 
 def test_the_reference_trains_in_one_request_and_is_replayed_one_request_a_function(
         experiment: Experiment, sandbox_pool: WorkerPool, request_sizes: list[int]) -> None:
     series_of(grade(experiment.problem(), experiment.reference, pool=sandbox_pool), experiment)
-    assert request_sizes == experiment.accepted
+    assert request_sizes == experiment.accepted + list(experiment.after)
 
 
 @pytest.mark.parametrize("experiment", EXPERIMENTS, ids=IDS)
 def test_a_run_the_replay_disagrees_with_is_charted_a_step_a_request(
         experiment: Experiment, sandbox_pool: WorkerPool, request_sizes: list[int]) -> None:
     series_of(grade(experiment.problem(), experiment.off_in_the_run(), pool=sandbox_pool), experiment)
-    assert request_sizes == experiment.accepted + experiment.stepped
+    assert request_sizes == experiment.accepted + experiment.stepped + list(experiment.after)
 
 
 @pytest.mark.parametrize("experiment", EXPERIMENTS, ids=IDS)
@@ -117,7 +121,7 @@ def test_a_function_that_is_right_only_inside_the_run_is_charted_by_its_own_call
     gradients: the run is refused, and the chart is the one the function's own calls draw."""
     charted = series_of(grade(experiment.problem(), experiment.right_only_inside_the_run(), pool=sandbox_pool),
                         experiment)
-    assert request_sizes == experiment.accepted + experiment.stepped
+    assert request_sizes == experiment.accepted + experiment.stepped + list(experiment.after)
     assert charted != series_of(grade(experiment.problem(), experiment.reference, pool=sandbox_pool), experiment)
 
 
