@@ -7,15 +7,20 @@ a seeded generator, so two runs give identical verdicts.
 """
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 import torch
 
 from grader.checks import (
+    CheckFailed,
+    WorkerLost,
     check,
     expect,
     expect_close,
     expect_tensor,
     fail,
+    same_bits,
 )
 
 NAMES = ("new_param", "new_exp_avg", "new_exp_avg_sq")
@@ -288,16 +293,13 @@ def ill_conditioned(sub, ref, ctx):
     # lr < 2 / 1000; at lr = 1 / 1000 it solves the steep coordinate in one step and then crawls along the flat
     # one (x2 shrinks by 0.999 per step). Adam divides each coordinate's step by that coordinate's own gradient
     # size, so both coordinates move at about lr per step, whatever their curvature.
-    curvature = torch.tensor(EXPERIMENT_CURVATURE, dtype=torch.float64)
-    x_adam = torch.ones(2, dtype=torch.float64)
-    exp_avg, exp_avg_sq = torch.zeros(2, dtype=torch.float64), torch.zeros(2, dtype=torch.float64)
+    adam_path = run_in_one_request(sub)
+    if adam_path is None:
+        adam_path = _adam_path(lambda call: _unpack(sub.adamw_step.call(*call[0], **call[1]), (call[0][0],)))
     x_sgd = torch.ones(2, dtype=torch.float64)
-    adam_path, sgd_path = [x_adam.tolist()], [x_sgd.tolist()]
-    for step in range(1, EXPERIMENT_STEPS + 1):
-        result = sub.adamw_step.call(x_adam, curvature * x_adam, exp_avg, exp_avg_sq, step, 0.08, weight_decay=0.0)
-        x_adam, exp_avg, exp_avg_sq = _unpack(result, (x_adam,))
-        x_sgd = x_sgd - 1e-3 * curvature * x_sgd
-        adam_path.append(x_adam.tolist())
+    sgd_path = [x_sgd.tolist()]
+    for _ in range(EXPERIMENT_STEPS):
+        x_sgd = x_sgd - 1e-3 * _curvature() * x_sgd
         sgd_path.append(x_sgd.tolist())
     ctx.record_experiment(
         steps=list(range(EXPERIMENT_STEPS + 1)),
@@ -308,3 +310,69 @@ def ill_conditioned(sub, ref, ctx):
             "sgd_steep": [x[0] for x in sgd_path],
         },
     )
+
+
+Call = tuple[tuple[Any, ...], dict[str, Any]]
+LEARNING_RATE = 0.08
+
+
+def _curvature() -> torch.Tensor:
+    return torch.tensor(EXPERIMENT_CURVATURE, dtype=torch.float64)
+
+
+def _adam_path(answer: Callable[[Call], Any]) -> list[list[float]]:
+    """x at every step of the run, each step's adamw_step call answered by `answer` with the new state."""
+    curvature = _curvature()
+    x_adam = torch.ones(2, dtype=torch.float64)
+    exp_avg, exp_avg_sq = torch.zeros(2, dtype=torch.float64), torch.zeros(2, dtype=torch.float64)
+    path = [x_adam.tolist()]
+    for step in range(1, EXPERIMENT_STEPS + 1):
+        x_adam, exp_avg, exp_avg_sq = answer(
+            ((x_adam, curvature * x_adam, exp_avg, exp_avg_sq, step, LEARNING_RATE), {"weight_decay": 0.0}))
+        path.append(x_adam.tolist())
+    return path
+
+
+class _NotTheRun(Exception):
+    """A record of the worker's run that is not the form the judge's steps need."""
+
+
+def run_in_one_request(sub: Any) -> list[list[float]] | None:
+    """The path _adam_path gives with live calls, in two requests instead of 20, or None.
+
+    The worker runs the descent (helpers.descent_run) and returns every step's state. The judge takes them as the
+    answers to its own steps, building each call from its own state, then makes all those calls again in one
+    request. Only when every answer is bit for bit the run's is this the path the live calls give: by induction
+    from x = 1, each step's call gets the same input and the same answer. Anything else (a run that raised or broke
+    a limit, a record of the wrong form, a function that answers the same input differently) returns None, and the
+    descent runs a step a request, messages included."""
+    try:
+        run = sub.from_helpers("descent_run", uses=("adamw_step",)).call(_curvature(), EXPERIMENT_STEPS,
+                                                                         LEARNING_RATE)
+    except (CheckFailed, WorkerLost):
+        return None
+    records = run.value if run.raised is None else None
+    if not (isinstance(records, list) and len(records) == EXPERIMENT_STEPS):
+        return None
+    steps = iter(records)
+    made: list[tuple[Call, Any]] = []
+
+    def recorded(call: Call) -> Any:
+        state = next(steps)
+        if not (isinstance(state, tuple | list) and len(state) == 3
+                and all(isinstance(t, torch.Tensor) and t.shape == (2,) and t.dtype == torch.float64
+                        for t in state)):
+            raise _NotTheRun
+        made.append((call, state))
+        return state
+
+    try:
+        path = _adam_path(recorded)
+        replayed = sub.adamw_step.map([call for call, _ in made])
+    except (_NotTheRun, CheckFailed, WorkerLost):
+        return None
+    agrees = all(result.raised is None and isinstance(result.value, tuple | list) and len(result.value) == 3
+                 and type(result.value) is type(state)
+                 and all(same_bits(got, expected) for got, expected in zip(result.value, state, strict=True))
+                 for result, (_, state) in zip(replayed, made, strict=True))
+    return path if agrees else None

@@ -60,3 +60,25 @@ def check_hyperparameters(step, lr, betas, eps, weight_decay):
         raise ValueError(f"eps must be > 0, got {eps}")
     if weight_decay < 0:
         raise ValueError(f"weight_decay must be >= 0, got {weight_decay}")
+
+
+# ---------------------------------------------------------------------------------------------- the experiment
+# The run of the notes' chart, shared by the grader and the worker: the grader rebuilds every step of the run with
+# this same function, so both sides compute the same bits.
+
+
+def descent_run(functions, curvature, steps, lr):
+    """Your adamw_step on f(x) = 0.5 * sum(curvature * x^2) from x = 1 and zero moments, without weight decay, as
+    the grader makes it: each step's gradient is curvature * x. Returns each step's (new_param, new_exp_avg,
+    new_exp_avg_sq). Each call gets a state of its own, so a function that writes to it changes nothing the run
+    goes on from."""
+    adamw_step = functions["adamw_step"]
+    param = torch.ones(curvature.shape, dtype=torch.float64)
+    exp_avg, exp_avg_sq = torch.zeros_like(param), torch.zeros_like(param)
+    records = []
+    for step in range(1, steps + 1):
+        new = adamw_step(param.clone(), curvature * param, exp_avg.clone(), exp_avg_sq.clone(), step, lr,
+                         weight_decay=0.0)
+        records.append(new)
+        param, exp_avg, exp_avg_sq = new
+    return records

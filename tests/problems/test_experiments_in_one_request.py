@@ -152,3 +152,26 @@ def test_a_function_that_fails_in_the_run_fails_the_check_in_its_own_words(sandb
     assert result.status != "passed"
     assert "no large clip_eps here" in (result.message or "")
     assert report.experiment is None
+
+
+# AdamW's descent returns a tuple of states, so it is tested here rather than through the table's rewrites of a
+# returned value.
+ADAMW = Experiment("adamw", "experiment.ill_conditioned", list(range(21)), accepted=[1, 20], stepped=[1] * 20,
+                   returned="    return new_param, new_exp_avg, new_exp_avg_sq\n", early_calls=20, wrong_shape=None)
+CALLED_BY_THE_RUN = "__import__('sys')._getframe(2).f_globals.get('__name__') == 'helpers'"  # through adamw_step
+
+
+def test_adamws_descent_runs_in_one_request_and_is_replayed_in_one_more(
+        sandbox_pool: WorkerPool, request_sizes: list[int]) -> None:
+    series_of(grade(ADAMW.problem(), ADAMW.reference, pool=sandbox_pool), ADAMW)
+    assert request_sizes == ADAMW.accepted
+
+
+def test_an_adamw_step_right_only_inside_the_run_is_charted_by_its_own_calls(
+        sandbox_pool: WorkerPool, request_sizes: list[int]) -> None:
+    halved = ADAMW.rewritten(f"    if {CALLED_BY_THE_RUN}:\n        return new_param, new_exp_avg, new_exp_avg_sq\n"
+                             "    return decayed - 0.5 * lr * m_hat / (v_hat.sqrt() + eps), new_exp_avg, "
+                             "new_exp_avg_sq\n")
+    charted = series_of(grade(ADAMW.problem(), halved, pool=sandbox_pool), ADAMW)
+    assert request_sizes == ADAMW.accepted + ADAMW.stepped
+    assert charted != series_of(grade(ADAMW.problem(), ADAMW.reference, pool=sandbox_pool), ADAMW)
