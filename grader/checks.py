@@ -57,6 +57,7 @@ __all__ = [
     "hint",
     "legal_inputs",
     "reference_grads",
+    "replay_agrees",
     "same_bits",
     "seeded_randn",
     "seeded_uniform",
@@ -238,9 +239,13 @@ def tolerance(dtype: torch.dtype) -> tuple[float, float]:
 
 def same_bits(got: Any, expected: Any) -> bool:
     """Whether a value is exactly another: a tensor of the same class, dtype and shape with the same values and
-    the same signs of zero (nan is never the same), or a plain value of the same type that compares equal. What a
-    check that replays a run's calls compares each answer with (docs/authoring.md, a run whose calls feed each
-    other): no tolerance, because the run it accepts must be the very run the calls make."""
+    the same signs of zero (nan is never the same), a tuple or list of the same type and length whose items are
+    each exactly the other's, or a plain value of the same type that compares equal. What a check that replays a
+    run's calls compares each answer with (docs/authoring.md, a run whose calls feed each other): no tolerance,
+    because the run it accepts must be the very run the calls make."""
+    if isinstance(expected, tuple | list):
+        return (type(got) is type(expected) and len(got) == len(expected)
+                and all(same_bits(item, wanted) for item, wanted in zip(got, expected, strict=True)))
     if isinstance(expected, torch.Tensor):
         if not (type(got) is type(expected) and got.dtype == expected.dtype and got.shape == expected.shape):
             return False
@@ -248,6 +253,32 @@ def same_bits(got: Any, expected: Any) -> bool:
             return False
         return not expected.is_floating_point() or bool(torch.equal(torch.signbit(got), torch.signbit(expected)))
     return type(got) is type(expected) and bool(got == expected)
+
+
+Call = tuple[tuple[Any, ...], dict[str, Any]]
+
+
+def replay_agrees(function: SubmissionFunction, made: Sequence[tuple[Call, Any]], *,
+                  grads: Sequence[str] = ()) -> bool:
+    """Whether the learner's `function`, asked every call of a run again in one request, answers each bit for bit as
+    the run did (same_bits). `made` pairs each call with the run's answer: its value, or, with `grads` named, a
+    tuple of the value and the gradient into each of them, in order. An answer that raised, differs by one bit or
+    lacks a gradient disagrees. What a check asks before it takes a run made in the worker (docs/authoring.md, a
+    run whose calls feed each other); a broken limit (WorkerLost) propagates, for the check to fall back."""
+    results = function.map([call for call, _ in made], grads=tuple(grads))
+    for result, (_, answer) in zip(results, made, strict=True):
+        if grads:
+            if not (isinstance(answer, tuple | list) and len(answer) == len(grads) + 1):
+                return False
+            value, gradients = answer[0], answer[1:]
+        else:
+            value, gradients = answer, ()
+        if result.raised is not None or not same_bits(result.value, value):
+            return False
+        if not all(same_bits(result.grads.get(name), gradient)
+                   for name, gradient in zip(grads, gradients, strict=True)):
+            return False
+    return True
 
 
 CallSource = str | CallResult | None  # the call a value came from: a CallResult is described only if a check fails

@@ -20,7 +20,7 @@ from grader.checks import (
     expect_close,
     expect_tensor,
     fail,
-    same_bits,
+    replay_agrees,
 )
 
 NAMES = ("new_param", "new_exp_avg", "new_exp_avg_sq")
@@ -368,11 +368,7 @@ def run_in_one_request(sub: Any) -> list[list[float]] | None:
 
     try:
         path = _adam_path(recorded)
-        replayed = sub.adamw_step.map([call for call, _ in made])
+        agrees = replay_agrees(sub.adamw_step, made)
     except (_NotTheRun, CheckFailed, WorkerLost):
         return None
-    agrees = all(result.raised is None and isinstance(result.value, tuple | list) and len(result.value) == 3
-                 and type(result.value) is type(state)
-                 and all(same_bits(got, expected) for got, expected in zip(result.value, state, strict=True))
-                 for result, (_, state) in zip(replayed, made, strict=True))
     return path if agrees else None

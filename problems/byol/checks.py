@@ -22,7 +22,7 @@ from grader.checks import (
     expect_equal,
     expect_tensor,
     fail,
-    same_bits,
+    replay_agrees,
     tolerance,
 )
 from helpers import toy_calls, toy_start, toy_step
@@ -314,13 +314,8 @@ def run_in_one_request(sub: Any) -> dict[str, list[float]] | None:
         series = toy_series(recorded_losses, recorded_targets)
         if series is None:
             return None
-        replayed_losses = sub.byol_loss.map([call for call, _ in losses], grads=("online_prediction",))
-        replayed_targets = sub.target_update.map([call for call, _ in updates])
+        losses_agree = replay_agrees(sub.byol_loss, losses, grads=("online_prediction",))
+        targets_agree = replay_agrees(sub.target_update, updates)
     except (CheckFailed, WorkerLost):
         return None
-    agrees = all(result.raised is None and same_bits(result.value, loss)
-                 and same_bits(result.grads.get("online_prediction"), gradient)
-                 for result, (_, (loss, gradient)) in zip(replayed_losses, losses, strict=True))
-    agrees = agrees and all(result.raised is None and same_bits(result.value, target)
-                            for result, (_, target) in zip(replayed_targets, updates, strict=True))
-    return series if agrees else None
+    return series if losses_agree and targets_agree else None

@@ -28,7 +28,7 @@ from grader.checks import (
     expect_grad_close,
     expect_tensor,
     legal_inputs,
-    same_bits,
+    replay_agrees,
 )
 from helpers import training_adam_step, training_logp, training_reference, training_rollouts
 
@@ -452,12 +452,8 @@ def run_in_one_request(sub: Any) -> dict[str, list[float]] | None:
         series, finished = training_series(recorded_advantages, recorded_gradients)
         if not finished:
             return None
-        advantages = sub.group_advantages.map([call for call, _ in advantage_calls])
-        losses = sub.grpo_loss.map([call for call, _ in loss_calls], grads=("logp_new",))
+        advantages_agree = replay_agrees(sub.group_advantages, advantage_calls)
+        losses_agree = replay_agrees(sub.grpo_loss, loss_calls, grads=("logp_new",))
     except (CheckFailed, WorkerLost):
         return None
-    agrees = all(result.raised is None and same_bits(result.value, answer)
-                 for result, (_, answer) in zip(advantages, advantage_calls, strict=True)) and all(
-        result.raised is None and same_bits(result.value, loss) and same_bits(result.grads.get("logp_new"), gradient)
-        for result, (_, (loss, gradient)) in zip(losses, loss_calls, strict=True))
-    return series if agrees else None
+    return series if advantages_agree and losses_agree else None

@@ -29,7 +29,7 @@ from grader.checks import (
     expect_close,
     expect_grad_close,
     expect_grad_none,
-    same_bits,
+    replay_agrees,
     seeded_randn,
 )
 from helpers import bandit_logp, bandit_pulls, bandit_sgd_step
@@ -522,10 +522,7 @@ def run_in_one_request(sub: Any) -> dict[str, list[float]] | None:
         series = bandit_series(recorded)
         if series is None:
             return None
-        replayed = sub.clipped_surrogate.map([call for call, _ in made], grads=("logp_new",))
+        agrees = replay_agrees(sub.clipped_surrogate, made, grads=("logp_new",))
     except (CheckFailed, WorkerLost):
         return None
-    agrees = all(result.raised is None and same_bits(result.value, surrogate)
-                 and same_bits(result.grads.get("logp_new"), gradient)
-                 for result, (_, (surrogate, gradient)) in zip(replayed, made, strict=True))
     return series if agrees else None

@@ -29,7 +29,7 @@ from grader.checks import (
     expect_grad_none,
     expect_tensor,
     fail,
-    same_bits,
+    replay_agrees,
 )
 from helpers import bandit_calls, bandit_scores, bandit_step
 
@@ -520,13 +520,8 @@ def run_in_one_request(sub: Any) -> dict[str, list[float]] | None:
         series = bandit_series(recorded_gradients, recorded_baseline)
         if series is None:
             return None
-        replayed_losses = sub.reinforce_loss.map([call for call, _ in losses], grads=("log_probs",))
-        replayed_updates = sub.update_baseline.map([call for call, _ in updates])
+        losses_agree = replay_agrees(sub.reinforce_loss, losses, grads=("log_probs",))
+        updates_agree = replay_agrees(sub.update_baseline, updates)
     except (CheckFailed, WorkerLost):
         return None
-    agrees = all(result.raised is None and same_bits(result.value, loss)
-                 and same_bits(result.grads.get("log_probs"), gradient)
-                 for result, (_, (loss, gradient)) in zip(replayed_losses, losses, strict=True))
-    agrees = agrees and all(result.raised is None and same_bits(result.value, baseline)
-                            for result, (_, baseline) in zip(replayed_updates, updates, strict=True))
-    return series if agrees else None
+    return series if losses_agree and updates_agree else None

@@ -33,7 +33,7 @@ from grader.checks import (
     expect_tensor,
     fail,
     legal_inputs,
-    same_bits,
+    replay_agrees,
     seeded_randn,
 )
 from helpers import linear_step
@@ -537,13 +537,9 @@ def run_in_one_request(sub, chosen, rejected):
 
     try:
         trained = _train_with(chosen, rejected, recorded)
-        replayed = sub.preference_loss.map([call for call, _ in made], grads=("r_chosen", "r_rejected"))
+        agrees = replay_agrees(sub.preference_loss, made, grads=("r_chosen", "r_rejected"))
     except (_NotTheRun, CheckFailed, WorkerLost):
         return None
-    agrees = all(result.raised is None and same_bits(result.value, loss)
-                 and same_bits(result.grads.get("r_chosen"), g_chosen)
-                 and same_bits(result.grads.get("r_rejected"), g_rejected)
-                 for result, (_, (loss, g_chosen, g_rejected)) in zip(replayed, made, strict=True))
     return trained if agrees else None
 
 

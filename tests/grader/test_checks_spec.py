@@ -31,6 +31,7 @@ from grader.checks import (
     legal_inputs,
     precision_note,
     reference_grads,
+    replay_agrees,
     same_bits,
     seeded_randn,
     seeded_uniform,
@@ -1001,6 +1002,74 @@ F = torch.tensor([1.0, -2.5, 0.0], dtype=torch.float64)
     pytest.param(None, None, True, id="none"),
     pytest.param(F, None, False, id="a-tensor-for-none"),
     pytest.param(None, F, False, id="none-for-a-tensor"),
+    pytest.param((F.clone(), 3), (F, 3), True, id="a-tuple-item-by-item"),
+    pytest.param([F.clone(), [2, None]], [F, [2, None]], True, id="nested-lists"),
+    pytest.param((F.clone(), torch.tensor([-0.0])), (F, torch.tensor([0.0])), False, id="a-tuple-one-item-off"),
+    pytest.param([F.clone(), 3], (F, 3), False, id="a-list-for-a-tuple"),
+    pytest.param((F.clone(),), (F, 3), False, id="a-shorter-tuple"),
+    pytest.param((F.clone(), 3, 4), (F, 3), False, id="a-longer-tuple"),
+    pytest.param((1, True), (1, 1), False, id="a-bool-item-for-an-int"),
+    pytest.param(F.clone(), (F,), False, id="a-tensor-for-a-tuple"),
 ])
 def test_same_bits_is_the_same_value_to_the_last_bit(got: Any, expected: Any, same: bool) -> None:
     assert same_bits(got, expected) is same
+
+
+# ------------------------------------------------------------------------------ replay_agrees: a run's calls again
+
+
+class Replaying:
+    """A SubmissionFunction whose one request answers from a table of (value, grads, raised), and that records the
+    requests it was asked for."""
+
+    def __init__(self, answers: list[tuple[Any, dict[str, Any], ExceptionInfo | None]]) -> None:
+        self.answers = answers
+        self.requests: list[tuple[list[tuple[tuple[Any, ...], dict[str, Any]]], tuple[str, ...]]] = []
+
+    def map(self, calls: Iterable[tuple[tuple[Any, ...], dict[str, Any]]], *, grads: Sequence[str] = (),
+            grad_outputs: Sequence[Any] | None = None) -> list[CallResult]:
+        self.requests.append((list(calls), tuple(grads)))
+        return [CallResult(function="f", call="f(...)", value=value, grads=dict(gradients), raised=raised)
+                for value, gradients, raised in self.answers]
+
+
+G = torch.tensor([0.5, -0.0], dtype=torch.float64)
+ARGS = ((torch.ones(2),), {"scale": 2.0})
+
+
+def test_replay_agrees_sends_every_call_in_one_request_with_the_gradients_named() -> None:
+    function = Replaying([(F.clone(), {"x": G.clone()}, None), (F.clone(), {"x": G.clone()}, None)])
+    assert replay_agrees(function, [(ARGS, (F, G)), (((), {}), (F, G))], grads=("x",))  # type: ignore[arg-type]
+    assert function.requests == [([ARGS, ((), {})], ("x",))]
+
+
+@pytest.mark.parametrize(("answers", "made", "grads", "agrees"), [
+    pytest.param([(F.clone(), {}, None)], [(ARGS, F)], (), True, id="a-value"),
+    pytest.param([((F.clone(), 3), {}, None)], [(ARGS, (F, 3))], (), True, id="a-tuple-value"),
+    pytest.param([(F.clone(), {}, info("ValueError"))], [(ARGS, F)], (), False, id="it-raised"),
+    pytest.param([(F.float(), {}, None)], [(ARGS, F)], (), False, id="another-value"),
+    pytest.param([(F.clone(), {}, None), (G.clone(), {}, None)], [(ARGS, F), (ARGS, F)], (), False,
+                 id="the-second-answer-differs"),
+    pytest.param([(F.clone(), {"x": G.clone(), "y": F.clone()}, None)], [(ARGS, (F, G, F))], ("x", "y"), True,
+                 id="two-gradients"),
+    pytest.param([(F.clone(), {"x": G.clone(), "y": G.clone()}, None)], [(ARGS, (F, G, F))], ("x", "y"), False,
+                 id="the-second-gradient-differs"),
+    pytest.param([(F.clone(), {"x": torch.tensor([0.5, 0.0], dtype=torch.float64)}, None)], [(ARGS, (F, G))],
+                 ("x",), False, id="a-gradient-off-by-the-sign-of-zero"),
+    pytest.param([(F.clone(), {}, None)], [(ARGS, (F, G))], ("x",), False, id="no-gradient-came-back"),
+    pytest.param([(F.clone(), {"x": G.clone()}, None)], [(ARGS, (F,))], ("x",), False, id="the-run-lacks-one"),
+    pytest.param([(F.clone(), {"x": G.clone()}, None)], [(ARGS, F)], ("x",), False, id="the-run-gave-a-bare-value"),
+    pytest.param([(F.clone(), {"x": G.clone()}, None)], [(ARGS, (F, G, G))], ("x",), False,
+                 id="the-run-has-one-too-many"),
+    pytest.param([(G.clone(), {"x": G.clone()}, None)], [(ARGS, (F, G))], ("x",), False,
+                 id="the-value-differs-with-gradients"),
+])
+def test_replay_agrees_only_when_every_answer_is_the_runs_to_the_bit(
+        answers: list[tuple[Any, dict[str, Any], ExceptionInfo | None]], made: list[Any], grads: tuple[str, ...],
+        agrees: bool) -> None:
+    assert replay_agrees(Replaying(answers), made, grads=grads) is agrees  # type: ignore[arg-type]
+
+
+def test_replay_agrees_refuses_a_replay_that_answers_fewer_calls_than_it_was_asked() -> None:
+    with pytest.raises(ValueError, match="zip"):
+        replay_agrees(Replaying([(F.clone(), {}, None)]), [(ARGS, F), (ARGS, F)])  # type: ignore[arg-type]
