@@ -30,6 +30,7 @@ from grader.describe import describe
 from grader.vjp import vjp
 
 __all__ = [
+    "Call",
     "CallResult",
     "Check",
     "CheckFailed",
@@ -255,7 +256,7 @@ def same_bits(got: Any, expected: Any) -> bool:
     return type(got) is type(expected) and bool(got == expected)
 
 
-Call = tuple[tuple[Any, ...], dict[str, Any]]
+Call = tuple[tuple[Any, ...], dict[str, Any]]  # one call's positional and keyword arguments, as `.map` takes them
 
 
 def replay_agrees(function: SubmissionFunction, made: Sequence[tuple[Call, Any]], *,

@@ -13,6 +13,7 @@ from typing import Any
 import torch
 
 from grader.checks import (
+    Call,
     CheckFailed,
     WorkerLost,
     check,
@@ -296,10 +297,10 @@ def ill_conditioned(sub, ref, ctx):
     adam_path = run_in_one_request(sub)
     if adam_path is None:
         adam_path = _adam_path(lambda call: _unpack(sub.adamw_step.call(*call[0], **call[1]), (call[0][0],)))
-    x_sgd = torch.ones(2, dtype=torch.float64)
+    curvature, x_sgd = _curvature(), torch.ones(2, dtype=torch.float64)
     sgd_path = [x_sgd.tolist()]
     for _ in range(EXPERIMENT_STEPS):
-        x_sgd = x_sgd - 1e-3 * _curvature() * x_sgd
+        x_sgd = x_sgd - 1e-3 * curvature * x_sgd
         sgd_path.append(x_sgd.tolist())
     ctx.record_experiment(
         steps=list(range(EXPERIMENT_STEPS + 1)),
@@ -312,7 +313,6 @@ def ill_conditioned(sub, ref, ctx):
     )
 
 
-Call = tuple[tuple[Any, ...], dict[str, Any]]
 LEARNING_RATE = 0.08
 
 

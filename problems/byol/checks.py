@@ -14,6 +14,7 @@ from typing import Any
 import torch
 
 from grader.checks import (
+    Call,
     CheckFailed,
     WorkerLost,
     check,
@@ -220,7 +221,6 @@ def toy_run(sub, ref, ctx):
         ctx.record_experiment(steps=list(range(1, STEPS + 1)), series=series)
 
 
-Call = tuple[tuple[Any, ...], dict[str, Any]]
 NAMES = ("BYOL", "no_predictor_no_EMA")  # the two runs of helpers.toy_start, in order
 SEED = 150
 

@@ -20,6 +20,7 @@ from typing import Any
 import torch
 
 from grader.checks import (
+    Call,
     CheckFailed,
     WorkerLost,
     check,
@@ -420,7 +421,6 @@ def experiment_bandit(sub, ref, ctx):
         ctx.record_experiment(steps=list(range(CURVE_STEPS)), x_label="step", series=series)
 
 
-Call = tuple[tuple[Any, ...], dict[str, Any]]
 KINDS = ("no_baseline", "with_baseline")
 
 

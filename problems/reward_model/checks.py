@@ -23,6 +23,7 @@ from typing import Any
 import torch
 
 from grader.checks import (
+    Call,
     CheckFailed,
     WorkerLost,
     check,
@@ -481,7 +482,6 @@ def _train(sub, chosen, rejected):
     return _train_with(chosen, rejected, lambda call: _live_loss(sub, call))
 
 
-Call = tuple[tuple[Any, ...], dict[str, Any]]
 
 
 def _train_with(chosen, rejected, answer: Callable[[Call], tuple[float, Any, Any]]):

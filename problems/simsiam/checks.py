@@ -15,6 +15,7 @@ from typing import Any
 import torch
 
 from grader.checks import (
+    Call,
     CheckFailed,
     WorkerLost,
     check,
@@ -207,7 +208,6 @@ def stop_gradient_experiment(sub, ref, ctx):
         ctx.record_experiment(steps=list(range(1, STEPS + 1)), series=series)
 
 
-Call = tuple[tuple[Any, ...], dict[str, Any]]
 NAMES = ("stop_gradient", "no_stop_gradient")  # the two runs of helpers.toy_start, in order
 SEED = 150
 
