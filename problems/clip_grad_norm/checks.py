@@ -141,6 +141,21 @@ def none_entries(sub, ref):
 
 
 
+@check("clip.empty_tensors", "Tensors with no elements: the norm is a zero of the gradients' dtype, each comes back "
+       "as an empty copy", clauses=["norm.global", "clip.none_entries"])
+def empty_tensors(sub, ref):
+    # Only "no tensors at all" gives the float32 torch.zeros(()); tensors that hold no elements are still the
+    # gradients, and their dtype is the norm's.
+    for dtype in (torch.float64, torch.float32):
+        empties = [None, torch.empty(2, 0, dtype=dtype), torch.empty(0, dtype=dtype)]
+        for grads in ([torch.empty(0, dtype=dtype)], empties):
+            result = sub.clip_grad_norm.call(grads, 1.0)
+            _, total_norm = _unpack(result, grads)
+            expect_tensor(total_norm, shape=(), dtype=dtype, what="total_norm", call=result)
+            _expect_clip(result, ref, grads, 1.0,
+                         hint="(tensors with no elements add nothing to the norm, which is a zero of their dtype)")
+
+
 @check("clip.norm_before_clipping", "total_norm is the norm before clipping", clauses=["norm.before_clipping"])
 def norm_before_clipping(sub, ref):
     grads = _grads(40, [(4,), (3,)], scale=10.0)
