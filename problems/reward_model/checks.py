@@ -194,9 +194,17 @@ def mean(sub, ref):
 def empty(sub, ref):
     calls, dtypes = [], []
     for dtype in (F64, F32):
-        for optional in ({}, {"margin": torch.zeros(0, dtype=dtype), "label": torch.zeros(0, dtype=dtype)}):
-            calls.append(((torch.zeros(0, dtype=dtype).requires_grad_(True),
-                           torch.zeros(0, dtype=dtype).requires_grad_(True)), optional))
+        def nothing(tracked=False, dtype=dtype):
+            return torch.zeros(0, dtype=dtype).requires_grad_(tracked)
+
+        # Both rewards on the graph, with and without the optional tensors; then only one of the other three: the
+        # loss hangs from every input that requires grad, so any one of them is enough.
+        for rewards, optional in (((nothing(True), nothing(True)), {}),
+                                  ((nothing(True), nothing(True)), {"margin": nothing(), "label": nothing()}),
+                                  ((nothing(), nothing(True)), {}),
+                                  ((nothing(), nothing()), {"margin": nothing(True)}),
+                                  ((nothing(), nothing()), {"label": nothing(True)})):
+            calls.append((rewards, optional))
             dtypes.append(dtype)
     results = sub.preference_loss.map(calls, grads=("r_chosen", "r_rejected"))
     for result, dtype in zip(results, dtypes, strict=True):
@@ -209,8 +217,9 @@ def empty(sub, ref):
         expect_close(got.detach(), torch.zeros((), dtype=dtype), call=result,
                      hint="(an empty batch has loss 0.0)")
         expect(bool(got.requires_grad),
-               f"{result.call} returned a loss that does not require grad although both rewards do: compute the "
-               "0.0 from the inputs (their sum over no pairs), not as a new tensor, so backward() still works")
+               f"{result.call} returned a loss that does not require grad although an input does: compute the "
+               "0.0 from every input (their sum over no pairs), not as a new tensor or from one of them only, so "
+               "backward() still works")
         for name in ("r_chosen", "r_rejected"):
             grad = result.grads.get(name)
             expect(grad is None or (grad.numel() == 0),
