@@ -149,19 +149,23 @@ def defaults(sub, ref):
 # ---------------------------------------------------------------------------------------------- gradients
 
 
-@check("gradients.all_ignored", "With every row ignored the gradient is zero (or absent), never NaN",
-       clauses=["all_ignored"])
+@check("gradients.all_ignored", "With every row ignored the loss stays on the graph and its gradient is zero, "
+       "never NaN", clauses=["all_ignored"])
 def gradients_all_ignored(sub, ref):
     logits, _ = _batch(74, 3, 4)
     result = sub.smoothed_cross_entropy.call(logits.clone().requires_grad_(), torch.full((3,), -100), 0.1,
                                              grads=("logits",))
     result.unwrap()
     grad = result.grads.get("logits")
-    if grad is not None:
-        expect(bool(torch.isfinite(grad).all()), f"after backward() on {result.call}, logits.grad contains NaN: "
-               "0 / 0 in the mean sends NaN backwards; divide by max(count, 1)")
-        expect_close(grad, torch.zeros_like(grad), what="logits.grad", call=result,
-                     hint="(no row counts, so no gradient reaches the logits)")
+    if grad is None:
+        fail(f"backward() on the result of {result.call} gave logits no gradient "
+             f"({result.backward_error or 'the loss does not reach the logits'}): a batch of pure padding would "
+             "stop a training loop; compute the 0.0 from the logits (the masked sum over max(count, 1)) instead of "
+             "returning a new zero")
+    expect(bool(torch.isfinite(grad).all()), f"after backward() on {result.call}, logits.grad contains NaN: "
+           "0 / 0 in the mean sends NaN backwards; divide by max(count, 1)")
+    expect_close(grad, torch.zeros_like(grad), what="logits.grad", call=result,
+                 hint="(no row counts, so no gradient reaches the logits)")
 
 
 # --------------------------------------------------------------------------------------------- experiment
