@@ -8,12 +8,17 @@ and the extremes. Every random input comes from a seeded generator, so two runs 
 
 No decision sits on a rounding boundary: nucleus thresholds are at least 1e-3 away from every prefix mass, and
 probed uniforms 1e-9 away from every cumulative sum of a float64 row (correct implementations differ by about
-1e-16 there), so every correct order of operations gives the same tokens.
+1e-16 there), so every correct order of operations gives the same tokens. The one exception is
+probs.nucleus_exact_boundary, whose rows are equal logits: each probability is exactly 1/2 or 1/4 (exp(0) is 1 on
+every machine), so every prefix mass is exact in any order of summation, and a top_p placed exactly on one, or one
+float away, has a single right answer.
 """
+
+import math
 
 import torch
 
-from grader.checks import check, expect, expect_close, expect_equal, legal_inputs
+from grader.checks import check, expect, expect_close, expect_equal, legal_inputs, seeded_randn
 
 HAND = [0.15, 0.5, 0.05, 0.2, 0.1]  # token probabilities at T = 1; ranking 1, 3, 0, 4, 2
 PROBE = 1e-9  # distance of a probed uniform from a cumulative sum (float64 rows)
@@ -144,6 +149,78 @@ def probs_nucleus_boundary(sub, ref):
                f"{result.call} kept {kept} token(s) at top_p = {p}; expected {sum(1 for v in expected if v > 0)}")
 
 
+def _kept(probs):
+    """The indices of a row's tokens with nonzero probability."""
+    return (probs.reshape(-1) > 0).nonzero().reshape(-1).tolist()
+
+
+def _short(indices, limit=12):
+    return str(indices) if len(indices) <= limit else f"{str(indices[:limit])[:-1]}, ... ({len(indices)} tokens)]"
+
+
+@check("probs.nucleus_exact_boundary", "A top_p exactly equal to the mass ranked before a token removes that token "
+       "(strictly below p); one float above p keeps it", clauses=["probs.top_p", "probs.ties",
+                                                                  "probs.removed_exactly_zero"])
+def probs_nucleus_exact_boundary(sub, ref):
+    above, below = (lambda p: math.nextafter(p, 2.0)), (lambda p: math.nextafter(p, -1.0))
+    # Equal logits only: unequal ones whose probabilities are binary fractions need exp to round one way, which
+    # differs between machines' vector libraries by an ulp.
+    rows = {"two": _tensor([0.0, 0.0]), "four32": _tensor([0.0] * 4, torch.float32),
+            "four64": _tensor([0.0] * 4)}
+    cases = [  # (row, top_p, kept tokens, why)
+        ("two", 0.5, [0], "the mass before token 1 is exactly 0.5, not below p = 0.5"),
+        ("two", below(0.5), [0], "the mass before token 1 is 0.5, above p"),
+        ("two", above(0.5), [0, 1], "the mass before token 1 is 0.5, just below p"),
+        ("four32", 0.25, [0], "four equal tokens of 1/4: the mass before token 1 is exactly 0.25"),
+        ("four32", 0.5, [0, 1], "the mass before token 2 is exactly 0.5"),
+        ("four32", 0.5 - 2 ** -20, [0, 1], "the mass before token 1 is 0.25 < p, before token 2 0.5 > p"),
+        ("four32", 0.75, [0, 1, 2], "the mass before token 3 is exactly 0.75"),
+        ("four32", 0.75 + 2 ** -20, [0, 1, 2, 3], "the mass before token 3 is 0.75 < p"),
+        ("four64", 0.75, [0, 1, 2], "four equal float64 tokens: the mass before token 3 is exactly 0.75"),
+        ("four64", above(0.75), [0, 1, 2, 3], "the mass before token 3 is 0.75, just below p"),
+        ("four64", below(0.25), [0], "the mass before token 1 is 0.25, just above p"),
+    ]
+    results = sub.sampling_probs.map([((rows[name],), {"top_p": p}) for name, p, _, _ in cases])
+    for result, (name, p, kept, why) in zip(results, cases, strict=True):
+        row = rows[name]
+        probs = torch.softmax(row.double(), dim=-1)
+        expected = torch.zeros_like(probs)
+        expected[kept] = probs[kept] / probs[kept].sum()
+        got = result.unwrap()
+        expect(isinstance(got, torch.Tensor) and _kept(got) == kept,
+               f"{result.call} with top_p = {p!r} kept tokens "
+               f"{_kept(got) if isinstance(got, torch.Tensor) else got}; expected {kept} ({why}: a token is kept "
+               "only when the mass ranked strictly before it is below p, so a mass equal to p removes it)")
+        expect_close(got, expected.to(row.dtype), call=result, hint=f"({why}; the kept tokens renormalised)")
+
+
+@check("probs.top_p_one_keeps_all", "top_p = 1 turns the nucleus off: tokens of tiny but positive probability are "
+       "kept, as in the plain softmax", clauses=["probs.top_p", "probs.top_k", "probs.temperature"])
+def probs_top_p_one_keeps_all(sub, ref):
+    cases = [  # (logits, options, why)
+        (_tensor([0.0, -200.0]), {}, "the default top_p = 1: token 1 has probability e^-200 = 1.4e-87"),
+        (_tensor([0.0, -200.0]), {"top_p": 1}, "top_p = 1 as a Python int"),
+        (_tensor([-100.0, 0.0, -300.0, -700.0, -30.0]), {"top_p": 1.0, "top_k": 4},
+         "top-k 4 removes token 3 only; top_p = 1 must keep e^-30, e^-100 and e^-300"),
+        (_tensor([0.0, -100.0, -250.0]), {"temperature": 0.5}, "T = 0.5 doubles the gaps: e^-200 and e^-500"),
+        (_tensor([0.0, -20.0, -40.0, -80.0], torch.float32), {}, "float32: e^-80 = 1.8e-35 is still a normal float"),
+        (seeded_randn(41, 2, 1000, dtype=torch.float32) * 5, {"top_p": 1.0},
+         "float32, two rows of 1000 logits with spread 5: the tail sums to less than one float32 step of 1"),
+    ]
+    results = sub.sampling_probs.map([((z,), options) for z, options, _ in cases])
+    for result, (z, options, why) in zip(results, cases, strict=True):
+        expected = _oracle(z.double().reshape(-1, z.shape[-1]), options.get("temperature", 1.0),
+                           options.get("top_k", 0), 1.0).reshape(z.shape).to(z.dtype)
+        got = result.unwrap()
+        if isinstance(got, torch.Tensor) and got.shape == expected.shape:
+            lost = ((expected > 0) & (got == 0)).reshape(-1).nonzero().reshape(-1).tolist()
+            expect(not lost, f"{result.call} gave probability 0 to {len(lost)} token(s) whose softmax is positive "
+                             f"(flat indices {_short(lost)}; {why}). top_p = 1 keeps every token: skip the nucleus "
+                             "filter, since rounding in a cumulative sum can reach 1 before the last token")
+        expect_close(got, expected, call=result, atol=0.0,
+                     hint=f"(the plain softmax of z / T over the top-k tokens; {why})")
+
+
 @check("probs.ties", "Equal logits rank by index: top-k and top-p keep the smaller indices, greedy the first maximum",
        clauses=["probs.ties", "probs.greedy"])
 def probs_ties(sub, ref):
@@ -165,6 +242,42 @@ def probs_ties(sub, ref):
         want = _tensor(expected) if expected is not None else _oracle(z[None], options.get("temperature", 1.0),
                                                                       0, options.get("top_p", 1.0))[0]
         expect_close(result.unwrap(), want, call=result, hint=why)
+
+
+@check("probs.ties_large_vocab", "In vocabularies of 100 to 300 tokens, equal logits still rank by index: top-k and "
+       "top-p keep the smallest indices", clauses=["probs.ties", "probs.top_k", "probs.top_p"])
+def probs_ties_large_vocab(sub, ref):
+    head = torch.full((150,), -1.0, dtype=torch.float64)
+    head[70] = 2.0  # one larger token, then 149 equal ones
+    rows = torch.zeros(3, 200, dtype=torch.float32)
+    rows[1, 150:] = 1.0  # row 1: fifty equal maxima at the end of the vocabulary
+    rows[2, ::2] = -1.0  # row 2: the odd tokens tie for the maximum
+    cases = [  # (logits, options, why)
+        (torch.zeros(100, dtype=torch.float64), {"top_k": 3}, "100 equal logits: top-k 3 keeps tokens 0, 1, 2"),
+        (torch.zeros(100, dtype=torch.float64), {"top_p": 0.255},
+         "100 equal tokens of 0.01: the mass before token r is r / 100, below 0.255 for tokens 0 to 25"),
+        (torch.zeros(128, dtype=torch.float32), {"top_k": 5}, "128 equal float32 logits: tokens 0 to 4"),
+        (torch.zeros(300, dtype=torch.float32), {"temperature": 0.5, "top_p": 0.105},
+         "300 equal tokens of 1/300: the mass before token r is r / 300, below 0.105 for tokens 0 to 31"),
+        (head, {"top_k": 4}, "token 70 first, then the equal tokens 0, 1, 2"),
+        (head, {"top_p": 0.9, "temperature": 3.0}, "token 70 first, then the equal tokens in index order"),
+        (rows, {"top_k": 6}, "each row on its own: row 0 keeps 0 to 5, row 1 150 to 155, row 2 the odd 1 to 11"),
+    ]
+    results = sub.sampling_probs.map([((z,), options) for z, options, _ in cases])
+    for result, (z, options, why) in zip(results, cases, strict=True):
+        expected = _oracle(z.double().reshape(-1, z.shape[-1]), options.get("temperature", 1.0),
+                           options.get("top_k", 0), options.get("top_p", 1.0)).reshape(z.shape).to(z.dtype)
+        got = result.unwrap()
+        if isinstance(got, torch.Tensor) and got.shape == expected.shape:
+            for row, (mine, theirs) in enumerate(zip(got.reshape(-1, z.shape[-1]),
+                                                     expected.reshape(-1, z.shape[-1]), strict=True)):
+                where = f" in row {row}" if z.dim() > 1 else ""
+                expect(_kept(mine) == _kept(theirs),
+                       f"{result.call} kept tokens {_short(_kept(mine))}{where}; expected {_short(_kept(theirs))} "
+                       f"({why}). Rank with a stable sort (torch.sort(..., descending=True, stable=True)): "
+                       "torch.argsort and torch.sort without stable=True may put equal values in any order "
+                       "once the vocabulary is large")
+        expect_close(got, expected, call=result, hint=f"({why}, renormalised)")
 
 
 @check("probs.filter_order", "Temperature, then top-k, then top-p on the renormalised top-k distribution",
