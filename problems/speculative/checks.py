@@ -11,7 +11,10 @@ whose counts below each threshold are exactly the thresholds (dyadic and thirds 
 so the distribution of the first emitted token is computed from your function as an exact fraction.
 """
 
+import math
+import random
 from fractions import Fraction
+from functools import cache
 
 import torch
 
@@ -153,6 +156,8 @@ def step_acceptance_threshold(sub, ref):
         (0.3, 0.6, 0.5 - 1e-6, True, "p/q = 0.5: u just below it is accepted"),
         (0.3, 0.6, 0.5 + 1e-6, False, "p/q = 0.5: u just above it is rejected"),
         (0.0, 0.6, 0.0, False, "p(x) = 0: never accepted, not even at u = 0 (u * q < p is 0 < 0, false)"),
+        (0.0, 0.0, 0.0, False, "p(x) = q(x) = 0: never accepted, not even at u = 0 (u * q < p is 0 < 0, false; "
+                               "a quotient p/q is 0/0 here, and an infinite ratio for q = 0 would accept it)"),
         (0.3, 0.0, 0.999, True, "q(x) = 0 < p(x): accepted for every u (u * 0 < 0.3)"),
         (0.6, 0.3, 0.999, True, "p > q: accepted for every u"),
         (0.45, 0.45, 0.999, True, "p = q: accepted for every u < 1"),
@@ -170,6 +175,52 @@ def step_acceptance_threshold(sub, ref):
         if accepted:
             expect(token == 2, f"{result.call} accepted the draft but returned token {token}: the bonus row is "
                                "one-hot on token 2")
+
+
+def _quotient_misses(dtype, count, seed):
+    """`count` triples (u, p(x), q(x)) of `dtype` values, found by a seeded search, where u * q(x) < p(x) holds
+    exactly, in `dtype` arithmetic and in float64 (every way of computing the statement's product accepts), while
+    the quotient p(x) / q(x) rounded to `dtype` equals u, so u < p(x) / q(x) computed in `dtype` rejects."""
+    generator, found = random.Random(seed), []
+
+    def one(value):
+        return torch.tensor(value, dtype=dtype)
+
+    while len(found) < count:  # about 1 try in 10 (float32) or 50 (float64) qualifies
+        q_x = float(one(generator.uniform(0.05, 0.95)))
+        p_x = float(one(generator.uniform(0.01, q_x)))
+        u = float(one(p_x) / one(q_x))  # the rounded quotient, taken as the uniform
+        exact = Fraction(u) * Fraction(q_x) < Fraction(p_x)
+        if 0 <= u < 1 and exact and float(one(u) * one(q_x)) < p_x and u * q_x < p_x:
+            found.append((u, p_x, q_x))
+    return found
+
+
+@cache
+def _product_form_cases():
+    return [(dtype, *triple) for dtype in (torch.float32, torch.float64) for triple in _quotient_misses(dtype, 3, 7)]
+
+
+@check("step.acceptance_product_form", "Acceptance compares u * q(x) < p(x), as the statement says, not a rounded "
+       "quotient u < p(x) / q(x): probes where the two disagree, in float32 and float64", clauses=["step.accept"])
+def step_acceptance_product_form(sub, ref):
+    # Same layout as step.acceptance_threshold: drafted token 0, a bonus row one-hot on token 2, and a residual with
+    # no mass on token 2, so n and the token tell acceptance from rejection.
+    cases = _product_form_cases()
+    calls = []
+    for dtype, u, p_x, q_x in cases:
+        p = torch.tensor([[p_x, (1 - p_x) / 2, 0.0, (1 - p_x) / 2], [0.0, 0.0, 1.0, 0.0]], dtype=dtype)
+        q = torch.tensor([[q_x, 1 - q_x, 0.0, 0.0]], dtype=dtype)
+        calls.append(((p, q, _tokens([0]), torch.tensor([u], dtype=dtype), 0.5), {}))
+    for result, (dtype, u, p_x, q_x) in zip(sub.speculative_step.map(calls), cases, strict=True):
+        n, token = _pair_of_ints(result)
+        product = Fraction(u) * Fraction(q_x)
+        expect(n == 1 and token == 2,
+               f"{result.call} returned ({n}, {token}): with u = {u!r}, q(x) = {q_x!r} and p(x) = {p_x!r} "
+               f"({str(dtype).removeprefix('torch.')}), u * q(x) = {float(product)!r} < p(x) (exactly, and in "
+               f"float32 or float64 arithmetic alike), so the draft must be accepted and the bonus (token 2) follow; "
+               f"the quotient p(x) / q(x) rounds to u itself here, so u < p / q comes out false. Compare as "
+               f"u * q(x) < p(x), the statement's form, which needs no division")
 
 
 @check("step.first_rejection", "The first rejection ends the step: later drafts are discarded, the residual of "
@@ -217,6 +268,60 @@ def step_bonus_and_draws(sub, ref):
     results = sub.speculative_step.map([(args, {}) for args, _, _ in cases])
     for result, (_, expected, why) in zip(results, cases, strict=True):
         expect_equal(_pair_of_ints(result), expected, call=result, hint=why)
+
+
+DRAW_PROBES = [  # (target rows, draft rows, draft token, accept_u, dtype, gap): the row drawn from, and the probe gap
+    ([[0.1, 0.2, 0.7]], [], None, None, torch.float64, 1e-11),  # G = 0: sums within 1e-16 of exact in float64
+    ([[0.1, 0.2, 0.7]], [], None, None, torch.float32, 1e-10),  # the float32 values 0.1f, 0.2f: exact sums in float64
+    ([[0.25, 0.5, 0.25]], [], None, None, torch.float64, 0.0),  # dyadic: every sum exact; one float64 step below C_i
+    ([[0.25, 0.5, 0.25]], [], None, None, torch.float32, 0.0),
+    ([[0.4, 0.3, 0.1, 0.2], [0.0, 0.0, 1.0, 0.0]], [[0.1, 0.1, 0.6, 0.2]], 2, 0.5, torch.float64, 1e-11),  # rejected
+]
+
+
+def _exact_cumsums(row):
+    """The exact cumulative sums of a row's values, as fractions: what the statement's C_i are."""
+    total, sums = Fraction(0), []
+    for value in row:
+        total += Fraction(value)
+        sums.append(total)
+    return sums
+
+
+def _exact_draw(row, u):
+    """The statement's draw on exact sums: the smallest i with C_i > u, else the last nonzero token."""
+    for i, total in enumerate(_exact_cumsums(row)):
+        if total > Fraction(u):
+            return i
+    return max(i for i, value in enumerate(row) if value > 0)
+
+
+@check("step.draw_at_the_boundaries", "Draws with sample_u just below and just above each cumulative sum, in float32 "
+       "and float64 rows, bonus and residual", clauses=["step.draw", "step.bonus", "step.first_rejection"])
+def step_draw_at_the_boundaries(sub, ref):
+    # sample_u is a Python float: each probe sits `gap` (or, for dyadic rows, one float64 step) from an exact sum
+    # C_i of the row's own values, far outside float64 rounding (1e-16) and far inside float32's (1e-8), so a
+    # float32 cumulative sum, or sample_u rounded to float32, moves the threshold past it.
+    calls, cases = [], []
+    for p_rows, q_rows, draft, u, dtype, gap in DRAW_PROBES:
+        p, q = torch.tensor(p_rows, dtype=dtype), torch.tensor(q_rows, dtype=dtype).reshape(len(q_rows), len(p_rows[0]))
+        row = (p[-1].double() if draft is None else _residual(p[0], q[0])).tolist()  # the residual in float64
+        drafts = _tokens([] if draft is None else [draft])
+        accept = torch.tensor([] if u is None else [u], dtype=dtype)
+        for c in sorted({float(total) for total in _exact_cumsums(row) if 0 < total < 1 - 2 * gap}):
+            for probe in ((c - gap, c + gap) if gap else (math.nextafter(c, 0.0), c)):
+                calls.append(((p, q, drafts, accept, probe), {}))
+                cases.append((row, c, probe, dtype))
+    for result, (row, c, probe, dtype) in zip(sub.speculative_step.map(calls), cases, strict=True):
+        got, expected = _pair_of_ints(result), (0, _exact_draw(row, probe))
+        relation = "exceeds" if probe < c else "does not exceed"
+        expect(got == expected,
+               f"{result.call} returned {got}, expected {expected}: the row drawn from is "
+               f"{[round(v, 6) for v in row]} ({str(dtype).removeprefix('torch.')}), and its cumulative sum "
+               f"C = {c!r} (to float64 precision) {relation} sample_u = {probe!r} (printed in full: it lies "
+               f"{abs(c - probe):.3g} from C). The token is the smallest index whose exact cumulative sum exceeds "
+               "sample_u: sum the row in float64 and compare with sample_u as given; a float32 sum, or sample_u "
+               "rounded to float32, moves every threshold by up to about 1e-8")
 
 
 @check("step.rows_must_sum_to_one", "p or q rows that do not sum to 1 raise ValueError", clauses=["contract.rows"])

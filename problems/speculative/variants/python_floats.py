@@ -1,6 +1,8 @@
-"""Plain Python lists and floats; the acceptance as a ratio with q(x) = 0 treated as an infinite ratio."""
+"""Plain Python lists and floats; the acceptance as the ratio p/q compared exactly (fractions.Fraction, so no
+rounding of the quotient), with q(x) = 0 treated as an infinite ratio."""
 
 import math
+from fractions import Fraction
 
 import torch
 
@@ -36,7 +38,7 @@ def speculative_step(p, q, draft_tokens, accept_u, sample_u):
     P = p.detach().double().tolist()
     Q = q.detach().double().tolist()
     for i, (x, u) in enumerate(zip(draft_tokens.tolist(), accept_u.detach().double().tolist(), strict=True)):
-        ratio = P[i][x] / Q[i][x] if Q[i][x] > 0 else (math.inf if P[i][x] > 0 else 0.0)
+        ratio = Fraction(P[i][x]) / Fraction(Q[i][x]) if Q[i][x] > 0 else (math.inf if P[i][x] > 0 else 0.0)
         if not u < ratio:
             return i, _draw(_residual_row(P[i], Q[i]), sample_u)
     return len(Q), _draw(P[-1], sample_u)
