@@ -8,9 +8,11 @@ search. The checks here hold what a declaration cannot say: hand examples, which
 unbiased std and where eps goes, equal-reward groups, the clip on both sides of both signs of the advantage, the
 k3 estimator, the per-completion mean and the mask.
 
-Every input below is float64 and every expected value comes from the closed forms written out in this file (an
-oracle independent of the reference), compared at the contract's float64 tolerance (1e-9 relative, 1e-10
-absolute): the quantities are O(1) and well conditioned, so any correct order of operations lands far inside it.
+Every expected value comes from the closed forms written out in this file (an oracle independent of the
+reference). The inputs are float64, compared at float64's tolerance; the checks about rounding (padding
+whose exp overflows, log-probabilities whose exp underflows) try float32 too, where
+the exact value for the float32 inputs, cast to float32, is compared at float32's tolerance. The quantities are
+O(1) and well conditioned, so any correct order of operations lands far inside either.
 """
 
 import math
@@ -100,14 +102,15 @@ def _loss(new, old, ref, advantages, mask, clip_eps=0.2, beta=0.04):
 
 
 def _expect_loss(result, new, old, ref, advantages, mask, clip_eps=0.2, beta=0.04, *, hint="", grad_hint=""):
+    """The loss and its gradient against the oracle, in the inputs' dtype (the exact values, cast to it)."""
     got = result.unwrap()
-    expect_tensor(got, shape=(), dtype=F64, call=result)
+    expect_tensor(got, shape=(), dtype=new.dtype, call=result)
     expected, grad = _loss(new, old, ref, advantages, mask, clip_eps, beta)
     expect(bool(torch.isfinite(got.detach())), f"{result.call} returned {float(got.detach())}: not finite. {hint}")
-    expect_close(got, expected, call=result, hint=hint)
+    expect_close(got, expected.to(new.dtype), call=result, hint=hint)
     if "logp_new" in result.grads:
-        expect_grad_close(result, "logp_new", grad, source="the chain rule through the clip and the k3 penalty",
-                          hint=grad_hint or hint)
+        expect_grad_close(result, "logp_new", grad.to(new.dtype),
+                          source="the chain rule through the clip and the k3 penalty", hint=grad_hint or hint)
 
 
 def _leaf(t):
@@ -321,6 +324,74 @@ def loss_mask(sub, ref):
                  hint=f"(the same completions as {results[0].call} with other values at the positions where mask is "
                       "False: the loss must not change; average over the masked tokens only)",
                  grad_hint="(positions where mask is False get exactly zero gradient)")
+
+
+def _ordinary_completions(dtype):
+    """Three completions of T = 4: two tokens, three tokens, none; ordinary values where mask is True."""
+    generator = torch.Generator().manual_seed(23)
+    new = -torch.rand(3, 4, generator=generator, dtype=F64) * 2 - 0.05
+    old = (new - 0.1 * torch.randn(3, 4, generator=generator, dtype=F64).clamp(-1, 1)).clamp(max=0.0)
+    refp = (new + 0.5 * torch.randn(3, 4, generator=generator, dtype=F64)).clamp(max=0.0)
+    mask = torch.tensor([[True, True, False, False], [True, True, True, False], [False] * 4])
+    return [x.to(dtype) for x in (new, old, refp)], _t([0.8, -1.1, 0.5], dtype), mask
+
+
+@check("loss.padding_overflow", "Padding whose exp overflows (e^100 in float32, e^1000 in float64) leaves the loss "
+       "and its gradient finite and unchanged", clauses=["loss.mask"])
+def loss_padding_overflow(sub, ref):
+    # Legal log-probabilities at the padded positions whose differences overflow exp: logp_new - logp_old = big
+    # (the ratio) or logp_ref - logp_new = big (the k3 penalty), big = 100 in float32 (exp gives inf above 88.7)
+    # and 1000 in float64 (above 709.8); the third completion is all padding. Selecting the padded terms away after
+    # the exp keeps the loss finite but not the gradient: the backward pass multiplies the padding's zero gradient
+    # by exp's inf, 0 * inf = nan. Expected: the loss and gradient of the same completions with clean padding.
+    cases, calls = [], []
+    for dtype, big in ((torch.float32, 100.0), (F64, 1000.0)):
+        (new, old, refp), advantages, mask = _ordinary_completions(dtype)
+        for path, padded in (("ratio", (0.0, -big, 0.0)), ("k3", (-big, -big, 0.0))):
+            noisy = [x.clone() for x in (new, old, refp)]
+            for x, value in zip(noisy, padded, strict=True):
+                x[~mask] = value
+            cases.append((path, big, noisy, advantages, mask))
+            calls.append(((_leaf(noisy[0]), noisy[1], noisy[2], advantages, mask), {}))
+    results = sub.grpo_loss.map(calls, grads=("logp_new",))
+    for result, (path, big, noisy, advantages, mask) in zip(results, cases, strict=True):
+        if path == "ratio":
+            where = f"logp_new = 0 over logp_old = -{big:g}, so exp(logp_new - logp_old) = exp({big:g})"
+        else:
+            where = f"logp_ref = 0 over logp_new = -{big:g}, so the k3 term's exp(logp_ref - logp_new) = exp({big:g})"
+        _expect_loss(result, *noisy, advantages, mask,
+                     hint=f"(the padded positions, where mask is False, hold {where}, which overflows to inf; "
+                          "padding must change neither the loss nor its gradient. Multiplying by the mask gives "
+                          "inf * 0 = nan; replace the padded log-probabilities (by 0, say) before any exp)",
+                     grad_hint=f"(the padded positions hold {where}, which overflows to inf. Selecting the padded "
+                               "terms away after the exp (torch.where, masked_fill) keeps the loss finite, but the "
+                               "backward pass still multiplies their zero gradient by that inf: 0 * inf = nan. "
+                               "Replace the padded log-probabilities (by 0, say) before any exp, so no padded term "
+                               "ever overflows; the padded positions' gradient is then exactly 0)")
+
+
+@check("loss.tiny_probabilities", "Log-probabilities near -200 (float32) and -800 (float64), where exp underflows to 0",
+       clauses=["loss.surrogate", "loss.kl"])
+def loss_tiny_probabilities(sub, ref):
+    # Legal log-probabilities so low that exp gives 0 (below -103 in float32, -745 in float64), with logp_old equal
+    # to logp_new or half a nat away: the ratio is exp(logp_new - logp_old), 1 or exp(+-0.5), while
+    # exp(logp_new) / exp(logp_old) is 0 / 0. The reference log-probabilities are the old ones, so the k3 term
+    # exp(ref - new) is as ordinary; exp(ref) / exp(new) would be 0 / 0 too.
+    calls, cases = [], []
+    for dtype, low in ((torch.float32, -200.0), (F64, -800.0)):
+        new = _t([[low, low - 0.5, -1.0], [low + 50, low + 1, -0.5]], dtype)
+        old = _t([[low, low, -1.0], [low + 49.8, low + 1, -0.5]], dtype)
+        advantages = _t([1.0, -0.5], dtype)
+        mask = torch.ones(2, 3, dtype=torch.bool)
+        cases.append((low, new, old, advantages, mask))
+        calls.append(((_leaf(new), old, old.clone(), advantages, mask), {}))
+    results = sub.grpo_loss.map(calls, grads=("logp_new",))
+    for result, (low, new, old, advantages, mask) in zip(results, cases, strict=True):
+        _expect_loss(result, new, old, old, advantages, mask,
+                     hint=f"(log-probabilities near {low:g}, whose exp underflows to 0 in this dtype; the ratio is "
+                          "exp(logp_new - logp_old), 1 where the two are equal: compute it from the difference of "
+                          "the logs, never as exp(logp_new) / exp(logp_old), which is 0 / 0 here, and the k3 "
+                          "term from exp(logp_ref - logp_new) the same way)")
 
 
 # -------------------------------------------------------------------------------------------- experiment

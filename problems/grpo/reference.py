@@ -23,12 +23,21 @@ def group_advantages(rewards, group_size, eps=1e-4):
 def grpo_loss(logp_new, logp_old, logp_ref, advantages, mask, clip_eps=0.2, beta=0.04):
     """-(1/N) sum_i (1/|o_i|) sum_t mask * (min(rho A, clip(rho) A) - beta * KL_k3), an empty row counting 0."""
     check_loss_inputs(logp_new, logp_old, logp_ref, advantages, mask, clip_eps, beta)
-    objective = _surrogate(logp_new, logp_old.detach(), advantages.detach(), clip_eps)
-    objective = objective - beta * _kl_k3(logp_new, logp_ref.detach())
+    new, old, ref = _without_padding(mask, logp_new, logp_old.detach(), logp_ref.detach())
+    objective = _surrogate(new, old, advantages.detach(), clip_eps)
+    objective = objective - beta * _kl_k3(new, ref)
     return -_per_sequence_mean(objective, mask)
 
 
+def _without_padding(mask, *logps):
+    # Padded positions are set to 0 before any exp. Selecting them away only at the end is not enough: a padded
+    # exp(100) is inf in float32, and the backward pass multiplies that inf by the 0 gradient of the padding,
+    # 0 * inf = nan, which lands in logp_new's gradient.
+    return [torch.where(mask, t, torch.zeros_like(t)) for t in logps]
+
+
 def _surrogate(logp_new, logp_old, advantages, clip_eps):
+    # the ratio from the difference of logs: exp(logp_new) / exp(logp_old) is 0 / 0 once both underflow
     ratio = torch.exp(logp_new - logp_old)  # [N, T]: pi_theta / pi_old, token by token
     a = advantages.unsqueeze(1)  # [N, 1]: one advantage for every token of its completion
     unclipped = ratio * a

@@ -1,5 +1,5 @@
 """GRPO computed in float64 and cast back: var_mean for the statistics, torch.where to pick the binding side of the
-clip, masked_fill for the padding."""
+clip, masked_fill for the padding (before any exp, so a padded value cannot overflow into the gradient)."""
 
 import torch
 
@@ -21,8 +21,9 @@ def group_advantages(rewards, group_size, eps=1e-4):
 
 def grpo_loss(logp_new, logp_old, logp_ref, advantages, mask, clip_eps=0.2, beta=0.04):
     check_loss_inputs(logp_new, logp_old, logp_ref, advantages, mask, clip_eps, beta)
-    new = logp_new.to(torch.float64)
-    old, ref = logp_old.detach().to(torch.float64), logp_ref.detach().to(torch.float64)
+    new = logp_new.to(torch.float64).masked_fill(~mask, 0.0)
+    old = logp_old.detach().to(torch.float64).masked_fill(~mask, 0.0)
+    ref = logp_ref.detach().to(torch.float64).masked_fill(~mask, 0.0)
     a = advantages.detach().to(torch.float64)[:, None].expand_as(new)
     ratio = (new - old).exp()
     # the clipped term is the smaller one exactly when the ratio is past the clip on the side A favours
