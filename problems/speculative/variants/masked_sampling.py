@@ -1,6 +1,5 @@
 """The residual as the target with the draft's share removed, min(p, q) subtracted; draws by counting the
-cumulative sums that do not exceed u; float32 stays float32 (the acceptance product included), except the
-cumulative sums, counted in float64 like sample_u itself."""
+cumulative sums that do not exceed u; float32 stays float32."""
 
 import torch
 
@@ -17,7 +16,7 @@ def residual_distribution(p, q):
 
 
 def _draw(row, u):
-    cdf = torch.cumsum(row.double(), dim=0)
+    cdf = torch.cumsum(row, dim=0)
     index = int((cdf <= u).sum())
     last = int(torch.arange(row.numel())[row > 0][-1])
     return min(index, last)
