@@ -139,6 +139,34 @@ def search_ties(sub, ref):
         _expect_answer(result, tokens, score, args[4], why)
 
 
+@check("search.ties_large_vocabulary", "Equal totals among 17 to 33 tokens, float32 and float64: the listing order "
+       "still decides (a stable sort)", clauses=["search.ties", "search.beam"])
+def search_ties_large_vocabulary(sub, ref):
+    calls, hints = [], []
+    for dtype in (torch.float32, torch.float64):
+        for V in (17, 20, 33):
+            flat = torch.zeros(V, V, dtype=dtype)
+            calls += [((flat, 0, V - 1, 1, 1), {}), ((flat, 0, V - 1, 3, 2), {}), ((flat, V - 1, 0, 4, 3), {})]
+            hints += [f"(all {V} candidates total 0: listed token by token, token 0 comes first and takes the only "
+                      "slot)",
+                      f"(every total is 0: step 1 keeps tokens 0, 1, 2 in that order; at step 2 the {3 * V} candidates "
+                      "all tie, and the first three listed are [0, 0], [0, 1], [0, 2], children of the best-ranked "
+                      "parent, smallest tokens first)",
+                      "(every total is 0 and eos is token 0: step 1 finishes [0] (listed first) and keeps 1, 2, 3 "
+                      "alive; of equal scores the first in pool order, the earliest finished, wins)"]
+            generator = torch.Generator().manual_seed(V)
+            two_values = (-torch.randint(0, 2, (V, V), generator=generator).double() * 0.5).to(dtype)
+            calls.append(((two_values, 1, V - 1, 5, 3), {}))
+            hints.append("(a table of only 0 and -0.5, so most candidates tie: the reference's stable ranking, parent "
+                         "by parent and token by token; torch.sort and torch.topk are not stable unless told, "
+                         "torch.sort(..., stable=True) is)")
+    for result, (args, _), hint in zip(sub.beam_search.map(calls), calls, hints, strict=True):
+        want_tokens, want_score = ref.beam_search(*args)
+        tokens, score = _pair(result)
+        expect_equal(tokens, want_tokens, what="tokens", call=result, hint=hint)
+        expect_close(score, want_score, what="score", call=result, hint=hint)
+
+
 @check("search.second_choices", "One hypothesis may keep several of its continuations: the best candidates are "
        "chosen among all extensions of all hypotheses", clauses=["search.beam"])
 def search_second_choices(sub, ref):

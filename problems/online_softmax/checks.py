@@ -431,6 +431,35 @@ def gradients_softmax(sub, ref):
     expect_grad_close(plain, "x", numeric, rtol=1e-5, atol=1e-7, source="central differences of your function")
 
 
+@check("gradients.all_masked", "Inputs of only -inf (the whole tensor, or some rows) that require grad: the zeros "
+       "require grad too, and their gradient is 0", clauses=["gradients.through_blocks", "softmax.masked"])
+def gradients_all_masked(sub, ref):
+    cases = []
+    for dtype in (torch.float32, torch.float64):
+        cases.append((torch.full((2, 5), NEG_INF, dtype=dtype), 2, "every entry of x is -inf"))
+        cases.append((torch.full((7,), NEG_INF, dtype=dtype), 3, "every entry of x is -inf"))
+        some_rows = torch.full((3, 4), NEG_INF, dtype=dtype)
+        some_rows[1] = torch.tensor([0.5, NEG_INF, -1.0, 2.0], dtype=dtype)
+        cases.append((some_rows, 3, "rows 0 and 2 of x are only -inf"))
+    results = sub.online_softmax.map([((x.clone().requires_grad_(), b), {}) for x, b, _ in cases], grads=("x",),
+                                     grad_outputs=[torch.ones_like(x) for x, _, _ in cases])
+    for result, (x, _, what) in zip(results, cases, strict=True):
+        got = expect_tensor(result.unwrap(), shape=tuple(x.shape), dtype=x.dtype, call=result)
+        expect(got.requires_grad, f"{result.call} returned a tensor that does not require grad ({what}, and x "
+                                  "requires grad): the contract says the result requires grad when x does, whatever "
+                                  "its values. Compute the zeros from x (the same formula, dividing by 1 where l = 0) "
+                                  "rather than returning a fresh torch.zeros or a detached tensor")
+        grad = result.grads.get("x")
+        expect(grad is not None, f"after backward() on {result.call}, no gradient reached x: the result must stay "
+                                 "connected to x even where every entry is -inf")
+        expect(bool(torch.isfinite(grad).all()), f"after backward() on {result.call}, x.grad holds nan or inf: at "
+                                                 "-inf entries the gradient is 0, never nan")
+        weights = _exact_softmax(x)
+        expected = weights * (1 - weights.sum(dim=-1, keepdim=True))  # the Jacobian against a cotangent of ones
+        expect_grad_close(result, "x", expected.to(x.dtype), rtol=1e-6, atol=1e-7, source="the softmax Jacobian",
+                          hint="(a row of only -inf gives zeros and a zero gradient; other rows as usual)")
+
+
 # --------------------------------------------------------------------------------------------- experiment
 
 EXPERIMENT_LENGTHS = [64, 128, 256, 512]

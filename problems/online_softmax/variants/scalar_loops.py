@@ -28,7 +28,7 @@ def online_softmax(x, block_size):
                 else:
                     d = d + torch.exp(value - m)
         if m is None:
-            out.append(torch.zeros_like(row))
+            out.append(torch.exp(row))  # zeros that stay connected to x (exp(-inf) = 0, gradient 0)
         else:
             out.append(torch.exp(row - m) / d)
     return torch.stack(out).reshape(x.shape) if out else x * 0
