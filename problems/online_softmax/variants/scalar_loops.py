@@ -50,10 +50,12 @@ def blockwise_attention(q, k, v, block_size, causal=False):
                 s = torch.where(position >= j, s, torch.full_like(s, float("-inf")))
             columns.append(s)
         s = torch.stack(columns, dim=-1)
+        columns = None  # the block's scores are in s now: one copy at a time under the memory limit
         m_new = torch.maximum(m, s.detach().amax(dim=-1))
         alpha = torch.exp(m - m_new)
         p = torch.exp(s - m_new[..., None])
         ell = ell * alpha + p.sum(dim=-1)
         acc = acc * alpha[..., None] + p @ v[..., start:start + block_size, :]
         m = m_new
+        s = p = None  # this block's scores die before the next block's are built
     return acc / ell[..., None], m + torch.log(ell)
