@@ -16,6 +16,7 @@ written as softplus(-z) + (1 - p) z cancels terms of size |z|, so its error scal
 off by far more (the self-test proves it).
 """
 
+import functools
 import math
 from collections.abc import Callable
 from typing import Any
@@ -190,13 +191,15 @@ def mean(sub, ref):
                  hint="(one pair: the loss is that pair's -log sigmoid(z))")
 
 
+def _no_pairs(dtype, tracked=False):
+    return torch.zeros(0, dtype=dtype).requires_grad_(tracked)
+
+
 @check("loss.empty", "An empty batch gives 0.0, not nan, and keeps the graph", clauses=["loss.empty"])
 def empty(sub, ref):
     calls, dtypes = [], []
     for dtype in (F64, F32):
-        def nothing(tracked=False, dtype=dtype):
-            return torch.zeros(0, dtype=dtype).requires_grad_(tracked)
-
+        nothing = functools.partial(_no_pairs, dtype)
         # Both rewards on the graph, with and without the optional tensors; then only one of the other three: the
         # loss hangs from every input that requires grad, so any one of them is enough.
         for rewards, optional in (((nothing(True), nothing(True)), {}),

@@ -41,13 +41,6 @@ def _pair_of_ints(result):
     return value
 
 
-def _draw(row, u):
-    """The statement's draw, in float64: the smallest index whose cumulative sum exceeds u."""
-    cdf = row.double().cumsum(0)
-    above = (cdf > u).nonzero()
-    return int(above[0, 0]) if len(above) else int((row > 0).nonzero()[-1, 0])
-
-
 def _residual(p, q):
     excess = (p.double() - q.double()).clamp_min(0)
     total = float(excess.sum())
@@ -401,7 +394,8 @@ def experiment(sub, ref, ctx):
     generator = torch.Generator().manual_seed(61)
     p, q = _t([TARGET] * (DRAFTED + 1)), _t([DRAFT] * DRAFTED)
     uniforms = torch.rand(STEPS, 2 * DRAFTED + 1, generator=generator, dtype=torch.float64)
-    drafts = [[_draw(q[0], float(u)) for u in row[:DRAFTED]] for row in uniforms]  # the draft samples from q
+    draft_row = q[0].tolist()
+    drafts = [[_exact_draw(draft_row, float(u)) for u in row[:DRAFTED]] for row in uniforms]  # sampled from q
     calls = [((p, q, _tokens(drafted), uniforms[i, DRAFTED:2 * DRAFTED].clone(), float(uniforms[i, -1])), {})
              for i, drafted in enumerate(drafts)]
     emitted = []
