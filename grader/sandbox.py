@@ -199,13 +199,16 @@ def open_worker_files() -> dict[str, int]:
 #   long-sequence check took 157-220 ms in a child against 64-76 ms in-process; with 64 MiB kept it takes 65 ms.
 #   64 MiB is the most glibc's own drift reaches, so it adds nothing to what a child could already hold free
 #   against its data limit.
-# - Not THP_MEM_ALLOC_ENABLE: torch would align every tensor of 2 MB or more to 2 MB, and each such tensor carved
-#   out of the heap leaves a piece of up to 2 MB in front of it, which the next small tensor pins. How many pieces
-#   stay pinned depends on where the heap lies, so a loop that keeps about 20 MB alive grew the data size by 20 MiB
-#   in one template and by 46-60 MiB in another, and a correct online-softmax solution failed its 64 MiB memory
-#   check in one self-test in six. Without it the same loop grows by 20-29 MiB in every template, and no grading
-#   measured slower (tests/hostile/test_limits.py holds the first).
+# - Huge pages from glibc (glibc.malloc.hugetlb=1), not from torch (THP_MEM_ALLOC_ENABLE). glibc backs its own
+#   mappings with them: a large tensor (an allocation past the mmap threshold, MoCo's 33 MB queue) faults in as 17
+#   huge pages instead of 8,192 small ones. torch instead aligned every tensor of 2 MB or more to 2 MB, and each
+#   one cut out of the heap left a piece in front of it, which the next small tensor pinned. How many stayed pinned
+#   depended on where the heap lay, so a loop that keeps about 20 MB alive grew the data size by 20 MiB in one
+#   template and by 46-60 MiB in another, and a correct online-softmax solution failed its 64 MiB memory check in
+#   one self-test in six. Without torch's alignment the loop grows by 20-29 MiB in every template (tests/hostile/
+#   test_limits.py holds it); without any huge pages, PPO's gradings took about a fifth more CPU.
 ALLOCATOR_ENV: Mapping[str, str] = MappingProxyType({
+    "GLIBC_TUNABLES": "glibc.malloc.hugetlb=1",
     "MALLOC_TRIM_THRESHOLD_": str(64 << 20),
     "MALLOC_MMAP_THRESHOLD_": str(32 << 20),  # glibc's largest (64-bit): an allocation past it is its own mapping
 })

@@ -129,7 +129,8 @@ def test_host_environment_is_not_visible(found: dict[str, Any]) -> None:
 
 
 def test_the_child_allocates_as_the_worker_is_set_to(found: dict[str, Any]) -> None:
-    """glibc's thresholds fixed, and no 2 MB alignment of large tensors (grader.sandbox.ALLOCATOR_ENV)."""
+    """glibc's thresholds fixed and its huge pages, and no 2 MB alignment of large tensors by torch
+    (grader.sandbox.ALLOCATOR_ENV)."""
     assert "THP_MEM_ALLOC_ENABLE" not in found["environ"]
     assert {name: found["environ"].get(name) for name in ALLOCATOR_ENV} == dict(ALLOCATOR_ENV)
 
