@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from grader.report import Report
-from grader.sandbox import ALLOCATOR_ENV, GRADER_DIR, WORKER_FILES
+from grader.sandbox import ALLOCATOR_ENV, GRADER_DIR, THP_SETTINGS, WORKER_FILES
 from tests.hostile.hostile_support import ADDER_DIR, HOST_SECRET_NAME, REPO, assert_unsolved_within, submission
 
 GradeCode = Callable[..., Report]
@@ -89,7 +89,7 @@ def found(grade_code: GradeCode, host_listener: int) -> dict[str, Any]:
                str(REPO / "pyproject.toml"), "/etc/passwd", "/etc/shadow", "/home", "/var", "/run",
                "/var/run/postgresql", "/sys/fs/cgroup", "/tmp/daemon_was_here"],
         LISTED=[str(REPO), "/", "/tmp", "/opt/paperlab", "/opt/paperlab/grader", "/opt/paperlab/grader/protocol",
-                "/opt/paperlab/grader/sandboxed"],
+                "/opt/paperlab/grader/sandboxed", "/sys/kernel", "/sys/kernel/mm/transparent_hugepage"],
         TARGETS=[("127.0.0.1", 5432), ("127.0.0.1", 6379), ("127.0.0.1", host_listener), ("10.0.0.1", 80),
                  ("8.8.8.8", 53), ("1.1.1.1", 443)],
         WRITES=["/usr/evil", "/evil", "/etc/evil", "/opt/paperlab/grader/protocol/framing.py",
@@ -133,6 +133,12 @@ def test_the_child_allocates_as_the_worker_is_set_to(found: dict[str, Any]) -> N
     (grader.sandbox.ALLOCATOR_ENV)."""
     assert "THP_MEM_ALLOC_ENABLE" not in found["environ"]
     assert {name: found["environ"].get(name) for name in ALLOCATOR_ENV} == dict(ALLOCATOR_ENV)
+
+
+def test_of_the_kernels_settings_the_child_sees_only_the_huge_page_files_glibc_reads(found: dict[str, Any]) -> None:
+    present = sorted(os.path.basename(path) for path in THP_SETTINGS if os.path.exists(path))
+    assert found["listing"]["/sys/kernel/mm/transparent_hugepage"] == (present or None)
+    assert found["listing"]["/sys/kernel"] == (["mm"] if present else None)
 
 
 def test_other_processes_are_not_visible(found: dict[str, Any]) -> None:

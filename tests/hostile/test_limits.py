@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -11,6 +12,7 @@ from grader.judge import grade
 from grader.pool import WorkerPool
 from grader.problems import Problem, load_problem
 from grader.report import Report
+from grader.sandbox import THP_SETTINGS
 from tests.hostile.hostile_support import assert_unsolved_within, messages, submission
 
 # adder's limits: call 3 s, load 5 s, whole submission 20 s, 256 MiB, 8 processes, 4 KiB of output per call.
@@ -123,6 +125,24 @@ def test_a_frugal_loop_takes_the_same_share_of_the_data_limit_in_every_template(
         assert memory.status == "passed", memory.message
         growths.append(int(memory.output.split()[1]))
     assert max(growths) <= BLOCK_LOOP_GROWTH_BOUND_MIB, growths
+
+
+def _huge_pages_advisable() -> bool:
+    try:
+        return "[never]" not in Path(THP_SETTINGS[0]).read_text()
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not _huge_pages_advisable(), reason="this host's kernel offers no transparent huge pages")
+def test_a_large_tensor_in_the_child_faults_in_as_huge_pages(grade_code: GradeCode) -> None:
+    """glibc.malloc.hugetlb=1 advises huge pages only where glibc can read the kernel's settings from /sys, which
+    the sandbox did not mount: MoCo's 33 MB queue took 8,192 page faults a grading, 65% of its child's."""
+    report = grade_code(submission("huge_tensor_faults"))
+    faults = [int(line.split()[1]) for check in report.checks for line in check.output.splitlines()
+              if line.startswith("FAULTS")]
+    assert faults, [check.output for check in report.checks]
+    assert max(faults) < (64 << 20) // 4096 // 4, faults  # a quarter of the small pages it would take
 
 
 def test_a_result_the_worker_cannot_copy_names_the_memory_limit(grade_code: GradeCode) -> None:
