@@ -279,10 +279,12 @@ def _exact_cumsums(row):
     return sums
 
 
-def _exact_draw(row, u):
-    """The statement's draw on exact sums: the smallest i with C_i > u, else the last nonzero token."""
-    for i, total in enumerate(_exact_cumsums(row)):
-        if total > Fraction(u):
+def _exact_draw(row, u, sums=None):
+    """The statement's draw on exact sums: the smallest i with C_i > u, else the last nonzero token. `sums`: the
+    row's _exact_cumsums, where the caller draws from one row many times."""
+    threshold = Fraction(u)
+    for i, total in enumerate(_exact_cumsums(row) if sums is None else sums):
+        if total > threshold:
             return i
     return max(i for i, value in enumerate(row) if value > 0)
 
@@ -395,7 +397,8 @@ def experiment(sub, ref, ctx):
     p, q = _t([TARGET] * (DRAFTED + 1)), _t([DRAFT] * DRAFTED)
     uniforms = torch.rand(STEPS, 2 * DRAFTED + 1, generator=generator, dtype=torch.float64)
     draft_row = q[0].tolist()
-    drafts = [[_exact_draw(draft_row, float(u)) for u in row[:DRAFTED]] for row in uniforms]  # sampled from q
+    draft_sums = _exact_cumsums(draft_row)
+    drafts = [[_exact_draw(draft_row, float(u), draft_sums) for u in row[:DRAFTED]] for row in uniforms]  # from q
     calls = [((p, q, _tokens(drafted), uniforms[i, DRAFTED:2 * DRAFTED].clone(), float(uniforms[i, -1])), {})
              for i, drafted in enumerate(drafts)]
     emitted = []
