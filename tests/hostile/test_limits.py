@@ -127,14 +127,20 @@ def test_a_frugal_loop_takes_the_same_share_of_the_data_limit_in_every_template(
     assert max(growths) <= BLOCK_LOOP_GROWTH_BOUND_MIB, growths
 
 
-def _huge_pages_advisable() -> bool:
+def _glibc_advises_huge_pages() -> bool:
+    """Whether huge pages here are glibc's to ask for: under the kernel's "madvise" mode glibc advises them (under
+    "always" the kernel decides alone, mount or not), and a fault in an advised range waits for one unless the
+    kernel's defrag setting says never."""
     try:
-        return "[never]" not in Path(THP_SETTINGS[0]).read_text()
+        enabled = Path(THP_SETTINGS[0]).read_text()
+        defrag = (Path(THP_SETTINGS[0]).parent / "defrag").read_text()
     except OSError:
         return False
+    return "[madvise]" in enabled and "[never]" not in defrag and "[defer]" not in defrag
 
 
-@pytest.mark.skipif(not _huge_pages_advisable(), reason="this host's kernel offers no transparent huge pages")
+@pytest.mark.skipif(not _glibc_advises_huge_pages(), reason="this kernel's huge pages are not glibc's to advise "
+                    "(its transparent huge pages are off, always on, or never wait for compaction)")
 def test_a_large_tensor_in_the_child_faults_in_as_huge_pages(grade_code: GradeCode) -> None:
     """glibc.malloc.hugetlb=1 advises huge pages only where glibc can read the kernel's settings from /sys, which
     the sandbox did not mount: MoCo's 33 MB queue took 8,192 page faults a grading, 65% of its child's."""
