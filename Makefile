@@ -49,8 +49,8 @@ test-fast: setup
 # two cores idle (waiting on templates starting, limits running out, browsers and services: 37-89% idle, sampled),
 # in two processes that each take the next test when free (worksteal: the self-tests are minutes long and must not
 # queue behind one). On a 2-core AMD machine, one after the other they took 20.2 + 11.6 minutes; side by side,
-# 24.0-27.7 (the catalogue's done in 16.7-20.0; two runs). Their output is kept in var/catalogue-tests.log and printed after the rest;
-# either failing fails the target.
+# 24.0-27.7 (the catalogue's done in 16.7-20.0; two runs). Their output is kept in var/catalogue-tests.log and
+# printed after the rest; either failing fails the target.
 CATALOGUE_TESTS := tests/problems/test_selftest_every_problem.py tests/problems/test_hints_never_lie.py \
 	tests/problems/test_merging_changes_no_verdict.py
 CATALOGUE_JOBS ?= 2
