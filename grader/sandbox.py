@@ -209,15 +209,16 @@ def open_worker_files() -> dict[str, int]:
 #   test_limits.py holds it). glibc decides whether it may advise huge pages from two files under /sys, which the
 #   sandbox mounts for it (THP_SETTINGS): without them it advised none, and that queue cost a MoCo grading 8,192
 #   faults, 65% of its child's (12,750 a grading then, 4,900 now; about 7 ms of the child's system time).
-# The two files glibc reads at start-up to decide whether glibc.malloc.hugetlb=1 may advise huge pages (the
-# kernel's mode, where only "madvise" needs the advice, and the huge page's size), mounted read-only:
-# world-readable settings of the machine, the same for every learner. Nothing else of /sys/kernel is there.
-THP_SETTINGS = ("/sys/kernel/mm/transparent_hugepage/enabled", "/sys/kernel/mm/transparent_hugepage/hpage_pmd_size")
 ALLOCATOR_ENV: Mapping[str, str] = MappingProxyType({
     "GLIBC_TUNABLES": "glibc.malloc.hugetlb=1",
     "MALLOC_TRIM_THRESHOLD_": str(64 << 20),
     "MALLOC_MMAP_THRESHOLD_": str(32 << 20),  # glibc's largest (64-bit): an allocation past it is its own mapping
 })
+
+# The two files glibc reads at start-up to decide whether glibc.malloc.hugetlb=1 may advise huge pages (the
+# kernel's mode, where only "madvise" needs the advice, and the huge page's size), mounted read-only:
+# world-readable settings of the machine, the same for every learner. Nothing else of /sys/kernel is there.
+THP_SETTINGS = ("/sys/kernel/mm/transparent_hugepage/enabled", "/sys/kernel/mm/transparent_hugepage/hpage_pmd_size")
 
 
 def bwrap_command(bwrap: str, *, tmp_size_mb: int, argv: list[str],
