@@ -70,14 +70,18 @@ def test_healthz_says_nothing_is_prepared_here_when_preparing_is_off(make_server
 
 
 def test_no_step_is_taken_while_a_submission_is_graded(make_server: Callable[..., Server]) -> None:
-    grader, go, ran = HeldGrader(), threading.Event(), []
+    grader, taken, go, ran = HeldGrader(), threading.Event(), threading.Event(), []
 
     def first() -> None:  # taken before the submission arrives; it ends while the submission is being graded
+        taken.set()
         go.wait(VERDICT_TIMEOUT_S)
         ran.append("first")
 
     slow = problem_with_steps("slow", first, lambda: ran.append("second"))
     server = make_server(backend_factory=preparing_backend(grader, [slow]))
+    # The steps run at the lowest priority, after the whole catalogue's: on a busy machine a submission sent at once
+    # arrived before `first` was taken, and nothing was under way to finish.
+    assert taken.wait(VERDICT_TIMEOUT_S)
     response = submit(server.client, CORRECT)
     assert response.status_code == 202
     assert grader.started.wait(VERDICT_TIMEOUT_S)
