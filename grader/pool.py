@@ -10,7 +10,8 @@ import queue
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import wait as wait_futures
 from typing import Literal
 
 import torch
@@ -79,6 +80,7 @@ class WorkerPool:
         self._early = early if early is not None and not unsafe else None
         self._spawner = self._early.spawner if self._early is not None else Spawner()
         self._recycler = ThreadPoolExecutor(max_workers=size, thread_name_prefix="paperlab-recycler")
+        self._recycling: set[Future[None]] = set()
         self.placement = placement if placement is not None else CpuPlacement()
         self.started = False
 
@@ -186,7 +188,21 @@ class WorkerPool:
         try:
             yield session
         finally:
-            self._recycler.submit(self._recycle, session)
+            recycling = self._recycler.submit(self._recycle, session)
+            with self._lock:
+                self._recycling.add(recycling)
+            recycling.add_done_callback(self._recycled)
+
+    def _recycled(self, recycling: Future[None]) -> None:
+        with self._lock:
+            self._recycling.discard(recycling)
+
+    def wait_recycled(self, timeout_s: float) -> bool:
+        """Wait until every ended session's template is back: its child's tree reaped and, with `fork_ahead`, the
+        next child forked. True if they all are. For a measurement that must count a grading's whole cost."""
+        with self._lock:
+            pending = list(self._recycling)
+        return not wait_futures(pending, timeout=timeout_s).not_done
 
     def _take_template(self, wait_s: float, cancel: CancelToken | None) -> Template:
         deadline = time.monotonic() + wait_s

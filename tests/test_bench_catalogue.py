@@ -36,6 +36,14 @@ def test_the_heaviest_five_are_named_slowest_first() -> None:
     assert text.count("\np") == 8  # a row per problem
 
 
+def test_moco_graded_back_to_back_through_one_template_shows_its_wait() -> None:
+    rows = [problem_row("moco", 300.0), problem_row("adamw", 120.0)]
+    rows[0].recycle_wait_ms = 25.5
+    text = render_catalogue(rows)
+    assert "moco, graded back to back through one template" in text and "25.5 ms more, waiting" in text
+    assert "adamw, graded back to back" not in text
+
+
 def bench_row(median: float, throughput: float = 1.0, cpu: float | None = None) -> Row:
     return Row(path="x", runs=3, median_ms=median, p95_ms=median, throughput_per_s=throughput, cpu_ms_per_sub=cpu)
 

@@ -85,6 +85,16 @@ def test_session_waits_for_a_free_template(sandbox_pool: WorkerPool, adder_corre
 
 
 @pytest.mark.sandbox
+def test_once_recycled_every_template_is_free_at_once(sandbox_pool: WorkerPool, adder_correct: str) -> None:
+    limits = Limits()
+    with sandbox_pool.session(adder_correct, limits) as first, sandbox_pool.session(adder_correct, limits) as second:
+        assert first.load().ok and second.load().ok  # each session used its child
+    assert sandbox_pool.wait_recycled(timeout_s=30)
+    with sandbox_pool.session(adder_correct, limits, wait_s=0), sandbox_pool.session(adder_correct, limits, wait_s=0):
+        pass
+
+
+@pytest.mark.sandbox
 def test_closing_removes_the_cgroups_and_may_be_repeated(
     fresh_pool: Callable[[int], WorkerPool], assert_removed: Callable[[WorkerPool], None],
     template_pids: Callable[[WorkerPool], list[int]],
