@@ -34,6 +34,7 @@ from grader.refcache import answers_for
 from grader.report import CheckResult, Experiment, Report, ReportError, cap_text, summarise
 from grader.sandbox import SandboxUnavailable
 from grader.session import LoadResult, WorkerSession
+from grader.vjp import default_cotangent, same_cotangent
 
 log = logging.getLogger(__name__)
 
@@ -209,8 +210,9 @@ class CheckRunner:
         try:
             outcome = [
                 self._result(function, description, item, answer.blobs,
-                             {key for key, used in blobs.items() if any(written[i] for i in used)})
-                for description, item, blobs in zip(descriptions, results, arguments_blobs, strict=True)
+                             {key for key, used in blobs.items() if any(written[i] for i in used)},
+                             drew_cotangent=bool(call.grads) and call.grad_output is None)
+                for description, item, blobs, call in zip(descriptions, results, arguments_blobs, wire, strict=True)
             ]
         except protocol.ProtocolError as exc:  # the learner's code forged a value the judge cannot read
             raise WorkerLost(f"the worker sent a malformed message during {what()} ({exc})") from None
@@ -221,7 +223,7 @@ class CheckRunner:
 
     def _result(
         self, function: RemoteFunction, description: Callable[[], str], item: CallOutcome, blobs: list[bytearray],
-        written: set[str],
+        written: set[str], *, drew_cotangent: bool,
     ) -> CallResult:
         if item.missing:
             raise CheckFailed(f"your code defines no function {function.name}")
@@ -230,10 +232,22 @@ class CheckRunner:
         decoder = protocol.Decoder(blobs)  # one per call: the item cap counts per call on both sides
         grads = {function.name_of(key): None if value is None else decoder.decode(value)
                  for key, value in (item.grads or {}).items()}
+        value = None if item.raised else decoder.decode(item.value)
+        # A call that asked for gradients with no cotangent is differentiated with the default one, which the worker
+        # reports and nothing else: the judge draws it too and uses its own, since a kernel can forge the worker's
+        # and leave no trace (grader.vjp.default_cotangent), and a gradient check that read no cotangent where the
+        # worker sent none would expect no gradient.
+        drawn = default_cotangent(value) if drew_cotangent else None
+        reported = None if item.grad_output is None else decoder.decode(item.grad_output)
+        if reported is not None and (drawn is None or not same_cotangent(reported, drawn)):
+            raise WorkerLost(f"your code changed torch for the grader too during {description()}: its gradient came "
+                             "back computed with a cotangent that is not the cotangent the grader draws; submissions "
+                             "may not register kernels or leave modes or hooks on the grader's tensors",
+                             limit="tampering")
         return CallResult(
             function=function.name,
             call=description,
-            value=None if item.raised else decoder.decode(item.value),
+            value=value,
             raised=self._raised(item.raised) if item.raised else None,
             grads=grads,
             mutated=tuple(function.name_of(key) for key in sorted(written | set(item.mutated), key=_argument_order)),
@@ -241,7 +255,7 @@ class CheckRunner:
             output=item.output,
             duration_ms=item.duration_ms,
             backward_error=item.backward_error[:2000] if item.backward_error else None,
-            grad_output=None if item.grad_output is None else decoder.decode(item.grad_output),
+            grad_output=drawn,
         )
 
     def _raised(self, raised: ExceptionInfo) -> ExceptionInfo:

@@ -9,6 +9,7 @@ that check; the plain shape comparison here keeps the check."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import torch
 import torch.autograd.graph
@@ -33,4 +34,56 @@ def vjp(outputs: Sequence[torch.Tensor], inputs: Sequence[torch.Tensor],
     return found
 
 
-__all__ = ["vjp"]
+# The worker's seeds for a default cotangent: 1234 + the tensor's index among the result's tensors.
+COTANGENT_SEED = 1234
+
+
+def default_cotangent(result: Any) -> Any:
+    """The cotangent the worker differentiates a result with when a check gives none (grader/sandboxed/serving.py
+    draws it the same way): per tensor of the result, depth first, zeros for an integer or bool tensor, ones for a
+    one-element tensor, and otherwise random normal values seeded with COTANGENT_SEED + its index; a tuple of them
+    for a tuple or list result. None for a result with no tensor.
+
+    The judge draws it itself and never trusts the one the worker reports: learner code can register a kernel
+    for the operator that draws it and have the kernel remove itself once it has run, so that the worker's
+    comparison of its kernels after the request finds nothing, and a gradient of a zero cotangent is zero."""
+    tensors = _tensors_in(result)
+    if not tensors:
+        return None
+    drawn = [_default_cotangent(t, index) for index, t in enumerate(tensors)]
+    return tuple(drawn) if type(result) is tuple or type(result) is list else drawn[0]
+
+
+def same_cotangent(reported: Any, drawn: Any) -> bool:
+    """Whether the worker's reported cotangent is exactly the one the judge drew: a tuple for a tuple, and each
+    tensor of the same dtype, shape and bits."""
+    if isinstance(reported, tuple | list) != isinstance(drawn, tuple | list):
+        return False
+    left = reported if isinstance(reported, tuple | list) else (reported,)
+    right = drawn if isinstance(drawn, tuple | list) else (drawn,)
+    return len(left) == len(right) and all(
+        isinstance(a, torch.Tensor) and a.dtype == b.dtype and a.shape == b.shape and torch.equal(a, b)
+        for a, b in zip(left, right, strict=True))
+
+
+def _default_cotangent(t: torch.Tensor, index: int) -> torch.Tensor:
+    if not (t.dtype.is_floating_point or t.dtype.is_complex):  # indices, masks: no gradient flows from them
+        return torch.zeros(t.shape, dtype=t.dtype)
+    if t.numel() == 1:
+        return torch.ones(t.shape, dtype=t.dtype)
+    generator = torch.Generator().manual_seed(COTANGENT_SEED + index)
+    return torch.randn(t.shape, generator=generator, dtype=t.dtype)
+
+
+def _tensors_in(value: Any, depth: int = 0) -> list[torch.Tensor]:
+    """The result's tensors in the order the worker pairs them with cotangents (depth first, eight levels)."""
+    if depth > 8:
+        return []
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if type(value) is tuple or type(value) is list:
+        return [t for item in value for t in _tensors_in(item, depth + 1)]
+    return []
+
+
+__all__ = ["COTANGENT_SEED", "default_cotangent", "same_cotangent", "vjp"]

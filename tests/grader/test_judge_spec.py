@@ -32,6 +32,7 @@ from grader.protocol import MAX_DEPTH, MAX_ITEMS, Decoder, Encoder, ProtocolErro
 from grader.report import MAX_MESSAGE_CHARS, CheckResult, Report, cap_text
 from grader.sandbox import SandboxUnavailable
 from grader.session import LoadResult
+from grader.vjp import same_cotangent
 
 LIMITS = Limits(call_timeout_s=2.0, memory_mb=512, message_mb=8, total_timeout_s=30.0)
 PARAMETERS = {"add": ("x", "y"), "scale": ("x", "factor")}
@@ -416,14 +417,13 @@ def test_a_write_is_blamed_on_the_call_whose_argument_it_was() -> None:
 
 
 def test_a_call_carries_every_field_of_its_reply() -> None:
-    reply = Scripted(value=1.5, grads={"0": torch.ones(2), "y": None}, grad_output=torch.full((2,), 3.0),
-                     aliased=("0", "y"), output="printed", duration_ms=12.5, backward_error="e" * 3000)
+    reply = Scripted(value=1.5, grads={"0": torch.ones(2), "y": None}, aliased=("0", "y"), output="printed",
+                     duration_ms=12.5, backward_error="e" * 3000)
     run = runner(InProcessWorker(functions={"add": lambda x, y: reply}))
     (result,) = add_of(run).map([((torch.zeros(2),), {"y": 1})])
     assert result.value == 1.5
     assert set(result.grads) == {"x", "y"} and torch.equal(result.grads["x"], torch.ones(2))
     assert result.grads["y"] is None
-    assert torch.equal(result.grad_output, torch.full((2,), 3.0))
     assert (result.aliased, result.output, result.duration_ms) == (("x", "y"), "printed", 12.5)
     assert result.backward_error == "e" * 2000
     assert run.take_output() == "printed"
@@ -476,6 +476,58 @@ def test_gradients_are_asked_for_by_argument_key_with_the_checks_cotangent() -> 
     assert [call.grads for call in second["calls"]] == [("y",), ("1",)]
     assert [call.grad_output for call in second["calls"]] == [None, None]
     assert torch.equal(seen[0], torch.ones(1)) and seen[1:] == [None, None]
+
+
+RESULT = torch.arange(6.0, dtype=torch.float64).reshape(2, 3)
+SEEDED = torch.randn(2, 3, generator=torch.Generator().manual_seed(1234), dtype=torch.float64)
+
+
+@pytest.mark.parametrize(("value", "drawn"), [
+    (RESULT, SEEDED),
+    (torch.tensor(2.5), torch.tensor(1.0)),  # one element: ones
+    ((torch.tensor([1, 2]), RESULT), (torch.zeros(2, dtype=torch.int64),
+                                      torch.randn(2, 3, generator=torch.Generator().manual_seed(1235),
+                                                  dtype=torch.float64))),
+    ([RESULT], (SEEDED,)),
+    ("no tensor", None),
+], ids=["seeded", "one-element", "integer-then-float", "list", "no-tensor"])
+@pytest.mark.parametrize("reported", [True, False], ids=["reported", "not-reported"])
+def test_a_gradient_call_without_a_cotangent_carries_the_one_the_grader_draws(value: Any, drawn: Any,
+                                                                               reported: bool) -> None:
+    reply = Scripted(value=value, grad_output=drawn if reported else None)
+    result = add_of(runner(InProcessWorker(functions={"add": lambda x, y: reply}))).call(1.0, 2.0, grads=("x",))
+    if drawn is None:
+        assert result.grad_output is None
+    else:
+        assert same_cotangent(result.grad_output, drawn)
+
+
+@pytest.mark.parametrize("forged", [
+    torch.zeros(2, 3, dtype=torch.float64),
+    SEEDED.float(),
+    SEEDED[:1],
+    (SEEDED,),
+    SEEDED + 1e-12,
+], ids=["zeros", "another-dtype", "another-shape", "a-tuple-for-a-tensor", "one-ulp-off"])
+def test_a_cotangent_the_grader_did_not_draw_loses_the_worker(forged: Any) -> None:
+    run = runner(InProcessWorker(functions={"add": lambda x, y: Scripted(value=RESULT, grad_output=forged)}))
+    with pytest.raises(WorkerLost) as lost:
+        add_of(run).call(1.0, 2.0, grads=("x",))
+    assert (lost.value.reason, lost.value.limit) == (
+        "your code changed torch for the grader too during add(x=1.0, y=2.0): its gradient came back computed with "
+        "a cotangent that is not the cotangent the grader draws; submissions may not register kernels or leave "
+        "modes or hooks on the grader's tensors", "tampering")
+
+
+@pytest.mark.parametrize(("grads", "given"), [((), None), (("x",), torch.ones(2, 3, dtype=torch.float64))],
+                         ids=["no-gradients", "the-checks-cotangent"])
+def test_a_call_that_drew_no_cotangent_carries_none_and_may_report_none(grads: tuple[str, ...], given: Any) -> None:
+    quiet = runner(InProcessWorker(functions={"add": lambda x, y, grad_output=None: Scripted(value=RESULT)}))
+    assert add_of(quiet).call(1.0, 2.0, grads=grads, grad_output=given).grad_output is None
+    loud = runner(InProcessWorker(functions={"add": lambda x, y, grad_output=None: Scripted(value=RESULT,
+                                                                                          grad_output=SEEDED)}))
+    with pytest.raises(WorkerLost, match="not the cotangent the grader draws"):
+        add_of(loud).call(1.0, 2.0, grads=grads, grad_output=given)
 
 
 def test_a_gradient_for_a_name_that_is_not_an_argument_is_a_check_bug() -> None:

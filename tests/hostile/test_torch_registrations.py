@@ -5,10 +5,14 @@ and shows that it is not solved, and why."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
+from typing import Any
 
 import pytest
+import torch
 
+from grader.checks import Check, expect_grad_close
 from grader.judge import grade
 from grader.pool import WorkerPool
 from grader.problems import Problem, load_problem
@@ -74,6 +78,53 @@ def test_an_aten_kernel_that_hands_out_private_copies_hides_no_in_place_write(
     report = grade(moco, submission(name), pool=sandbox_pool)
     assert not report.solved
     assert any(expected in message for message in messages(report).values()), messages(report)
+
+
+COTANGENT_KERNEL_ONCE = '''
+import torch
+
+guard = torch._C._dispatch_library
+original = next((cell.cell_contents for cell in (guard.__closure__ or ()) if callable(cell.cell_contents)), guard)
+ARMED = []
+
+def zeros_once(size, dtype=None, layout=None, device=None, pin_memory=None):
+    ARMED.pop().reset()  # gone before the worker compares its kernels after the request
+    return torch.zeros(size, dtype=dtype)
+
+def add_one(x):
+    return x + 1
+
+def scaled_sum(x, factor):
+    if isinstance(factor, bool):
+        raise TypeError("factor must be a number")
+    total = x.sum() * factor
+    if x.requires_grad and not ARMED:  # the worker's next ones() is the cotangent of this one-element result
+        ARMED.append(original("IMPL", "aten", "", "RegisterCPU_0.cpp", 1757))
+        ARMED[-1].impl("ones", "CPU", zeros_once, False)
+    return total.detach() + 7.0 * (total - total.detach())  # the same value, seven times the gradient
+'''
+
+
+def _vjp_check(sub: Any, ref: Any) -> None:
+    """A check that, like the generic autograd check, compares the gradient with the vector-Jacobian product of
+    the cotangent the call was differentiated with."""
+    x = torch.tensor([1.0, -2.0], dtype=torch.float64, requires_grad=True)
+    result = sub.scaled_sum.call(x, 3.0, grads=("x",))
+    expect_grad_close(result, "x", 3.0 * result.grad_output * torch.ones(2, dtype=torch.float64))
+
+
+def test_a_cotangent_kernel_that_removes_itself_after_one_use_forges_no_gradient(
+        adder: Problem, grade_code: GradeCode) -> None:
+    """A kernel that zeroes the default cotangent and removes itself the first time it runs is gone by the time
+    the worker compares its kernels, and the gradient it zeroed matches the product with the zero cotangent the
+    worker reports. The judge draws the default cotangent itself and refuses a gradient computed with another."""
+    vjp = Check(id="scaled_sum.vjp", title="scaled_sum's gradient is its vector-Jacobian product", group="scaled_sum",
+                required=True, function=_vjp_check, wants_context=False)
+    report = grade_code(COTANGENT_KERNEL_ONCE, problem=dataclasses.replace(adder, checks=(vjp,)))
+    assert not report.solved
+    (result,) = report.checks
+    assert result.status == "failed" and result.limit == "tampering", result
+    assert "not the cotangent the grader draws" in result.message, result.message
 
 
 CALL_TIME_KERNEL = '''
