@@ -495,7 +495,7 @@ SEEDED = torch.randn(2, 3, generator=torch.Generator().manual_seed(1234), dtype=
 def test_a_gradient_call_without_a_cotangent_carries_the_one_the_grader_draws(value: Any, drawn: Any,
                                                                                reported: bool) -> None:
     reply = Scripted(value=value, grad_output=drawn if reported else None)
-    result = add_of(runner(InProcessWorker(functions={"add": lambda x, y: reply}))).call(1.0, 2.0, grads=("x",))
+    result = add_of(runner(InProcessWorker(functions={"add": lambda x, y: reply}))).call(1, 2, grads=("x",))
     if drawn is None:
         assert result.grad_output is None
     else:
@@ -512,9 +512,9 @@ def test_a_gradient_call_without_a_cotangent_carries_the_one_the_grader_draws(va
 def test_a_cotangent_the_grader_did_not_draw_loses_the_worker(forged: Any) -> None:
     run = runner(InProcessWorker(functions={"add": lambda x, y: Scripted(value=RESULT, grad_output=forged)}))
     with pytest.raises(WorkerLost) as lost:
-        add_of(run).call(1.0, 2.0, grads=("x",))
+        add_of(run).call(1, 2, grads=("x",))
     assert (lost.value.reason, lost.value.limit) == (
-        "your code changed torch for the grader too during add(x=1.0, y=2.0): its gradient came back computed with "
+        "your code changed torch for the grader too during add(x=1, y=2): its gradient came back computed with "
         "a cotangent that is not the cotangent the grader draws; submissions may not register kernels or leave "
         "modes or hooks on the grader's tensors", "tampering")
 
@@ -523,11 +523,11 @@ def test_a_cotangent_the_grader_did_not_draw_loses_the_worker(forged: Any) -> No
                          ids=["no-gradients", "the-checks-cotangent"])
 def test_a_call_that_drew_no_cotangent_carries_none_and_may_report_none(grads: tuple[str, ...], given: Any) -> None:
     quiet = runner(InProcessWorker(functions={"add": lambda x, y, grad_output=None: Scripted(value=RESULT)}))
-    assert add_of(quiet).call(1.0, 2.0, grads=grads, grad_output=given).grad_output is None
+    assert add_of(quiet).call(1, 2, grads=grads, grad_output=given).grad_output is None
     loud = runner(InProcessWorker(functions={"add": lambda x, y, grad_output=None: Scripted(value=RESULT,
                                                                                           grad_output=SEEDED)}))
     with pytest.raises(WorkerLost, match="not the cotangent the grader draws"):
-        add_of(loud).call(1.0, 2.0, grads=grads, grad_output=given)
+        add_of(loud).call(1, 2, grads=grads, grad_output=given)
 
 
 def test_a_gradient_for_a_name_that_is_not_an_argument_is_a_check_bug() -> None:
