@@ -42,7 +42,7 @@ class ProblemRow:
 
 def measure(grade_once: Callable[[], bool], runs: int, busy: Callable[[], float],
             drain: Callable[[], object] = lambda: None) -> tuple[float, float, int]:
-    """(median ms, machine-wide busy CPU ms per run, unsolved runs) after one run to warm the caches. `settle`
+    """(median ms, machine-wide busy CPU ms per run, unsolved runs) after one run to warm the caches.
     `drain` waits for the work a grading leaves behind (its template's recycle), so the CPU counts all of it."""
     grade_once()
     drain()

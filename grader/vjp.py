@@ -47,7 +47,7 @@ def default_cotangent(result: Any) -> Any:
     The judge draws it itself and never trusts the one the worker reports: learner code can register a kernel
     for the operator that draws it and have the kernel remove itself once it has run, so that the worker's
     comparison of its kernels after the request finds nothing, and a gradient of a zero cotangent is zero."""
-    tensors = _tensors_in(result)
+    tensors = tensors_in(result)
     if not tensors:
         return None
     drawn = [_default_cotangent(t, index) for index, t in enumerate(tensors)]
@@ -75,15 +75,15 @@ def _default_cotangent(t: torch.Tensor, index: int) -> torch.Tensor:
     return torch.randn(t.shape, generator=generator, dtype=t.dtype)
 
 
-def _tensors_in(value: Any, depth: int = 0) -> list[torch.Tensor]:
-    """The result's tensors in the order the worker pairs them with cotangents (depth first, eight levels)."""
+def tensors_in(value: Any, depth: int = 0) -> list[torch.Tensor]:
+    """The tensors of a result in the order the worker pairs them with cotangents (depth first, eight levels)."""
     if depth > 8:
         return []
     if isinstance(value, torch.Tensor):
         return [value]
-    if type(value) is tuple or type(value) is list:
-        return [t for item in value for t in _tensors_in(item, depth + 1)]
+    if isinstance(value, tuple | list):
+        return [t for item in value for t in tensors_in(item, depth + 1)]
     return []
 
 
-__all__ = ["COTANGENT_SEED", "default_cotangent", "same_cotangent", "vjp"]
+__all__ = ["COTANGENT_SEED", "default_cotangent", "same_cotangent", "tensors_in", "vjp"]

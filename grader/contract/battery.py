@@ -41,7 +41,7 @@ from grader.contract.draw import (
     group_dtypes,
     in_layout,
 )
-from grader.contract.expect import Case, expect_legal_call, split_arguments, tensors_in
+from grader.contract.expect import Case, expect_legal_call, split_arguments
 from grader.contract.legality import violations
 from grader.contract.refusals import Refusal, refusals
 from grader.contract.schema import (
@@ -55,7 +55,7 @@ from grader.contract.schema import (
     TupleArg,
 )
 from grader.contract.sizes import Sizes, distinct, edges, satisfied, variations
-from grader.vjp import vjp
+from grader.vjp import tensors_in, vjp
 
 GROUP = "contract"
 # Elements of differentiable arguments beyond which central differences use smaller sizes: each element costs two

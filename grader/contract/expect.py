@@ -24,6 +24,7 @@ from grader.contract.schema import (
     TupleResult,
 )
 from grader.contract.sizes import Sizes
+from grader.vjp import tensors_in
 
 PYTHON_TYPES = {"float": float, "int": int, "bool": bool, "str": str, "none": type(None)}
 
@@ -107,17 +108,6 @@ def _requires_grad(value: Any) -> bool:
     if isinstance(value, list | tuple):
         return any(_requires_grad(item) for item in value)
     return False
-
-
-def tensors_in(value: Any, depth: int = 0) -> list[torch.Tensor]:
-    """The tensors of a result in the order the worker pairs them with cotangents (depth first)."""
-    if depth > 8:
-        return []
-    if isinstance(value, torch.Tensor):
-        return [value]
-    if isinstance(value, tuple | list):
-        return [t for item in value for t in tensors_in(item, depth + 1)]
-    return []
 
 
 def in_case(result: CallResult, case: Case) -> str:
