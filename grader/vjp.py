@@ -1,4 +1,6 @@
-"""Vector-Jacobian products of the judge's own code (the reference), through autograd's engine directly.
+"""Vector-Jacobian products of the judge's own code (the reference), through autograd's engine directly; and the
+cotangent a learner's result is differentiated with when a check gives none, which the judge draws itself rather
+than take the worker's word for it (`default_cotangent`).
 
 `torch.autograd.grad` with explicit cotangents checks their shapes through torch's symbolic-shape stack, which it
 imports on that first call: `torch.fx.experimental.symbolic_shapes` and sympy, 487 modules and 0.2 s. A server's
