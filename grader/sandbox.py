@@ -39,7 +39,7 @@ from grader.errors import SandboxError
 # in at the same place under SANDBOX_GRADER_DIR: the worker's private importer finds them there by module name.
 SANDBOXED_MODULES = ("worker", "importer", "template_server", "wipe", "child_loop", "learner_thread", "learner_side",
                      "guard", "rlimits", "serving", "torch_state", "seccomp")
-PROTOCOL_MODULES = ("__init__", "exceptions", "framing", "arena", "encoding")
+PROTOCOL_MODULES = ("__init__", "exceptions", "framing", "arena", "encoding", "cotangent")
 WORKER_FILES = (*(f"protocol/{name}.py" for name in PROTOCOL_MODULES),
                 *(f"sandboxed/{name}.py" for name in SANDBOXED_MODULES))
 SANDBOX_WORKER_DIR = "/opt/paperlab"

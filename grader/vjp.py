@@ -16,6 +16,8 @@ from typing import Any
 import torch
 import torch.autograd.graph
 
+from grader.protocol import COTANGENT_SEED, DTYPE_NAMES, default_cotangent_bytes
+
 # What torch.autograd.grad calls once it has checked the cotangents (a private helper of torch, pinned exactly).
 _engine_run_backward = torch.autograd.graph._engine_run_backward
 
@@ -36,19 +38,16 @@ def vjp(outputs: Sequence[torch.Tensor], inputs: Sequence[torch.Tensor],
     return found
 
 
-# The worker's seeds for a default cotangent: 1234 + the tensor's index among the result's tensors.
-COTANGENT_SEED = 1234
-
-
 def default_cotangent(result: Any) -> Any:
-    """The cotangent the worker differentiates a result with when a check gives none (grader/sandboxed/serving.py
-    draws it the same way): per tensor of the result, depth first, zeros for an integer or bool tensor, ones for a
-    one-element tensor, and otherwise random normal values seeded with COTANGENT_SEED + its index; a tuple of them
-    for a tuple or list result. None for a result with no tensor.
+    """The cotangent the worker differentiates a result with when a check gives none: per tensor of the result,
+    depth first, the bytes grader.protocol.cotangent makes for its dtype, size and index (zeros for an integer or
+    bool tensor, ones for a one-element tensor, values in [-1, 1) otherwise); a tuple of them for a tuple or list
+    result. None for a result with no tensor.
 
-    The judge draws it itself and never trusts the one the worker reports: learner code can register a kernel
-    for the operator that draws it and have the kernel remove itself once it has run, so that the worker's
-    comparison of its kernels after the request finds nothing, and a gradient of a zero cotangent is zero."""
+    The judge makes it itself and never takes the worker's word for it. The worker makes the same bytes without
+    a torch operator and checks them just before its backward pass: a kernel the learner registers (even one
+    that removes itself once it has run, leaving no trace for the worker's comparison of its kernels) could
+    otherwise shrink the cotangent a wrong gradient is computed with and report it unchanged."""
     tensors = tensors_in(result)
     if not tensors:
         return None
@@ -69,12 +68,10 @@ def same_cotangent(reported: Any, drawn: Any) -> bool:
 
 
 def _default_cotangent(t: torch.Tensor, index: int) -> torch.Tensor:
-    if not (t.dtype.is_floating_point or t.dtype.is_complex):  # indices, masks: no gradient flows from them
+    data = default_cotangent_bytes(DTYPE_NAMES[t.dtype], t.numel(), index)
+    if not data:
         return torch.zeros(t.shape, dtype=t.dtype)
-    if t.numel() == 1:
-        return torch.ones(t.shape, dtype=t.dtype)
-    generator = torch.Generator().manual_seed(COTANGENT_SEED + index)
-    return torch.randn(t.shape, generator=generator, dtype=t.dtype)
+    return torch.frombuffer(bytearray(data), dtype=t.dtype).reshape(t.shape)
 
 
 def tensors_in(value: Any, depth: int = 0) -> list[torch.Tensor]:

@@ -177,9 +177,7 @@ def serve(job_fd: int, *, warm: bool, ctypes_aliases: list[tuple[Any, str]]) -> 
             blobs = protocol.blob_table(arena["blobs"], memoryview(bytearray()))
         try:
             reply, reply_blobs = served.calls(request, blobs, max_message)
-            with_grads = type(request["calls"]) is list and any(
-                type(call) is dict and call.get("grads") for call in request["calls"])
-            changed = torch_state.changes(pristine, torch_state.snapshot(None if with_grads else pristine[0]))
+            changed = torch_state.changes(pristine, torch_state.snapshot(pristine[0]))
         except protocol.ProtocolError as exc:  # a decoded argument that is not the judge's memory
             changed = str(exc)
         except CallOverran:

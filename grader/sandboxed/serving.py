@@ -5,6 +5,7 @@ arguments live in memory the judge maps, and the judge looks for itself."""
 
 from __future__ import annotations
 
+import math
 import time
 import types
 from collections.abc import Callable
@@ -43,11 +44,10 @@ _GradientEdge = torch.autograd.graph.GradientEdge
 _no_torch_function = torch._C.DisableTorchFunction
 _no_torch_dispatch = torch._C._DisableTorchDispatch
 _run_backward = torch.autograd.variable.Variable._execution_engine.run_backward  # type: ignore[attr-defined]
-_ones = torch.ones
-_randn = torch.randn
-_zeros = torch.zeros
-_Generator = torch.Generator
-_generator_seed = torch.Generator.manual_seed
+_empty = torch.empty
+_frombuffer = torch.frombuffer
+_as_strided = torch.as_strided
+_prod = math.prod
 _perf_counter = time.perf_counter
 _exc_traceback = BaseException.__dict__["__traceback__"].__get__
 _type_name = type.__dict__["__name__"].__get__
@@ -169,21 +169,23 @@ class Served:
     def gradients(self, reply: dict[str, Any], value: Any, call: dict[str, Any], tensors: dict[str, Any],
                   edges: dict[str, Any], decoder: Any, encoder: Any) -> None:
         """Vector-Jacobian products of the result with respect to the arguments asked for. A cotangent comes
-        with the call, or is ones for a one-element result and seeded random values otherwise (sent back, so
-        the check can use the same one). Which arguments take part is decided by the snapshot from before the
-        call (`edges`): an argument that required grad then is differentiated through its accumulator, even if
-        the call cleared its requires_grad since."""
+        with the call, or is the default one (grader.protocol.cotangent), made here without a torch operator,
+        checked to be those bytes in that memory just before the backward pass, and sent back. Which arguments
+        take part is decided by the snapshot from before the call (`edges`): an argument that required grad then
+        is differentiated through its accumulator, even if the call cleared its requires_grad since."""
         wanted = [key for key in call["grads"] if type(key) is str]
         grads: dict[str, Any] = {key: None for key in wanted}
         reply["grads"] = grads
         results = _tensors_in(value)
         given = call["grad_output"]
+        made: list[tuple[Any, bytearray, tuple[Any, ...]]] = []
         try:
             if given is not None:
                 cotangent = decoder.decode(given)
                 cotangents = list(cotangent) if type(cotangent) in (tuple, list) else [cotangent]
             else:  # one per tensor of the result, in order (a check's central differences pair them up)
-                cotangents = [_default_cotangent(t, index) for index, t in enumerate(results)]
+                made = [_default_cotangent(t, index) for index, t in enumerate(results)]
+                cotangents = [cotangent for cotangent, _, _ in made]
                 if results:
                     reply["grad_output"] = encoder.encode(tuple(cotangents) if type(value) in (tuple, list)
                                                           else cotangents[0])
@@ -196,10 +198,13 @@ class Served:
                       for key in wanted if key in edges]
             if not inputs:
                 return
+            if not all(_intact(*item) for item in made):  # no torch operator runs from here to the engine
+                raise _CotangentChanged("the cotangent the grader made for a gradient is no longer the memory and "
+                                        "bytes it was made as (an operator the grader uses to hold it was changed)")
             found = _run_backward(tuple(t for t, _ in pairs), tuple(c for _, c in pairs), False, False,
                                   tuple(t for _, t in inputs), True, False)
         except BaseException as exc:  # noqa: B902 - the learner's backward may raise anything
-            if encoder.over:  # the cotangent sent back, as large as the result, passed the message limit
+            if encoder.over or type(exc) is _CotangentChanged:  # past the message limit; not the learner's answer
                 raise
             reply["backward_error"] = self.exception_summary(exc)["message"]
             self.graveyard.append(exc)
@@ -300,14 +305,41 @@ def _grad_accumulator(t: Any) -> Any:
     finally:
         _set_grad_enabled(enabled)
 
-def _default_cotangent(t: Any, index: int) -> Any:
-    dtype = _t_dtype(t)
-    if not (dtype.is_floating_point or dtype.is_complex):  # indices, masks: no gradient flows from them
-        return _zeros(_t_shape(t), dtype=dtype)
-    if _t_numel(t) == 1:
-        return _ones(_t_shape(t), dtype=_t_dtype(t))
-    generator = _generator_seed(_Generator(), 1234 + index)
-    return _randn(_t_shape(t), generator=generator, dtype=_t_dtype(t))
+class _CotangentChanged(protocol.ProtocolError):
+    """The default cotangent's tensor or bytes changed between being made and the backward pass: ends the child
+    as a tampering (grader/sandboxed/child_loop.py), never reported as the learner's backward error."""
+
+
+def _default_cotangent(t: Any, index: int) -> tuple[Any, bytearray, tuple[Any, ...]]:
+    """The default cotangent of result tensor `t` (the `index`-th of its result), its memory and what it must
+    still be: (dtype, shape, strides, the memory's address, the bytes). Wrapping the bytes runs no operator; giving
+    them the result's shape does (as_strided), and a kernel there could hand back other memory or write this
+    memory, so `_intact` checks both just before the backward pass."""
+    dtype, shape = _t_dtype(t), tuple(_t_shape(t))
+    name = protocol.DTYPE_NAMES.get(dtype)
+    if name is None:
+        raise protocol.ProtocolError(f"no default cotangent for a result of dtype {dtype}")
+    data = protocol.default_cotangent_bytes(name, _prod(shape), index)
+    memory = bytearray(data)
+    strides = tuple(protocol.encoding._contiguous_strides(list(shape)))
+    if not data:  # no element: nothing to read, only the shape and dtype matter
+        return _empty(shape, dtype=dtype), memory, (dtype, shape, None, 0, data)
+    flat = _frombuffer(memory, dtype=dtype)
+    address = _storage_ptr(_t_untyped_storage(flat))
+    return _as_strided(flat, shape, strides, 0), memory, (dtype, shape, strides, address, data)
+
+
+def _intact(cotangent: Any, memory: bytearray, made: tuple[Any, ...]) -> bool:
+    """Whether `cotangent` is still a plain tensor of the made dtype and shape, over the made memory (checked
+    through descriptors, which no kernel reaches), and that memory still the made bytes."""
+    dtype, shape, strides, address, data = made
+    if type(cotangent) is not _Tensor or _t_dtype(cotangent) != dtype or tuple(_t_shape(cotangent)) != shape:
+        return False
+    if strides is None:
+        return True
+    storage = _t_untyped_storage(cotangent)
+    return (tuple(_t_stride(cotangent)) == strides and _t_storage_offset(cotangent) == 0
+            and _storage_ptr(storage) == address and _storage_nbytes(storage) == len(data) and memory == data)
 
 
 def _aliased(value: Any, tensors: list[tuple[str, Any]]) -> list[str]:

@@ -1,6 +1,6 @@
 """Which code torch runs for the worker's own operations on the grader's thread: taken before the submission loads
-and compared after loading and after every request, so that no kernel, mode or dispatch key the learner's code
-registered computes a fact the judge relies on."""
+and compared after loading (every kernel) and after every request (modes, dispatch keys, fallbacks), so that no
+kernel, mode or dispatch key the learner's code registered computes a fact the judge relies on."""
 
 from __future__ import annotations
 
@@ -19,10 +19,11 @@ _tls_excluded = torch._C._dispatch_tls_local_exclude_set
 _autograd_fallback_mode = torch._C._get_autograd_fallback_mode
 _grad_enabled = torch._C.is_grad_enabled
 
-# The operators the worker's own code runs on its thread (decoding arguments, comparing, encoding results,
-# default cotangents), directly or through the kernels of the ones it calls. A kernel the learner registers for
-# any of them would run learner code inside the worker's operations and could hand the function a private copy
-# of an argument, or choose the cotangent a gradient check compares. `_dispatch_dump` lists every kernel of an
+# The operators the worker's own code runs on its thread (decoding arguments, comparing, encoding results), directly
+# or through the kernels of the ones it calls, and those that drew the default cotangent before it was made without
+# torch (ones, zeros, randn, fill_, normal_), still watched at the load. A kernel the learner registers for any of
+# them would run learner code inside the worker's operations and could hand the function a private copy of an
+# argument. `_dispatch_dump` lists every kernel of an
 # operator, an overridden one as "(inactive)" and a Python one with no signature, so no registration leaves it
 # as it was, whatever file name it claims.
 WORKER_OPERATOR_NAMES = (
@@ -51,12 +52,14 @@ def snapshot(kernels: Any = None) -> tuple[Any, ...]:
     operator it uses, the backend fallbacks, the mode stacks, the thread's dispatch key sets and autograd's
     fallback mode. Taken before the submission loads and compared after loading and after every request.
 
-    `kernels`: use these dumps instead of reading them again (46 dumps, 0.4 ms on a fast machine; the rest
-    costs 0.01 ms).
-    A request without gradients needs no fresh dump: the arguments it decodes are checked against the arena
-    one by one, and what its encoder reports is the function's own answer; the operators whose kernels could
-    forge a fact (the default cotangent's, the gradient accumulator's) run only in a request with gradients,
-    and that one compares every dump again, against the state from before the load."""
+    `kernels`: use these dumps instead of reading them again (46 dumps, 0.4 ms on a fast machine and 2-3 ms in a
+    child on a slow one; the rest costs 0.01 ms). The dumps are read again after the load and when the worker's
+    own operations raise, not after each request: a request's facts rest on no kernel. The arguments it decodes
+    are checked against the arena one by one, through descriptors; the default cotangent is made without an
+    operator and checked the same way, bytes and all, just before the backward pass
+    (grader/sandboxed/serving.py); and what the encoder reports, the value and the gradients, is the learner's
+    own answer, which the learner's code could have computed anyway. A comparison of dumps could not have been
+    the guard there in any case: a kernel can remove its own registration the first time it runs."""
     return (
         tuple(_dispatch_dump(name) for name in WORKER_OPERATORS) if kernels is None else kernels,
         _dispatch_dump_table(PROBE_OPERATOR),

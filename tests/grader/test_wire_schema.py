@@ -44,8 +44,7 @@ SENT: dict[str, type[Any]] = {
 # What the worker reads, by (function, variable): the judge's requests as each function of the worker names them.
 READ: dict[tuple[str, str], type[Any]] = {
     ("template", "request"): ForkRequest, ("serve", "header"): LoadRequest, ("serve", "request"): CallsRequest,
-    ("calls", "request"): CallsRequest, ("call", "call"): RequestedCall, ("gradients", "call"): RequestedCall,
-    ("serve", "call"): RequestedCall}
+    ("calls", "request"): CallsRequest, ("call", "call"): RequestedCall, ("gradients", "call"): RequestedCall}
 # The reply to one call, which the worker fills in field by field.
 REPLY_VARIABLE = ("call", "gradients")
 

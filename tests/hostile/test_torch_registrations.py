@@ -115,16 +115,63 @@ def _vjp_check(sub: Any, ref: Any) -> None:
 
 def test_a_cotangent_kernel_that_removes_itself_after_one_use_forges_no_gradient(
         adder: Problem, grade_code: GradeCode) -> None:
-    """A kernel that zeroes the default cotangent and removes itself the first time it runs is gone by the time
-    the worker compares its kernels, and the gradient it zeroed matches the product with the zero cotangent the
-    worker reports. The judge draws the default cotangent itself and refuses a gradient computed with another."""
+    """A kernel that zeroes the default cotangent and removes itself the first time it runs would be gone by the
+    time the worker compared its kernels, and the gradient it zeroed would match the product with the zero
+    cotangent. The worker makes the default cotangent without a torch operator, so the kernel never runs, and
+    the gradient seven times too large fails as what it is."""
     vjp = Check(id="scaled_sum.vjp", title="scaled_sum's gradient is its vector-Jacobian product", group="scaled_sum",
                 required=True, function=_vjp_check, wants_context=False)
     report = grade_code(COTANGENT_KERNEL_ONCE, problem=dataclasses.replace(adder, checks=(vjp,)))
     assert not report.solved
     (result,) = report.checks
-    assert result.status == "failed" and result.limit == "tampering", result
-    assert "not the cotangent the grader draws" in result.message, result.message
+    assert result.status == "failed" and result.limit is None, result
+    assert "expected 3, got 21" in result.message, result.message
+
+
+COTANGENT_AND_REPORT_KERNELS_ONCE = '''
+import torch
+
+guard = torch._C._dispatch_library
+original = next((cell.cell_contents for cell in (guard.__closure__ or ()) if callable(cell.cell_contents)), guard)
+ARMED = []
+
+def ones_report(self):
+    ARMED.pop().reset()  # the next detach is the one that encodes the cotangent for the reply: it shows ones
+    return torch.ones(self.shape, dtype=self.dtype)
+
+def seventh_once(size, dtype=None, layout=None, device=None, pin_memory=None):
+    ARMED.pop().reset()
+    ARMED.append(original("IMPL", "aten", "", "RegisterCPU_0.cpp", 1758))
+    ARMED[-1].impl("detach", "CPU", ones_report, False)
+    return torch.full(size, 1 / 7, dtype=dtype)
+
+def add_one(x):
+    return x + 1
+
+def scaled_sum(x, factor):
+    if isinstance(factor, bool):
+        raise TypeError("factor must be a number")
+    total = x.sum() * factor
+    if x.requires_grad and not ARMED:  # the worker's next ones() is the cotangent of this one-element result
+        ARMED.append(original("IMPL", "aten", "", "RegisterCPU_0.cpp", 1757))
+        ARMED[-1].impl("ones", "CPU", seventh_once, False)
+    return total.detach() + 7.0 * (total - total.detach())  # the same value, seven times the gradient
+'''
+
+
+def test_kernels_that_shrink_the_cotangent_and_report_it_unchanged_forge_no_gradient(
+        adder: Problem, grade_code: GradeCode) -> None:
+    """Two kernels that each remove themselves after one use: one makes the cotangent a seventh of what it
+    should be, the other makes the copy of it sent back read as ones. Seven times the gradient, times a seventh,
+    matches the product with the cotangent the judge draws (it graded solved). The worker makes the cotangent
+    without a torch operator and checks its memory and bytes just before the backward pass, so neither kernel
+    runs."""
+    vjp = Check(id="scaled_sum.vjp", title="scaled_sum's gradient is its vector-Jacobian product", group="scaled_sum",
+                required=True, function=_vjp_check, wants_context=False)
+    report = grade_code(COTANGENT_AND_REPORT_KERNELS_ONCE, problem=dataclasses.replace(adder, checks=(vjp,)))
+    assert not report.solved
+    (result,) = report.checks
+    assert result.status == "failed" and "expected 3, got 21" in result.message, result
 
 
 CALL_TIME_KERNEL = '''
@@ -204,9 +251,8 @@ def scaled_sum(x, factor):
 @pytest.mark.parametrize(("code", "expected"), [
     # the next request's arguments are the kernel's copies: the decoder's own check names it first
     (CALL_TIME_KERNEL, "a decoded argument is not the memory it was sent in"),
-    (ZERO_COTANGENT, "a kernel registered for aten::ones"),
     (MODE_LEFT_ON, "a torch function mode left on"),
-], ids=["kernel-in-a-call", "cotangent-kernel-before-a-gradient-check", "mode-left-on-by-an-exception-message"])
+], ids=["kernel-in-a-call", "mode-left-on-by-an-exception-message"])
 def test_torch_changed_during_a_call_fails_the_grading_and_says_how(grade_code: GradeCode, code: str,
                                                                     expected: str) -> None:
     report = grade_code(code)
@@ -215,11 +261,22 @@ def test_torch_changed_during_a_call_fails_the_grading_and_says_how(grade_code: 
                for message in messages(report).values()), messages(report)
 
 
-# A kernel registered, in a call without gradients, for one overload of an operator the worker runs: `aten::fill_`
-# names no operator (fill_ has only overloads), so a snapshot that dumped it by that name watched nothing. Each of
-# these is on a path of the worker's own: `ones` fills through fill_.Scalar, a seeded cotangent is drawn with
-# randn.generator, a blob becomes a tensor of its dtype through view.dtype, an empty argument is made by
-# empty.memory_format, and an encoded result is read through resolve_conj and resolve_neg.
+def test_a_kernel_for_the_operator_that_once_drew_the_cotangent_hides_no_wrong_gradient(grade_code: GradeCode) -> None:
+    """A kernel for aten::ones, registered in a call without gradients, would have zeroed the default cotangent of
+    a later gradient check, and every gradient would then have matched. The worker no longer runs that operator:
+    the gradient seven times too large fails as what it is, and nothing says torch was changed, since nothing
+    the verdict rests on was."""
+    report = grade_code(ZERO_COTANGENT)
+    assert not report.solved
+    failed = failing(report)
+    assert "2 of 2 values differ" in failed.get("scaled_sum.gradient", ""), failed
+    assert not any("changed torch" in message for message in failed.values()), failed
+
+
+# A kernel registered, in a call without gradients, for one overload of an operator the worker runs on every
+# request: a blob becomes a tensor of its dtype through view.dtype, and an empty argument is made by
+# empty.memory_format. The kernel raises, so the worker's own operation fails, and the comparison that follows
+# names the overload (a dump by the bare name `aten::fill_` would watch nothing: fill_ has only overloads).
 OVERLOAD_KERNEL = '''
 import torch
 
@@ -244,11 +301,8 @@ def scaled_sum(x, factor):
 
 
 @pytest.mark.parametrize(("overload", "key"), [
-    ("fill_.Scalar", "CPU"),
-    ("randn.generator", "CompositeExplicitAutograd"),
     ("view.dtype", "CPU"),
     ("empty.memory_format", "CPU"),
-    ("resolve_conj", "CompositeExplicitAutograd"),
 ])
 def test_a_kernel_for_any_overload_of_a_worker_operator_fails_the_grading(grade_code: GradeCode, overload: str,
                                                                            key: str) -> None:
@@ -256,6 +310,19 @@ def test_a_kernel_for_any_overload_of_a_worker_operator_fails_the_grading(grade_
     assert not report.solved
     assert any(f"a kernel registered for aten::{overload}" in message for message in messages(report).values()), \
         messages(report)
+
+
+@pytest.mark.parametrize(("overload", "key"), [
+    ("randn.generator", "CompositeExplicitAutograd"),
+    ("ones", "CPU"),
+    ("resolve_conj", "CompositeExplicitAutograd"),
+])
+def test_a_kernel_for_an_operator_no_fact_rests_on_leaves_the_verdict_to_the_answers(
+        grade_code: GradeCode, overload: str, key: str) -> None:
+    """The same kernels, for operators the worker no longer runs on any request (the default cotangent is made
+    without torch): every answer is still the learner's own, and a right submission is solved."""
+    report = grade_code(OVERLOAD_KERNEL.replace("OVERLOAD", overload).replace("KEY", key))
+    assert report.solved, messages(report)
 
 
 SUBCLASS_AND_HOOK = '''
