@@ -80,17 +80,16 @@ def test_an_aten_kernel_that_hands_out_private_copies_hides_no_in_place_write(
     assert any(expected in message for message in messages(report).values()), messages(report)
 
 
-COTANGENT_KERNEL_ONCE = '''
+# A submission whose scaled_sum has the right value and seven times the right gradient, and which, at the end of a
+# call with gradients, arms a kernel for aten::ones (the operator that drew the default cotangent of a one-element
+# result) through the original registration function in the refusing wrapper's closure. KERNELS defines it.
+ARMS_ONES = '''
 import torch
 
 guard = torch._C._dispatch_library
 original = next((cell.cell_contents for cell in (guard.__closure__ or ()) if callable(cell.cell_contents)), guard)
 ARMED = []
-
-def zeros_once(size, dtype=None, layout=None, device=None, pin_memory=None):
-    ARMED.pop().reset()  # gone before the worker compares its kernels after the request
-    return torch.zeros(size, dtype=dtype)
-
+KERNELS
 def add_one(x):
     return x + 1
 
@@ -100,9 +99,15 @@ def scaled_sum(x, factor):
     total = x.sum() * factor
     if x.requires_grad and not ARMED:  # the worker's next ones() is the cotangent of this one-element result
         ARMED.append(original("IMPL", "aten", "", "RegisterCPU_0.cpp", 1757))
-        ARMED[-1].impl("ones", "CPU", zeros_once, False)
+        ARMED[-1].impl("ones", "CPU", ones_kernel, False)
     return total.detach() + 7.0 * (total - total.detach())  # the same value, seven times the gradient
 '''
+
+COTANGENT_KERNEL_ONCE = ARMS_ONES.replace("KERNELS", '''
+def ones_kernel(size, dtype=None, layout=None, device=None, pin_memory=None):
+    ARMED.pop().reset()  # gone before the worker compares its kernels after the request
+    return torch.zeros(size, dtype=dtype)
+''')
 
 
 def _vjp_check(sub: Any, ref: Any) -> None:
@@ -128,35 +133,17 @@ def test_a_cotangent_kernel_that_removes_itself_after_one_use_forges_no_gradient
     assert "expected 3, got 21" in result.message, result.message
 
 
-COTANGENT_AND_REPORT_KERNELS_ONCE = '''
-import torch
-
-guard = torch._C._dispatch_library
-original = next((cell.cell_contents for cell in (guard.__closure__ or ()) if callable(cell.cell_contents)), guard)
-ARMED = []
-
+COTANGENT_AND_REPORT_KERNELS_ONCE = ARMS_ONES.replace("KERNELS", '''
 def ones_report(self):
     ARMED.pop().reset()  # the next detach is the one that encodes the cotangent for the reply: it shows ones
     return torch.ones(self.shape, dtype=self.dtype)
 
-def seventh_once(size, dtype=None, layout=None, device=None, pin_memory=None):
+def ones_kernel(size, dtype=None, layout=None, device=None, pin_memory=None):
     ARMED.pop().reset()
     ARMED.append(original("IMPL", "aten", "", "RegisterCPU_0.cpp", 1758))
     ARMED[-1].impl("detach", "CPU", ones_report, False)
     return torch.full(size, 1 / 7, dtype=dtype)
-
-def add_one(x):
-    return x + 1
-
-def scaled_sum(x, factor):
-    if isinstance(factor, bool):
-        raise TypeError("factor must be a number")
-    total = x.sum() * factor
-    if x.requires_grad and not ARMED:  # the worker's next ones() is the cotangent of this one-element result
-        ARMED.append(original("IMPL", "aten", "", "RegisterCPU_0.cpp", 1757))
-        ARMED[-1].impl("ones", "CPU", seventh_once, False)
-    return total.detach() + 7.0 * (total - total.detach())  # the same value, seven times the gradient
-'''
+''')
 
 
 def test_kernels_that_shrink_the_cotangent_and_report_it_unchanged_forge_no_gradient(
