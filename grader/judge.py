@@ -288,23 +288,8 @@ def _diagnosed(failure: CheckFailed, problem: Problem) -> tuple[str, str | None]
     return (with_hint(failure.bare, diagnosis), diagnosis) if diagnosis else (str(failure), None)
 
 
-def _storages_of(tree: Any) -> set[int]:
-    """The blobs an encoded argument's tensors use. The tree is the judge's own encoding (grader.protocol), so
-    only its tagged containers are walked: a list of numbers (an argument passed as .tolist()) is skipped item by
-    item, never pushed."""
-    found: set[int] = set()
-    stack = [tree] if type(tree) is dict else []  # a number or a string: no tensor
-    while stack:
-        node = stack.pop()
-        for tag, body in node.items():
-            if tag == "tensor":
-                if type(body) is dict and type(body.get("storage")) is int:  # a meta tensor has none
-                    found.add(body["storage"])
-            elif tag == "tuple" or tag == "list":
-                stack += [item for item in body if type(item) is dict]
-            elif tag == "dict":
-                stack += [value for _, value in body if type(value) is dict]
-    return found
+# The blobs an encoded argument's tensors use (grader.protocol.storages_of, which the worker reads cotangents with).
+_storages_of = protocol.storages_of
 
 
 def _argument_order(key: str) -> tuple[int, int | str]:

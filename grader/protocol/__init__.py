@@ -37,6 +37,7 @@ from grader.protocol.encoding import (
     Opaque,
     decode,
     encode,
+    storages_of,
 )
 from grader.protocol.exceptions import MessageTooLarge, OverBudget, ProtocolError, Unsigned
 from grader.protocol.framing import (
@@ -61,5 +62,5 @@ __all__ = [
     "MAX_DEPTH", "MAX_DIMS", "MAX_HEADER_BYTES", "MAX_ITEMS", "MAX_STRING", "Arena", "Decoder", "Encoder",
     "MessageTooLarge", "Opaque", "OverBudget", "ProtocolError", "RawFrame", "Unsigned", "blob_table", "decode",
     "default_cotangent_bytes", "dumps", "encode", "frame_parts", "loads", "map_arena", "open_frame", "read_frame",
-    "recv_frame", "send_frame", "send_parts", "signature",
+    "recv_frame", "send_frame", "send_parts", "signature", "storages_of",
 ]

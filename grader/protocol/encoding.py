@@ -378,6 +378,25 @@ class Decoder:
         return tensor
 
 
+def storages_of(tree: Any) -> set[int]:
+    """The blobs an encoded value's tensors use. The tree is the judge's own encoding, so only its tagged
+    containers are walked: a list of numbers (an argument passed as .tolist()) is skipped item by
+    item, never pushed."""
+    found: set[int] = set()
+    stack = [tree] if type(tree) is dict else []  # a number or a string: no tensor
+    while stack:
+        node = stack.pop()
+        for tag, body in node.items():
+            if tag == "tensor":
+                if type(body) is dict and type(body.get("storage")) is int:  # a meta tensor has none
+                    found.add(body["storage"])
+            elif tag == "tuple" or tag == "list":
+                stack += [item for item in body if type(item) is dict]
+            elif tag == "dict":
+                stack += [value for _, value in body if type(value) is dict]
+    return found
+
+
 def _int_list(value: Any) -> TypeGuard[list[int]]:
     return type(value) is list and _INT_ONLY.issuperset(map(type, value))  # int itself: True is no size
 

@@ -169,8 +169,9 @@ class Served:
     def gradients(self, reply: dict[str, Any], value: Any, call: dict[str, Any], tensors: dict[str, Any],
                   edges: dict[str, Any], decoder: Any, encoder: Any) -> None:
         """Vector-Jacobian products of the result with respect to the arguments asked for. A cotangent comes
-        with the call, or is the default one (grader.protocol.cotangent), made here without a torch operator,
-        checked to be those bytes in that memory just before the backward pass, and sent back. Which arguments
+        with the call (read into memory of this process's own), or is the default one (grader.protocol.cotangent),
+        made here without a torch operator and sent back; either is checked to be those bytes in that memory just
+        before the backward pass. Which arguments
         take part is decided by the snapshot from before the call (`edges`): an argument that required grad then
         is differentiated through its accumulator, even if the call cleared its requires_grad since."""
         wanted = [key for key in call["grads"] if type(key) is str]
@@ -178,10 +179,10 @@ class Served:
         reply["grads"] = grads
         results = _tensors_in(value)
         given = call["grad_output"]
-        made: list[tuple[Any, bytearray, tuple[Any, ...]]] = []
+        made: list[Held] = []
         try:
             if given is not None:
-                cotangent = decoder.decode(given)
+                cotangent, made = _given_cotangent(given, decoder.blobs, self.stand_in)
                 cotangents = list(cotangent) if type(cotangent) in (tuple, list) else [cotangent]
             else:  # one per tensor of the result, in order (a check's central differences pair them up)
                 made = [_default_cotangent(t, index) for index, t in enumerate(results)]
@@ -204,7 +205,8 @@ class Served:
             found = _run_backward(tuple(t for t, _ in pairs), tuple(c for _, c in pairs), False, False,
                                   tuple(t for _, t in inputs), True, False)
         except BaseException as exc:  # noqa: B902 - the learner's backward may raise anything
-            if encoder.over or type(exc) is _CotangentChanged:  # past the message limit; not the learner's answer
+            # Past the message limit, or a cotangent that is not the judge's: neither is the learner's answer.
+            if encoder.over or protocol.ProtocolError in _type_mro(type(exc)):
                 raise
             reply["backward_error"] = self.exception_summary(exc)["message"]
             self.graveyard.append(exc)
@@ -305,16 +307,20 @@ def _grad_accumulator(t: Any) -> Any:
     finally:
         _set_grad_enabled(enabled)
 
+# A cotangent as the backward pass will read it: the tensor, its memory, and what `_intact` finds them still to be.
+Held = tuple[Any, bytearray, tuple[Any, ...]]
+
+
 class _CotangentChanged(protocol.ProtocolError):
     """The default cotangent's tensor or bytes changed between being made and the backward pass: ends the child
     as a tampering (grader/sandboxed/child_loop.py), never reported as the learner's backward error."""
 
 
-def _default_cotangent(t: Any, index: int) -> tuple[Any, bytearray, tuple[Any, ...]]:
+def _default_cotangent(t: Any, index: int) -> Held:
     """The default cotangent of result tensor `t` (the `index`-th of its result), its memory and what it must
-    still be: (dtype, shape, strides, the memory's address, the bytes). Wrapping the bytes runs no operator; giving
-    them the result's shape does (as_strided), and a kernel there could hand back other memory or write this
-    memory, so `_intact` checks both just before the backward pass."""
+    still be: (dtype, shape, strides, offset, the memory's address, the bytes). Wrapping the bytes runs no
+    operator; giving them the result's shape does (as_strided), and a kernel there could hand back other memory
+    or write this memory, so `_intact` checks both just before the backward pass."""
     dtype, shape = _t_dtype(t), tuple(_t_shape(t))
     name = protocol.DTYPE_NAMES.get(dtype)
     if name is None:
@@ -323,22 +329,47 @@ def _default_cotangent(t: Any, index: int) -> tuple[Any, bytearray, tuple[Any, .
     memory = bytearray(data)
     strides = tuple(protocol.encoding._contiguous_strides(list(shape)))
     if not data:  # no element: nothing to read, only the shape and dtype matter
-        return _empty(shape, dtype=dtype), memory, (dtype, shape, None, 0, data)
+        return _empty(shape, dtype=dtype), memory, (dtype, shape, None, 0, None, data)
     flat = _frombuffer(memory, dtype=dtype)
     address = _storage_ptr(_t_untyped_storage(flat))
-    return _as_strided(flat, shape, strides, 0), memory, (dtype, shape, strides, address, data)
+    return _as_strided(flat, shape, strides, 0), memory, (dtype, shape, strides, 0, address, data)
+
+
+def _given_cotangent(tree: Any, blobs: list[Any], stand_in: Any) -> tuple[Any, list[Held]]:
+    """A cotangent the check gave, rebuilt over copies of its blobs taken before any operator runs (the judge's
+    memory stays out of reach of a kernel the rebuilding calls), and for each of its tensors what `_intact`
+    checks before the backward pass. Its blobs are copied, not the call's arguments'."""
+    used = protocol.storages_of(tree)
+    copies = {index: bytearray(blobs[index]) for index in used if 0 <= index < len(blobs)}
+    snapshots = {index: bytes(memory) for index, memory in copies.items()}
+    decoder = protocol.Decoder([copies.get(index, b"") for index in range(len(blobs))], copy=False, results=False,
+                               opaque=stand_in)
+    value = decoder.decode(tree)
+    by_address = {decoder._memory[index][0]: index for index in copies if index in decoder._memory}
+    made: list[Held] = []
+    for t in _tensors_in(value):
+        dtype, shape = _t_dtype(t), tuple(_t_shape(t))
+        storage = _t_untyped_storage(t)
+        index = by_address.get(_storage_ptr(storage))
+        if index is None or _prod(shape) == 0:  # empty, or meta: no values to change, only shape and dtype
+            made.append((t, bytearray(), (dtype, shape, None, 0, None, b"")))
+        else:
+            made.append((t, copies[index], (dtype, shape, tuple(_t_stride(t)), _t_storage_offset(t),
+                                           _storage_ptr(storage), snapshots[index])))
+    return value, made
 
 
 def _intact(cotangent: Any, memory: bytearray, made: tuple[Any, ...]) -> bool:
-    """Whether `cotangent` is still a plain tensor of the made dtype and shape, over the made memory (checked
-    through descriptors, which no kernel reaches), and that memory still the made bytes."""
-    dtype, shape, strides, address, data = made
+    """Whether `cotangent` is still a plain tensor of the made dtype and shape, over the made memory at the made
+    strides and offset (checked through descriptors, which no kernel reaches), and that memory still the made
+    bytes."""
+    dtype, shape, strides, offset, address, data = made
     if type(cotangent) is not _Tensor or _t_dtype(cotangent) != dtype or tuple(_t_shape(cotangent)) != shape:
         return False
-    if strides is None:
+    if address is None:
         return True
     storage = _t_untyped_storage(cotangent)
-    return (tuple(_t_stride(cotangent)) == strides and _t_storage_offset(cotangent) == 0
+    return (tuple(_t_stride(cotangent)) == strides and _t_storage_offset(cotangent) == offset
             and _storage_ptr(storage) == address and _storage_nbytes(storage) == len(data) and memory == data)
 
 

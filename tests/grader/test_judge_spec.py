@@ -28,7 +28,15 @@ from grader.judge import CheckContext, CheckRunner, RemoteFunction, RemoteSubmis
 from grader.limits import Limits
 from grader.messages import CallOutcome, CallsReply, CallsRequest, TimedOut, TooLarge
 from grader.problems import FunctionSpec, Problem, ProblemSpec
-from grader.protocol import MAX_DEPTH, MAX_ITEMS, Decoder, Encoder, ProtocolError, default_cotangent_bytes
+from grader.protocol import (
+    MAX_DEPTH,
+    MAX_ITEMS,
+    Decoder,
+    Encoder,
+    ProtocolError,
+    default_cotangent_bytes,
+    storages_of,
+)
 from grader.report import MAX_MESSAGE_CHARS, CheckResult, Report, cap_text
 from grader.sandbox import SandboxUnavailable
 from grader.session import LoadResult
@@ -950,7 +958,7 @@ def test_the_report_summarises_the_verdicts() -> None:
     pytest.param({"float": "nan"}, set(), id="tagged-float"),
 ])
 def test_the_storages_of_an_encoded_argument_are_found_at_any_depth(tree: Any, storages: set[int]) -> None:
-    assert judge._storages_of(tree) == storages
+    assert storages_of(tree) == storages
 
 
 @pytest.mark.parametrize(("keys", "ordered"), [

@@ -161,6 +161,60 @@ def test_kernels_that_shrink_the_cotangent_and_report_it_unchanged_forge_no_grad
     assert result.status == "failed" and "expected 3, got 21" in result.message, result
 
 
+# The same wrong gradient, for a check that gives the cotangent itself: the worker rebuilds it from the judge's
+# memory through as_strided, and a kernel there, armed at the end of the call and skipping the encoding of the
+# value (the first as_strided after the call), is handed a tensor over that memory: it shrinks the cotangent in
+# place, a seventh, and removes itself.
+GIVEN_COTANGENT_SHRUNK = '''
+import torch
+
+CPU = torch._C.DispatchKeySet(torch._C.DispatchKey.CPU)
+guard = torch._C._dispatch_library
+original = next((cell.cell_contents for cell in (guard.__closure__ or ()) if callable(cell.cell_contents)), guard)
+ARMED = []
+SEEN = []
+
+def shrink_second(self, size, stride, storage_offset=None):
+    SEEN.append(1)
+    if len(SEEN) == 2:
+        ARMED.pop().reset()
+        with torch.no_grad():
+            self.mul_(1 / 7)
+    return torch.ops.aten.as_strided.default.redispatch(CPU, self, size, stride, storage_offset)
+
+def add_one(x):
+    return x + 1
+
+def scaled_sum(x, factor):
+    if isinstance(factor, bool):
+        raise TypeError("factor must be a number")
+    total = x.sum() * factor
+    if x.requires_grad and not ARMED:
+        ARMED.append(original("IMPL", "aten", "", "RegisterCPU_0.cpp", 1759))
+        ARMED[-1].impl("as_strided", "AutogradCPU", shrink_second, False)
+    return total.detach() + 7.0 * (total - total.detach())  # the same value, seven times the gradient
+'''
+
+
+def _given_vjp_check(sub: Any, ref: Any) -> None:
+    x = torch.tensor([1.0, -2.0], dtype=torch.float64, requires_grad=True)
+    result = sub.scaled_sum.call(x, 3.0, grads=("x",), grad_output=torch.tensor(2.0, dtype=torch.float64))
+    expect_grad_close(result, "x", torch.full((2,), 6.0, dtype=torch.float64))
+
+
+def test_a_kernel_that_shrinks_a_given_cotangent_in_the_judges_memory_forges_no_gradient(
+        adder: Problem, grade_code: GradeCode) -> None:
+    """The worker reads a given cotangent into memory of its own and checks, just before the backward pass, that
+    the tensor is still that memory and the memory still the judge's bytes."""
+    vjp = Check(id="scaled_sum.given_vjp", title="scaled_sum's gradient for a given cotangent", group="scaled_sum",
+                required=True, function=_given_vjp_check, wants_context=False)
+    report = grade_code(GIVEN_COTANGENT_SHRUNK, problem=dataclasses.replace(adder, checks=(vjp,)))
+    assert not report.solved
+    (result,) = report.checks
+    assert result.status == "failed" and result.limit == "tampering", result
+    assert "the cotangent the grader made for a gradient is no longer the memory and bytes" in result.message, result
+
+
 CALL_TIME_KERNEL = '''
 import torch
 
