@@ -81,11 +81,12 @@ def test_an_aten_kernel_that_hands_out_private_copies_hides_no_in_place_write(
 
 
 # A submission whose scaled_sum has the right value and seven times the right gradient, and which, at the end of a
-# call with gradients, arms a kernel for aten::ones (the operator that drew the default cotangent of a one-element
-# result) through the original registration function in the refusing wrapper's closure. KERNELS defines it.
-ARMS_ONES = '''
+# call with gradients, arms a kernel (`kernel`, for the operator and dispatch key in `ARMING`, both defined where
+# KERNELS stands) through the original registration function in the refusing wrapper's closure.
+ARMS_A_KERNEL = '''
 import torch
 
+CPU = torch._C.DispatchKeySet(torch._C.DispatchKey.CPU)
 guard = torch._C._dispatch_library
 original = next((cell.cell_contents for cell in (guard.__closure__ or ()) if callable(cell.cell_contents)), guard)
 ARMED = []
@@ -97,14 +98,17 @@ def scaled_sum(x, factor):
     if isinstance(factor, bool):
         raise TypeError("factor must be a number")
     total = x.sum() * factor
-    if x.requires_grad and not ARMED:  # the worker's next ones() is the cotangent of this one-element result
+    if x.requires_grad and not ARMED:
         ARMED.append(original("IMPL", "aten", "", "RegisterCPU_0.cpp", 1757))
-        ARMED[-1].impl("ones", "CPU", ones_kernel, False)
+        ARMED[-1].impl(*ARMING, kernel, False)
     return total.detach() + 7.0 * (total - total.detach())  # the same value, seven times the gradient
 '''
 
-COTANGENT_KERNEL_ONCE = ARMS_ONES.replace("KERNELS", '''
-def ones_kernel(size, dtype=None, layout=None, device=None, pin_memory=None):
+# The worker's next ones() was the cotangent of this one-element result.
+COTANGENT_KERNEL_ONCE = ARMS_A_KERNEL.replace("KERNELS", '''
+ARMING = ("ones", "CPU")
+
+def kernel(size, dtype=None, layout=None, device=None, pin_memory=None):
     ARMED.pop().reset()  # gone before the worker compares its kernels after the request
     return torch.zeros(size, dtype=dtype)
 ''')
@@ -133,12 +137,14 @@ def test_a_cotangent_kernel_that_removes_itself_after_one_use_forges_no_gradient
     assert "expected 3, got 21" in result.message, result.message
 
 
-COTANGENT_AND_REPORT_KERNELS_ONCE = ARMS_ONES.replace("KERNELS", '''
+COTANGENT_AND_REPORT_KERNELS_ONCE = ARMS_A_KERNEL.replace("KERNELS", '''
+ARMING = ("ones", "CPU")
+
 def ones_report(self):
     ARMED.pop().reset()  # the next detach is the one that encodes the cotangent for the reply: it shows ones
     return torch.ones(self.shape, dtype=self.dtype)
 
-def ones_kernel(size, dtype=None, layout=None, device=None, pin_memory=None):
+def kernel(size, dtype=None, layout=None, device=None, pin_memory=None):
     ARMED.pop().reset()
     ARMED.append(original("IMPL", "aten", "", "RegisterCPU_0.cpp", 1758))
     ARMED[-1].impl("detach", "CPU", ones_report, False)
@@ -165,35 +171,18 @@ def test_kernels_that_shrink_the_cotangent_and_report_it_unchanged_forge_no_grad
 # memory through as_strided, and a kernel there, armed at the end of the call and skipping the encoding of the
 # value (the first as_strided after the call), is handed a tensor over that memory: it shrinks the cotangent in
 # place, a seventh, and removes itself.
-GIVEN_COTANGENT_SHRUNK = '''
-import torch
-
-CPU = torch._C.DispatchKeySet(torch._C.DispatchKey.CPU)
-guard = torch._C._dispatch_library
-original = next((cell.cell_contents for cell in (guard.__closure__ or ()) if callable(cell.cell_contents)), guard)
-ARMED = []
+GIVEN_COTANGENT_SHRUNK = ARMS_A_KERNEL.replace("KERNELS", '''
+ARMING = ("as_strided", "AutogradCPU")
 SEEN = []
 
-def shrink_second(self, size, stride, storage_offset=None):
+def kernel(self, size, stride, storage_offset=None):
     SEEN.append(1)
     if len(SEEN) == 2:
         ARMED.pop().reset()
         with torch.no_grad():
             self.mul_(1 / 7)
     return torch.ops.aten.as_strided.default.redispatch(CPU, self, size, stride, storage_offset)
-
-def add_one(x):
-    return x + 1
-
-def scaled_sum(x, factor):
-    if isinstance(factor, bool):
-        raise TypeError("factor must be a number")
-    total = x.sum() * factor
-    if x.requires_grad and not ARMED:
-        ARMED.append(original("IMPL", "aten", "", "RegisterCPU_0.cpp", 1759))
-        ARMED[-1].impl("as_strided", "AutogradCPU", shrink_second, False)
-    return total.detach() + 7.0 * (total - total.detach())  # the same value, seven times the gradient
-'''
+''')
 
 
 def _given_vjp_check(sub: Any, ref: Any) -> None:
