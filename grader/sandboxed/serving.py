@@ -171,9 +171,9 @@ class Served:
         """Vector-Jacobian products of the result with respect to the arguments asked for. A cotangent comes
         with the call (read into memory of this process's own), or is the default one (grader.protocol.cotangent),
         made here without a torch operator and sent back; either is checked to be those bytes in that memory just
-        before the backward pass. Which arguments
-        take part is decided by the snapshot from before the call (`edges`): an argument that required grad then
-        is differentiated through its accumulator, even if the call cleared its requires_grad since."""
+        before the backward pass. Which arguments take part is decided by the snapshot from before the call
+        (`edges`): an argument that required grad then is differentiated through its accumulator, even if the call
+        cleared its requires_grad since."""
         wanted = [key for key in call["grads"] if type(key) is str]
         grads: dict[str, Any] = {key: None for key in wanted}
         reply["grads"] = grads
@@ -312,8 +312,9 @@ Held = tuple[Any, bytearray, tuple[Any, ...]]
 
 
 class _CotangentChanged(protocol.ProtocolError):
-    """The default cotangent's tensor or bytes changed between being made and the backward pass: ends the child
-    as a tampering (grader/sandboxed/child_loop.py), never reported as the learner's backward error."""
+    """A cotangent's tensor or bytes changed between being made (or read from the judge's memory) and the backward
+    pass: ends the child as a tampering (grader/sandboxed/child_loop.py), never reported as the learner's backward
+    error."""
 
 
 def _default_cotangent(t: Any, index: int) -> Held:
