@@ -579,8 +579,13 @@ def _examine_variants(problem: Problem, grade: Grade, verdict: ProblemVerdict, o
             continue
         if report.error is not None:
             problems.append(f"{path.name}: {report.error.kind} error: {_first_line(report.error.message)}")
+        # An advisory check the advisory budget cut short decided nothing (the variant is solved either way), and
+        # how far a slow variant gets in it depends on how busy the machine is: a warning, never unsoundness.
+        cut = [c for c in report.checks if not c.required and c.status == "skipped" and c.limit == "total_time"]
+        verdict.warnings += [f"variant {path.name}: advisory check {c.id} was {_first_line(c.message)}; a faster "
+                             "variant, or a larger advisory_budget_s, lets it finish" for c in cut]
         problems += [f"{path.name}: {c.id} {c.status}: {_first_line(c.message)}"
-                     for c in report.checks if c.status != "passed"]
+                     for c in report.checks if c.status != "passed" and c not in cut]
     if problems:
         verdict.failures.append("every variant must pass every check:\n" + "\n".join(problems))
     failing = {line.split(":", 1)[0] for line in problems}

@@ -128,6 +128,43 @@ def test_variant_that_fails_a_check_is_reported(problem: Path, selftest: SelfTes
     assert "actually_wrong.py: normalize_rows.zero_row failed" in output
 
 
+MANY_CALLS = '''
+
+@check("normalize_rows.many_calls", "Forty small calls", required=False)
+def many_calls(sub, ref):
+    for _ in range(40):
+        expect_close(sub.normalize_rows(torch.tensor([[3.0, 4.0]])), torch.tensor([[0.6, 0.8]]))
+'''
+
+SLOW_VARIANT = '''"""Variant: right, and slow: each call sleeps 50 ms (the learner's clock counts it)."""
+
+import time
+
+import torch
+
+from helpers import check_matrix
+
+
+def normalize_rows(x):
+    check_matrix(x)
+    time.sleep(0.05)
+    return x / x.norm(dim=1, keepdim=True).clamp_min(1e-12)
+'''
+
+
+def test_a_variant_whose_advisory_check_the_budget_cuts_short_is_a_warning_not_unsound(
+        problem: Path, selftest: SelfTest) -> None:
+    """How far a slow variant gets in an advisory check depends on the machine: the budget cutting it short
+    decides no verdict, so the self-test warns and stays sound."""
+    (problem / "checks.py").write_text((problem / "checks.py").read_text() + MANY_CALLS)
+    toml = problem / "problem.toml"
+    toml.write_text(toml.read_text().replace("[limits]\n", "[limits]\nadvisory_budget_s = 1.0\n"))
+    (problem / "variants" / "slow.py").write_text(SLOW_VARIANT)
+    ok, output = selftest(problem)
+    assert ok, output
+    assert "variant slow.py: advisory check normalize_rows.many_calls was cut short" in output
+
+
 def test_starter_that_does_not_load_is_reported(problem: Path, selftest: SelfTest) -> None:
     (problem / "starter.py").write_text("def normalize_rows(x):\n    return (\n")
     ok, output = selftest(problem)
