@@ -331,13 +331,14 @@ def run_check(check: Check, runner: CheckRunner, context: CheckContext) -> Check
 
 def _run_checks(
     problem: Problem, session: GroupedCallSession, loaded: LoadResult, context: CheckContext,
-    emit: Callable[[CheckResult], None],
+    emit: Callable[[CheckResult], None], decided: Callable[[], None],
 ) -> bool:
     """Every required check, then every advisory one (each group in declared order): nothing an advisory check
     does can stop, slow or fail a required one. Within a group the checks run side by side (grader.interleave),
     each reported as soon as it and those before it are done. The required checks spend the total time limit,
-    the advisory ones the advisory budget, which starts when the last required check is done. True when the
-    grading was stopped (its CancelToken): the checks not done by then are `skipped`."""
+    the advisory ones the advisory budget, which starts when the last required check is done; `decided` is
+    called then, before any advisory check runs, unless a stop ended the required ones. True when the grading
+    was stopped (its CancelToken): the checks not done by then are `skipped`."""
     limits = problem.limits
     interleaver = Interleaver(session=session, limits=limits)  # one: a function that broke a limit stays broken
     # What loading printed goes with the first check that runs: the first check of a group takes this list, and
@@ -350,7 +351,9 @@ def _run_checks(
     if stopped:
         for check in advisory:
             emit(_not_run(check, STOPPED))
-    elif advisory:
+        return stopped
+    decided()
+    if advisory:
         session.start_advisory_budget()
         spent = f"the advisory budget of {limits.advisory_budget_s:g} s was spent"
         stopped = _run_group(problem, interleaver, advisory, loaded, context, emit, first_output, spent=spent,
@@ -438,8 +441,13 @@ def grade(
     seed: int = 0,
     cancel: CancelToken | None = None,
     on_call: OnCall | None = None,
+    on_verdict: Callable[[bool], None] | None = None,
 ) -> Report:
     """Grade one submission. Always returns a report, whatever the submission does.
+
+    `on_verdict`: told once, as soon as the required checks are done and before the advisory ones run, whether
+    the submission is solved (not told when a stop or a load failure ended the grading before then). The
+    report's `solved` is the same: nothing after that moment takes a verdict back.
 
     `cancel`: setting it (from any thread) ends the grading at once: the running call's child is killed, checks
     done by then keep their verdicts, the others are `skipped` ("stopped by you") and the report says
@@ -450,11 +458,19 @@ def grade(
     context = CheckContext()
     error: ReportError | None = None
     stopped = False
+    announced = False  # the verdict given when the required checks were done: solved
 
     def emit(result: CheckResult) -> None:
         results.append(result)
         if on_check is not None:
             on_check(result)
+
+    def decided() -> None:
+        nonlocal announced
+        # every check gets a result, so this is summarise's `bool(checks) and required_ok` at this moment
+        announced = bool(problem.checks) and all(result.status == "passed" for result in results if result.required)
+        if on_verdict is not None:
+            on_verdict(announced)
 
     try:
         modules = {HELPERS_MODULE: problem.helpers} if problem.helpers else {}
@@ -462,7 +478,7 @@ def grade(
                           cancel=cancel, on_call=on_call) as session:
             loaded, error = _load_error(session)
             if error is None and loaded is not None:
-                stopped = _run_checks(problem, session, loaded, context, emit)
+                stopped = _run_checks(problem, session, loaded, context, emit, decided)
     except SandboxUnavailable as exc:
         error = ReportError(kind="sandbox", message=f"the sandbox is unavailable, so your code was not run: {exc}")
     except GradingStopped as stop:  # before any check ran: waiting for a template, or loading the code
@@ -484,4 +500,5 @@ def grade(
         duration_ms=(time.perf_counter() - started) * 1000,
         error=error,
         stopped=stopped,
+        verdict=announced,
     )

@@ -75,7 +75,8 @@ class Report(BaseModel):
     stopped: bool = Field(
         default=False,
         description="The learner stopped the grading (the Stop button): checks that had not finished are "
-        "`skipped` (\"stopped by you\"), those that had keep their verdicts; never solved.",
+        "`skipped` (\"stopped by you\"), those that had keep their verdicts. Solved only when the stop came "
+        "after every required check had passed (among the advisory checks, which decide nothing).",
     )
 
     @property
@@ -148,12 +149,19 @@ def summarise(
     duration_ms: float,
     error: ReportError | None = None,
     stopped: bool = False,
+    verdict: bool = False,
 ) -> Report:
     """Derive `solved` and `status` from the checks so no caller can get them out of step; cap the document's
-    size (fit_report). A stopped grading is never solved: its status is `failed` (or `error` as usual)."""
+    size (fit_report). A stopped grading is not solved: its status is `failed` (or `error` as usual).
+
+    `verdict`: the judge announced this grading solved when its required checks were done, before the advisory
+    ones ran (grade's `on_verdict`: the page showed it and unlocked the notes). What happens after that, a stop,
+    an advisory check the grader broke on, a sandbox lost, does not take it back; the checks must still show
+    every required one passed."""
     required_ok = all(c.status == "passed" for c in checks if c.required)
     grader_broke = any(c.status == "error" for c in checks)  # a ReportError of any kind already means "error"
-    solved = bool(checks) and required_ok and error is None and not grader_broke and not stopped
+    undisturbed = error is None and not grader_broke and not stopped
+    solved = bool(checks) and required_ok and (verdict or undisturbed)
     if solved:
         status: ReportStatus = "passed"
     elif error is not None or grader_broke:

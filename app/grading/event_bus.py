@@ -16,7 +16,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, Self
 
-EventKind = Literal["status", "check", "call", "finished"]
+EventKind = Literal["status", "check", "call", "verdict", "finished"]
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,8 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from sqlalchemy import ColumnElement, and_, or_, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
 
 import grader
 from app.db import SessionFactory, transaction
@@ -46,6 +48,7 @@ class GradeFunction(Protocol):
         on_check: Callable[[CheckResult], None] | None = None,
         cancel: CancelToken | None = None,
         on_call: Callable[[CallStarted | None], None] | None = None,
+        on_verdict: Callable[[bool], None] | None = None,
     ) -> Report: ...
 
 
@@ -87,6 +90,17 @@ def grade_submission(
         payload = {"check": result.model_dump(mode="json"), "done": len(finished_checks), "total": total}
         bus.publish(submission_id, GradingEvent("check", payload))
 
+    solved_early = False  # the judge told "solved" when the required checks were done; the report agrees
+
+    def on_verdict(solved: bool) -> None:
+        # The notes unlock now, while the advisory checks (paper-scale experiments) still run: they decide
+        # nothing, so the learner does not wait for them. The page hears it only once the unlock is stored.
+        nonlocal solved_early
+        solved_early = solved
+        if solved and not _store_solved(session_factory, submission_id):
+            return
+        bus.publish(submission_id, GradingEvent("verdict", {"solved": solved}))
+
     started = time.perf_counter()
     status = "done"
     try:
@@ -105,7 +119,7 @@ def grade_submission(
         with (stops or StopRegistry()).watch(submission_id) as token, \
                 CallWatch(publish_call, slow_after_s=slow_call_s) as calls:
             report = grade_function(problem, claimed.code, pool=pool, on_check=on_check, cancel=token,
-                                    on_call=calls.on_call)
+                                    on_call=calls.on_call, on_verdict=on_verdict)
         if report.error is not None and report.error.kind in ("grader", "sandbox"):
             status = "error"
     except Exception as exc:
@@ -117,6 +131,7 @@ def grade_submission(
             checks=finished_checks,
             sandbox=getattr(pool, "sandbox", "bubblewrap"),
             duration_ms=(time.perf_counter() - started) * 1000,
+            verdict=solved_early,
         )
         status = "error"
     _store_verdict(session_factory, submission_id, report=report, status=status, problem=problem)
@@ -168,8 +183,10 @@ def _failure_message(exc: Exception) -> str:
 
 
 def grader_failure_report(
-    *, problem: str, message: str, checks: list[CheckResult], sandbox: Any, duration_ms: float
+    *, problem: str, message: str, checks: list[CheckResult], sandbox: Any, duration_ms: float, verdict: bool = False
 ) -> Report:
+    """`verdict`: the judge had told this grading solved before the grader failed (its advisory checks were
+    running): the learner keeps it, as the page already showed it."""
     return summarise(
         problem=problem,
         checks=list(checks),
@@ -178,6 +195,7 @@ def grader_failure_report(
         sandbox="none" if sandbox == "none" else "bubblewrap",
         duration_ms=duration_ms,
         error=ReportError(kind="grader", message=message),
+        verdict=verdict,
     )
 
 
@@ -209,6 +227,30 @@ def _claim(
         return _Claimed(id=submission_id, problem=row.problem, code=row.code, attempts=row.attempts)
 
 
+def _store_solved(session_factory: SessionFactory, submission_id: str) -> bool:
+    """Record that the submission's learner has solved its problem, before its report is stored (the advisory
+    checks still run). False when that could not be stored: the report stores it when the grading ends."""
+    try:
+        with transaction(session_factory) as session:
+            submission = session.get(Submission, submission_id)
+            if submission is None or submission.status in FINISHED:
+                return False  # deleted, or another delivery stored its whole verdict already
+            submission.solved = True  # the notes show this run's charts once its report is stored
+            _add_solved(session, submission)
+        return True
+    except IntegrityError:  # another submission of the same learner and problem recorded it at the same moment
+        return True
+    except Exception:  # noqa: BLE001 - the grading goes on; the report records the solve when it is stored
+        logger.exception("could not record the early verdict of submission %s", submission_id)
+        return False
+
+
+def _add_solved(session: Session, submission: Submission) -> None:
+    if session.get(Solved, (submission.learner_id, submission.problem)) is None:
+        session.add(Solved(learner_id=submission.learner_id, problem=submission.problem, submission_id=submission.id))
+        session.flush()
+
+
 def _store_verdict(
     session_factory: SessionFactory, submission_id: str, *, report: Report, status: str, problem: Problem | None
 ) -> None:
@@ -224,11 +266,7 @@ def _store_verdict(
         submission.checks_total = len(report.checks)
         submission.finished_at = utcnow()
         record_verdict(session=session, submission=submission, report=report, problem=problem)
-        if report.solved and session.get(Solved, (submission.learner_id, submission.problem)) is None:
-            session.add(
-                Solved(
-                    learner_id=submission.learner_id, problem=submission.problem, submission_id=submission.id
-                )
-            )
+        if report.solved:
+            _add_solved(session, submission)
         session.flush()
         enqueue_after_verdict(session=session, submission=submission)  # LTI: the new score back to the LMS

@@ -2,9 +2,10 @@
 
 `status` (while queued/running), one `check` per finished check (those already finished are replayed first,
 so a reconnecting page misses nothing), `call` while a learner call has been running long (which function,
-for how long) and once it is over, then `report` (the submission as GET /api/submissions/{id} returns
-it), and the stream ends. A finished submission gets its checks and report at once. Comments keep idle
-streams open.
+for how long) and once it is over, `verdict` (`{"solved": bool}`) as soon as the required checks are done,
+before the advisory ones run (a solved one has unlocked the notes by then), then `report` (the submission as
+GET /api/submissions/{id} returns it), and the stream ends. A finished submission gets its checks and report
+at once. Comments keep idle streams open.
 
 A stream holds no database connection while it is open (it reads the submission before it starts and the
 report after `finished`), takes one of its learner's and, unless the learner is established (app.trust), its
@@ -152,6 +153,8 @@ async def _stream(
                     chunks.append(sse("check", event.data))
                 elif event.kind == "call":
                     chunks.append(sse("call", running_call(event.data)))
+                elif event.kind == "verdict":
+                    chunks.append(sse("verdict", {"solved": event.data.get("solved") is True}))
                 elif event.kind == "finished":
                     finished = True
             if chunks:

@@ -22,6 +22,7 @@ from app.hints import hints_for
 from app.instructor.check_reports import learner_reports, mark_replies_seen, unseen_replies
 from app.instructor.profile import profile_of
 from app.instructor.regrade import regrade_note, regrade_origins
+from app.models import FINISHED
 from app.progress import reveal_of
 from app.schemas import as_json, attempt, submission_out
 from app.state import AppState
@@ -69,17 +70,20 @@ async def notes_page(slug: str, request: Request, catalog: CatalogDep, state: St
     """The notes, only for a learner who solved the problem (checked here, on the server); else 403."""
     entry = catalog.entry(slug)
 
-    def load(session: Session, learner: str) -> tuple[bool, dict[str, Any] | None]:
+    def load(session: Session, learner: str) -> tuple[bool, dict[str, Any] | None, bool]:
+        """(unlocked, the charts' data, whether the solving run's advisory checks, its experiment, still run)."""
         if not crud.has_solved(session=session, learner_id=learner, problem=entry.slug):
-            return False, None
+            return False, None, False
         solved = crud.latest_solved_submission(session=session, learner_id=learner, problem=entry.slug)
         report = submission_out(solved).report if solved is not None else None
-        return True, report.experiment.model_dump(mode="json") if report and report.experiment else None
+        running = solved is not None and solved.status not in FINISHED  # told solved, its report still to come
+        return True, report.experiment.model_dump(mode="json") if report and report.experiment else None, running
 
-    unlocked, experiment = await with_learner(state, request, load)
+    unlocked, experiment, running = await with_learner(state, request, load)
     if not unlocked:
         return render(request, "locked.html", {"problem": entry.public()}, status_code=403)
-    context = {"problem": entry.public(), "notes_html": entry.notes_html(), "experiment": experiment}
+    context = {"problem": entry.public(), "notes_html": entry.notes_html(), "experiment": experiment,
+               "experiment_running": running}
     return render(request, "notes.html", context)
 
 

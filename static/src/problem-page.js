@@ -194,6 +194,7 @@ export async function initProblemPage() {
       onStatus: (data) => panel.status(data),
       onCheck: (data) => panel.check(data),
       onCall: (data) => callClock.show(data),
+      onVerdict: (data) => panel.verdict(data),
       onTrouble: (message) => (runMessage.textContent = message),
       onReport: (submission) => {
         following = null;

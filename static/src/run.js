@@ -102,12 +102,13 @@ const MAX_STREAM_FAILURES = 3;
 
 /**
  * Follows a submission until it has a report. Calls onStatus({status, total}), onCheck({check, done, total}),
- * onCall({function, running_s}) while a learner call runs long (function null once it is over) and finally
+ * onCall({function, running_s}) while a learner call runs long (function null once it is over),
+ * onVerdict({solved}) once the required checks are done (the advisory ones may still run) and finally
  * onReport(submission). The server replays finished checks when the stream reconnects, so
  * handlers must be idempotent per check id. If the stream keeps failing, falls back to polling.
  * Returns a function that stops following.
  */
-export function follow(id, { onStatus, onCheck, onCall, onReport, onTrouble }) {
+export function follow(id, { onStatus, onCheck, onCall, onVerdict, onReport, onTrouble }) {
   let stopped = false;
   let failures = 0;
   let pollTimer = null;
@@ -138,6 +139,10 @@ export function follow(id, { onStatus, onCheck, onCall, onReport, onTrouble }) {
   source.addEventListener("call", (event) => {
     const data = parse(event);
     if (data && !stopped) onCall?.(data);
+  });
+  source.addEventListener("verdict", (event) => {
+    const data = parse(event);
+    if (data && !stopped) onVerdict?.(data);
   });
   source.addEventListener("report", (event) => {
     const data = parse(event);

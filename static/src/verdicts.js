@@ -82,6 +82,7 @@ export class VerdictPanel {
     this.groups = new Map(); // group -> {section, list, passedBox, passedList, count, flips}
     this.results = new Map(); // check id -> CheckResult
     this.lastFocused = null;
+    this.early = null; // the summary the required checks' verdict gave while the advisory ones still run
     this.notices = el("div", { class: "verdict-notices" });
     this.groupsBox = el("div", { class: "verdict-groups" });
     this.root.replaceChildren(this.notices, this.groupsBox);
@@ -95,7 +96,7 @@ export class VerdictPanel {
     this.reportCounts();
   }
 
-  reportCounts(solved = false) {
+  reportCounts(solved = this.early !== null) {
     if (!this.results) return;
     const checks = [...this.results.values()];
     const failing = checks.filter((c) => c.status === "failed" || c.status === "error").length;
@@ -131,9 +132,19 @@ export class VerdictPanel {
   check({ check, total }) {
     if (total) this.total = total;
     this.setState("running");
-    this.setSummary("Running checks…", "running");
+    this.setSummary(...(this.early ?? ["Running checks…", "running"]));
     this.putCheck(check);
     this.updateProgress();
+  }
+
+  /** The required checks are done: a solved run says so, and opens the notes, while the optional ones run. */
+  verdict({ solved }) {
+    if (solved !== true) return; // not solved yet: the failing rows say why, and the report sums them up
+    this.early = ["Solved: all required checks pass. The optional checks are still running…", "passed"];
+    this.setSummary(...this.early);
+    this.notesLink.hidden = false;
+    this.announce(this.early[0]);
+    this.reportCounts(true);
   }
 
   /** The run could not start or could not be followed. */
@@ -147,6 +158,7 @@ export class VerdictPanel {
   /** Shows a finished submission (`{status, report}`); `label` prefixes the summary ("Last attempt"). */
   report(submission, { label = null } = {}) {
     const report = submission?.report;
+    const toldSolved = this.early !== null; // announced when the required checks were done
     this.setState("done");
     if (!report) {
       this.clear();
@@ -169,7 +181,8 @@ export class VerdictPanel {
     this.showNotices(report);
     const [text, tone] = this.describe(report);
     this.setSummary(text, tone, label);
-    if (!label) this.announce(this.summary.textContent); // a run just finished, not a page showing the last one
+    // A run just finished, not a page showing the last one; a solve already announced is not heard twice.
+    if (!label && !(toldSolved && report.solved)) this.announce(this.summary.textContent);
     if (report.solved) this.notesLink.hidden = false;
     this.foldCleanGroups();
     this.openFirstProblem();

@@ -24,8 +24,12 @@ from tests.app.conftest import Server
 
 def _assert_checks_then_report(events: list[tuple[str, dict[str, Any]]], submission_id: str) -> None:
     kinds = [kind for kind, _ in events]
-    assert set(kinds) <= {"status", "check", "report"}
+    assert set(kinds) <= {"status", "check", "verdict", "report"}
     assert kinds[-1] == "report" and kinds.count("report") == 1
+    if "verdict" in kinds:  # a live stream: the verdict comes once every required check is in (all three are)
+        assert kinds.count("verdict") == 1 and [i for i, kind in enumerate(kinds) if kind == "check"][-1] \
+            < kinds.index("verdict") < kinds.index("report")
+        assert events[kinds.index("verdict")][1] == {"solved": events[-1][1]["report"]["solved"]}
     checks = [data for kind, data in events if kind == "check"]
     assert [c["check"]["id"] for c in checks] == CHECK_IDS
     assert [(c["done"], c["total"]) for c in checks] == [(1, 3), (2, 3), (3, 3)]

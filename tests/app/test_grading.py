@@ -11,13 +11,13 @@ import pytest
 from sqlalchemy import update
 
 from app.db import make_engine, make_session_factory, transaction
-from app.grading.event_bus import InMemoryEventBus
+from app.grading.event_bus import GradingEvent, InMemoryEventBus
 from app.grading.runner import MAX_ATTEMPTS, grade_submission
 from app.migrate import upgrade
 from app.models import Learner, Solved, Submission
 from app.settings import Settings
 from grader.problems import Problem, load_problem
-from grader.report import Report
+from grader.report import CheckResult, Report
 from tests.app.app_support import CORRECT, NoPool, TestClient, submit, wait_for_verdict
 from tests.app.conftest import Server
 
@@ -160,3 +160,78 @@ def test_printed_output_is_escaped_on_every_page(client: TestClient) -> None:
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page.text
     editor = client.get("/problems/add_one")
     assert "<script>alert(1)" not in editor.text and "&lt;script&gt;alert(1)" in editor.text
+
+
+class RecordingBus(InMemoryEventBus):
+    def __init__(self) -> None:
+        super().__init__()
+        self.published: list[tuple[str, dict[str, Any]]] = []
+
+    def publish(self, submission_id: str, event: GradingEvent) -> None:
+        self.published.append((event.kind, event.data))
+        super().publish(submission_id, event)
+
+
+class VerdictFirstGrader:
+    """Tells `verdict`, looks at what the runner has stored by then, then ends as `then` says: a report, or a
+    crash of the grader while the advisory checks run."""
+
+    def __init__(self, database: Any, verdict: bool, then: Callable[[], Report] | None) -> None:
+        self.database, self.verdict, self.then = database, verdict, then
+        self.seen: tuple[str, bool] | None = None  # (submission status, notes unlocked) right after the verdict
+
+    def __call__(self, problem: Problem, code: str, *, pool: Any, on_verdict: Any = None, **_: Any) -> Report:
+        on_verdict(self.verdict)
+        with self.database() as session:
+            submission = session.get(Submission, "s")
+            self.seen = (submission.status, session.get(Solved, ("learner", "add_one")) is not None)
+        if self.then is None:
+            raise RuntimeError("the judge fell over among the advisory checks")
+        return self.then()
+
+
+def _grade_with(database: Any, problems: dict[str, Problem], grader: VerdictFirstGrader,
+                bus: RecordingBus) -> Submission:
+    grade_submission(session_factory=database, submission_id="s", problems=problems, pool=NoPool(), bus=bus,
+                     grade=grader)
+    with database() as session:
+        submission: Submission | None = session.get(Submission, "s")
+        assert submission is not None
+        return submission
+
+
+def test_a_solved_verdict_unlocks_the_notes_while_the_advisory_checks_still_run(
+    database: Any, problems: dict[str, Problem]
+) -> None:
+    bus = RecordingBus()
+    grader = VerdictFirstGrader(database, True, _passing_report)
+    submission = _grade_with(database, problems, grader, bus)
+    assert grader.seen == ("running", True)
+    kinds = [kind for kind, _ in bus.published]
+    assert ("verdict", {"solved": True}) in bus.published and kinds.index("verdict") < kinds.index("finished")
+    assert submission.status == "done" and submission.solved
+
+
+def test_a_verdict_of_not_solved_unlocks_nothing(database: Any, problems: dict[str, Problem]) -> None:
+    bus = RecordingBus()
+    grader = VerdictFirstGrader(database, False, _passing_report)
+    _grade_with(database, problems, grader, bus)
+    assert grader.seen == ("running", False)
+    assert ("verdict", {"solved": False}) in bus.published
+
+
+def test_a_grader_crash_after_a_solved_verdict_keeps_the_verdict_the_page_showed(
+    database: Any, problems: dict[str, Problem], caplog: pytest.LogCaptureFixture
+) -> None:
+    class ChecksThenVerdict(VerdictFirstGrader):
+        def __call__(self, problem: Problem, code: str, *, pool: Any, on_check: Any = None, **rest: Any) -> Report:
+            on_check(CheckResult(id="add_one.x", title="x", group="add_one", required=True, status="passed"))
+            return super().__call__(problem, code, pool=pool, **rest)
+
+    with caplog.at_level(logging.ERROR, logger="app.grading.runner"):
+        submission = _grade_with(database, problems, ChecksThenVerdict(database, True, None), RecordingBus())
+    report = Report.model_validate_json(submission.report or "")
+    assert submission.status == "error" and report.error is not None and report.error.kind == "grader"
+    assert report.solved and submission.solved
+    with database() as session:
+        assert session.get(Solved, ("learner", "add_one")) is not None

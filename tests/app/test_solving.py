@@ -4,8 +4,24 @@ from __future__ import annotations
 
 import html
 import re
+import threading
+from collections.abc import Callable
+from typing import Any
 
-from tests.app.app_support import CHECK_IDS, CORRECT, NOTES_SENTINEL, WRONG, TestClient, run, submit, wait_for_verdict
+from grader.problems import Problem
+from grader.report import CheckResult, Experiment, Report, summarise
+from tests.app.app_support import (
+    CHECK_IDS,
+    CORRECT,
+    NOTES_SENTINEL,
+    VERDICT_TIMEOUT_S,
+    WRONG,
+    TestClient,
+    held_backend,
+    run,
+    submit,
+    wait_for_verdict,
+)
 from tests.app.conftest import Server
 
 
@@ -89,3 +105,45 @@ def test_history_lists_this_learners_attempts_newest_first(server: Server) -> No
     # The code is highlighted (a span per token): read it as the page shows it.
     shown = html.unescape(re.sub(r"<[^>]+>", "", page.text))
     assert page.status_code == 200 and "return x + 2" in shown
+
+
+class SolvesThenHolds:
+    """Stands in for grader.grade: every required check passes and the verdict is told, then the grading waits,
+    as it would while a paper-scale advisory experiment runs, until released."""
+
+    def __init__(self) -> None:
+        self.told, self.release = threading.Event(), threading.Event()
+
+    def __call__(self, problem: Problem, code: str, *, pool: Any, on_check: Any = None, on_verdict: Any = None,
+                 **_: Any) -> Report:
+        checks = [CheckResult(id=c.id, title=c.title, group=c.group, required=c.required, status="passed")
+                  for c in problem.checks]
+        for check in checks:
+            if check.required:
+                on_check(check)
+        on_verdict(True)
+        self.told.set()
+        assert self.release.wait(VERDICT_TIMEOUT_S), "SolvesThenHolds was never released"
+        for check in checks:
+            if not check.required:
+                on_check(check)
+        return summarise(problem=problem.slug, checks=checks, sandbox="none", duration_ms=1.0, limits={},
+                         experiment=Experiment(steps=[1, 2], series={"loss": [4.0, 5.0]}))
+
+
+def test_the_notes_unlock_when_the_required_checks_pass_before_the_advisory_ones_end(
+    make_server: Callable[..., Server]
+) -> None:
+    grader = SolvesThenHolds()
+    server = make_server(backend_factory=held_backend(grader))
+    client = server.client
+    submission_id = submit(client, CORRECT).json()["id"]
+    assert grader.told.wait(VERDICT_TIMEOUT_S)
+    assert client.get(f"/api/submissions/{submission_id}").json()["status"] == "running"
+    notes = client.get("/problems/add_one/notes")
+    assert notes.status_code == 200 and NOTES_SENTINEL in notes.text
+    assert "Your experiment is still running" in notes.text
+    grader.release.set()
+    assert wait_for_verdict(client, submission_id)["report"]["solved"] is True
+    notes = client.get("/problems/add_one/notes")
+    assert "still running" not in notes.text and '"loss": [4.0, 5.0]' in notes.text

@@ -4,6 +4,7 @@ attempts table scrolls in its own box on a phone, closed rows say that the code 
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -188,3 +189,32 @@ def test_the_attempts_table_scrolls_in_its_own_box_on_a_phone(learner: Learner) 
     assert sizes[2] == "auto"
     assert wrap.get_attribute("tabindex") == "0", "keyboard users can scroll it"
     learner.screenshot("history-320")
+
+
+def test_a_solved_run_opens_the_notes_while_its_optional_checks_still_run(learner: Learner) -> None:
+    page = learner.page
+    open_problem(learner)
+    notes = page.locator("#notes-link")
+    assert notes.is_hidden()
+    required = {"id": "moco_loss.hand_example", "title": "Hand example", "group": "moco_loss", "required": True,
+                "status": "passed", "message": "", "duration_ms": 3.0, "output": ""}  # fmt: skip
+    # The stream stops after the verdict, as a live one does while the advisory experiment runs, and does not
+    # come back within the test (retry): the page must show what it has.
+    events = ("retry: 3600000\n\n"
+              f"event: status\ndata: {json.dumps({'status': 'running', 'total': 2})}\n\n"
+              f"event: check\ndata: {json.dumps({'check': required, 'done': 1, 'total': 2})}\n\n"
+              f"event: verdict\ndata: {json.dumps({'solved': True})}\n\n")
+    page.route("**/api/problems/moco/submissions",
+               lambda route: route.fulfill(status=202, json={"id": "fake-2", "status": "queued"}))
+    page.route("**/api/submissions/fake-2/events",
+               lambda route: route.fulfill(status=200, content_type="text/event-stream", body=events))
+    page.evaluate(RECORD_ANNOUNCEMENTS_JS)
+    press_run(page)
+    page.wait_for_function("() => document.getElementById('summary').textContent.startsWith('Solved')",
+                           timeout=VERDICT_TIMEOUT_MS)
+    learner.screenshot("solved-while-the-experiment-runs")
+    assert page.inner_text("#summary") == "Solved: all required checks pass. The optional checks are still running…"
+    assert notes.is_visible()
+    assert page.locator(".verdict-panel").get_attribute("data-state") == "running"
+    page.wait_for_timeout(300)
+    assert page.evaluate("() => window.announced")[-1] == f"run-announcer: {page.inner_text('#summary')}"

@@ -137,10 +137,13 @@ CASES = [
     ),
     pytest.param(
         "notes.html",
-        {"problem": PROBLEM, "notes_html": "<p>N</p>", "experiment": REPORT["experiment"]},
+        {"problem": PROBLEM, "notes_html": "<p>N</p>", "experiment": REPORT["experiment"], "experiment_running": False},
         id="notes",
     ),
-    pytest.param("notes.html", {"problem": PROBLEM, "notes_html": "", "experiment": None}, id="notes-no-data"),
+    pytest.param("notes.html", {"problem": PROBLEM, "notes_html": "", "experiment": None, "experiment_running": False},
+                 id="notes-no-data"),
+    pytest.param("notes.html", {"problem": PROBLEM, "notes_html": "", "experiment": None, "experiment_running": True},
+                 id="notes-experiment-still-running"),
     pytest.param("locked.html", {"problem": PROBLEM}, id="locked"),
     pytest.param("history.html", {"problem": PROBLEM, "attempts": [{**a, "after_reveal": False} for a in ATTEMPTS],
                                   "reveal": None, "profile": PROFILE}, id="history"),
@@ -196,7 +199,8 @@ def test_problem_page_has_every_element_the_bundle_needs(environment: Environmen
 
 def test_notes_embed_the_experiment_as_inert_json(environment: Environment) -> None:
     experiment = {"steps": [0], "series": {"loss": [1.0]}, "note": "</script><script>alert(1)</script>"}
-    html = render(environment, "notes.html", problem=PROBLEM, notes_html="", experiment=experiment)
+    html = render(environment, "notes.html", problem=PROBLEM, notes_html="", experiment=experiment,
+                  experiment_running=False)
     block = re.search(r'<script type="application/json" id="experiment-data">(.*?)</script>', html, re.S)
     assert block
     assert json.loads(block.group(1)) == experiment

@@ -1168,12 +1168,77 @@ def test_a_stop_among_the_required_checks_runs_no_advisory_check() -> None:
         ("core.d", "skipped", "not run: stopped by you")]
 
 
-def test_a_stop_among_the_advisory_checks_keeps_the_required_verdicts() -> None:
+def test_a_stop_among_the_advisory_checks_keeps_the_verdict_the_required_ones_gave() -> None:
     worker = StoppingWorker(stop_at=3)
-    report = grade(make_problem(*interleaved_checks()), "code", pool=FakePool(worker))  # type: ignore[arg-type]
+    verdicts: list[bool] = []
+    report = grade(make_problem(*interleaved_checks()), "code", pool=FakePool(worker),  # type: ignore[arg-type]
+                   on_verdict=verdicts.append)
     assert [(c.id, c.status) for c in report.checks] == [
         ("extra.a", "skipped"), ("core.b", "passed"), ("extra.c", "skipped"), ("core.d", "passed")]
-    assert report.stopped is True and report.solved is False
+    assert verdicts == [True] and report.stopped is True and report.solved is True and report.status == "passed"
+
+
+def test_the_verdict_is_told_once_when_the_required_checks_are_done_before_any_advisory_one_runs() -> None:
+    worker = InProcessWorker(functions={"add": adds})
+    told: list[tuple[str, Any]] = []
+    report = grade(make_problem(*interleaved_checks()), "code", pool=FakePool(worker),  # type: ignore[arg-type]
+                   on_check=lambda r: told.append(("check", r.id)), on_verdict=lambda v: told.append(("verdict", v)))
+    assert told == [("check", "core.b"), ("check", "core.d"), ("verdict", True), ("check", "extra.a"),
+                    ("check", "extra.c")]
+    assert report.solved is True
+
+
+def test_a_failed_required_check_is_told_as_not_solved_before_the_advisory_checks() -> None:
+    checks = (make_check(passes), make_check(fails, id="core.two"), make_check(passes, id="extra.a", required=False))
+    told: list[tuple[str, Any]] = []
+    report = grade(make_problem(*checks), "code", pool=FakePool(InProcessWorker()),  # type: ignore[arg-type]
+                   on_check=lambda r: told.append(("check", r.id)), on_verdict=lambda v: told.append(("verdict", v)))
+    assert told == [("check", "core.one"), ("check", "core.two"), ("verdict", False), ("check", "extra.a")]
+    assert report.solved is False
+
+
+@pytest.mark.parametrize("worker", [
+    pytest.param(lambda: StoppingWorker(stop_at=1), id="stopped-among-the-required"),
+    pytest.param(lambda: InProcessWorker(loaded=WorkerLost("loading took too long", limit="time")), id="load-lost"),
+    pytest.param(lambda: SandboxUnavailable("no bubblewrap"), id="no-sandbox"),
+])
+def test_no_verdict_is_told_when_the_required_checks_never_finished(worker: Callable[[], Any]) -> None:
+    verdicts: list[bool] = []
+    report = grade(make_problem(*interleaved_checks()), "code", pool=FakePool(worker()),  # type: ignore[arg-type]
+                   on_verdict=verdicts.append)
+    assert verdicts == [] and report.solved is False
+
+
+def test_without_a_told_verdict_a_grading_that_ran_no_required_check_is_not_solved() -> None:
+    # Nothing required to fail: what keeps the verdict unsolved is that none was told before the load failed.
+    worker = InProcessWorker(loaded=WorkerLost("the worker vanished"))
+    only_advisory = make_problem(make_check(passes, id="extra.a", required=False))
+    verdicts: list[bool] = []
+    report = grade(only_advisory, "code", pool=FakePool(worker), on_verdict=verdicts.append)  # type: ignore[arg-type]
+    assert verdicts == [] and report.error is not None and report.solved is False
+
+
+def test_an_advisory_check_the_grader_breaks_on_takes_no_told_verdict_back(caplog: pytest.LogCaptureFixture) -> None:
+    checks = (make_check(passes), make_check(crashes, id="extra.a", required=False))
+    verdicts: list[bool] = []
+    report = grade(make_problem(*checks), "code", pool=FakePool(InProcessWorker()),  # type: ignore[arg-type]
+                   on_verdict=verdicts.append)
+    assert [c.status for c in report.checks] == ["passed", "error"]
+    assert verdicts == [True] and report.solved is True and report.status == "passed"
+
+
+def test_a_sandbox_lost_among_the_advisory_checks_takes_no_told_verdict_back() -> None:
+    def loses_the_sandbox(sub: Any, ref: Any) -> None:
+        worker.answers.append(SandboxUnavailable("gone"))
+        sub.add(1, 2)
+
+    worker = InProcessWorker(functions={"add": adds})
+    checks = (make_check(passes), make_check(loses_the_sandbox, id="extra.a", required=False))
+    verdicts: list[bool] = []
+    report = grade(make_problem(*checks), "code", pool=FakePool(worker),  # type: ignore[arg-type]
+                   on_verdict=verdicts.append)
+    assert [c.status for c in report.checks] == ["passed", "skipped"] and report.error is not None
+    assert verdicts == [True] and report.solved is True
 
 
 @pytest.mark.parametrize(("checks", "outputs"), [

@@ -186,11 +186,34 @@ def test_an_axis_label_is_a_short_string(label: object) -> None:
         pytest.param([result("error", required=False), result("skipped")], None, "error", id="grader-error"),
     ],
 )
-def test_a_stopped_grading_is_never_solved(checks: list[CheckResult], error: ReportError | None,
-                                           status: str) -> None:
+def test_a_stopped_grading_without_a_told_verdict_is_not_solved(checks: list[CheckResult], error: ReportError | None,
+                                                                  status: str) -> None:
     stopped = summarise(problem="adder", checks=checks, experiment=None, limits={}, sandbox="bubblewrap",
                         duration_ms=1.0, error=error, stopped=True)
     assert (stopped.solved, stopped.status, stopped.stopped) == (False, status, True)
+
+
+@pytest.mark.parametrize(
+    "checks, error, stopped, solved, status",
+    [
+        pytest.param([result("passed"), result("skipped", required=False)], None, True, True, "passed",
+                     id="stopped-among-the-advisory-checks"),
+        pytest.param([result("passed"), result("error", required=False)], None, False, True, "passed",
+                     id="grader-broke-on-an-advisory-check"),
+        pytest.param([result("passed"), result("skipped", required=False)], ReportError(kind="sandbox", message="x"),
+                     False, True, "passed", id="sandbox-lost-among-the-advisory-checks"),
+        pytest.param([result("passed"), result("skipped", required=False)], ReportError(kind="grader", message="x"),
+                     False, True, "passed", id="grader-failed-after-the-verdict"),
+        pytest.param([result("passed"), result("failed")], None, False, False, "failed", id="a-failed-required-check"),
+        pytest.param([result("passed"), result("skipped")], None, True, False, "failed", id="a-skipped-required-check"),
+        pytest.param([], None, False, False, "failed", id="no-checks"),
+    ],
+)
+def test_a_told_verdict_stands_whatever_came_after_but_never_against_a_required_check(
+        checks: list[CheckResult], error: ReportError | None, stopped: bool, solved: bool, status: str) -> None:
+    got = summarise(problem="adder", checks=checks, experiment=None, limits={}, sandbox="bubblewrap",
+                    duration_ms=1.0, error=error, stopped=stopped, verdict=True)
+    assert (got.solved, got.status, got.stopped) == (solved, status, stopped)
 
 
 def test_a_report_stored_before_the_stop_button_reads_as_not_stopped() -> None:
