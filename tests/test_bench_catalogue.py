@@ -68,3 +68,13 @@ def test_a_catalogue_only_run_prints_no_empty_main_table() -> None:
     assert "median ms" not in text and "adamw" in text and "targets met: 1 of 1" in text
     with_rows = render(Results(machine={"summary": "2 cores"}, problem="moco", rows=[bench_row(200.0)]))
     assert "median ms" in with_rows
+
+
+def test_the_time_to_the_told_verdict_is_a_column_and_counted_against_the_same_300_ms() -> None:
+    rows = [problem_row("ppo_clip", 343.0), problem_row("adamw", 120.0)]
+    rows[0].verdict_ms, rows[1].verdict_ms = 245.0, 301.0
+    text = render_catalogue(rows)
+    assert "verdict ms" in text.splitlines()[0]
+    assert "  245.0 " in text and "  301.0 " in text
+    assert "under 300 ms: 1 of 2; the slowest: adamw" in text
+    assert "verdict told" not in render_catalogue([problem_row("adamw", 120.0)])  # an older result: no column data
