@@ -33,11 +33,20 @@ class CallEvent:
 
 
 @dataclass(frozen=True)
+class VerdictEvent:
+    """The required checks are done: solved or not. The advisory ones (an experiment) may still run."""
+
+    solved: bool
+
+
+@dataclass(frozen=True)
 class ReportEvent:
     submission: Submission
 
 
-Event = StatusEvent | CheckEvent | CallEvent | ReportEvent
+Event = StatusEvent | CheckEvent | CallEvent | VerdictEvent | ReportEvent
+
+SOLVED_EARLY = "Solved: all required checks pass. The optional checks are still running…"  # the page's words
 
 
 def sse_messages(lines: Iterable[str]) -> Iterator[tuple[str, str]]:
@@ -74,5 +83,7 @@ def events(lines: Iterable[str]) -> Iterator[Event]:
         elif name == "call":
             yield CallEvent(function=value.get("function") if isinstance(value, dict) else None,
                             running_s=float(value.get("running_s", 0.0)) if isinstance(value, dict) else 0.0)
+        elif name == "verdict":
+            yield VerdictEvent(solved=isinstance(value, dict) and value.get("solved") is True)
         elif name == "report":
             yield ReportEvent(parse(Submission, value, "report"))

@@ -24,7 +24,7 @@ from IPython.display import HTML, DisplayHandle, display
 from paperlab.api import Client
 from paperlab.credentials import Credentials, load_credentials, normalise_url, save_credentials
 from paperlab.errors import PaperLabError, UsageError
-from paperlab.events import CallEvent, CheckEvent, ReportEvent, StatusEvent
+from paperlab.events import SOLVED_EARLY, CallEvent, CheckEvent, ReportEvent, StatusEvent, VerdictEvent
 from paperlab.schemas import Problem
 
 # Calls IPython writes for magics in a cell's transformed source: those cells are commands, not the solution.
@@ -91,9 +91,11 @@ def _grade(client: Client, problem: Problem, code: str, handle: DisplayHandle) -
             note = "Running checks…" if event.status == "running" else note
         elif isinstance(event, CheckEvent):
             done[event.check.id] = event.check.status
-            total, note = event.total or total, "Running checks…"
+            total, note = event.total or total, SOLVED_EARLY if note == SOLVED_EARLY else "Running checks…"
         elif isinstance(event, CallEvent) and event.function:
             note = f"{event.function} has been running for {event.running_s:.0f} s"
+        elif isinstance(event, VerdictEvent) and event.solved:
+            note = SOLVED_EARLY
         elif isinstance(event, ReportEvent):
             _update(handle, client.embed(submission_id))
             return

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from paperlab.events import CallEvent, CheckEvent, Event, ReportEvent, StatusEvent
+from paperlab.events import SOLVED_EARLY, CallEvent, CheckEvent, Event, ReportEvent, StatusEvent, VerdictEvent
 from paperlab.schemas import CheckResult, Report, Submission
 
 ICONS = {"passed": "✓", "failed": "✗", "error": "!", "skipped": "–"}
@@ -59,13 +59,16 @@ class RunDisplay:
             self._draw()
         elif isinstance(event, CheckEvent):
             self.total = event.total or self.total
-            self.note = "Running checks…"
+            self.note = SOLVED_EARLY if self.note == SOLVED_EARLY else "Running checks…"  # a solve stays said
             self.results[event.check.id] = event.check
             if event.check.status in ("failed", "error") and event.check.id not in self.shown:
                 self._print_check(event.check)
             self._draw()
         elif isinstance(event, CallEvent):
             self.note = _call_note(event)
+            self._draw()
+        elif isinstance(event, VerdictEvent) and event.solved:
+            self.note = SOLVED_EARLY
             self._draw()
         elif isinstance(event, ReportEvent):
             self.finish(event.submission)

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from paperlab.errors import ServerError
-from paperlab.events import CallEvent, CheckEvent, ReportEvent, StatusEvent, events, sse_messages
+from paperlab.events import CallEvent, CheckEvent, ReportEvent, StatusEvent, VerdictEvent, events, sse_messages
 from paperlab.schemas import Report, ScratchResult, Submission, parse
 
 CHECK = {"id": "f.a", "title": "A", "group": "f", "required": True, "status": "failed", "message": "expected 1, got 2",
@@ -59,6 +59,7 @@ def test_a_runs_events_in_order() -> None:
         "event: call", 'data: {"function":"f","running_s":2.5}', "",
         "event: check", "data: " + json.dumps({"check": CHECK, "done": 1, "total": 1}), "",
         "event: call", 'data: {"function":null}', "",
+        "event: verdict", 'data: {"solved":true}', "",
         "event: report", "data: " + json.dumps(SUBMISSION), "",
     ]  # fmt: skip
     kinds = list(events(stream))
@@ -66,7 +67,14 @@ def test_a_runs_events_in_order() -> None:
     assert kinds[1] == CallEvent(function="f", running_s=2.5)
     assert isinstance(kinds[2], CheckEvent) and kinds[2].check.id == "f.a"
     assert kinds[3] == CallEvent(function=None)
-    assert isinstance(kinds[4], ReportEvent) and kinds[4].submission.id == "s1"
+    assert kinds[4] == VerdictEvent(solved=True)
+    assert isinstance(kinds[5], ReportEvent) and kinds[5].submission.id == "s1"
+
+
+@pytest.mark.parametrize(("data", "solved"), [('{"solved":true}', True), ('{"solved":false}', False),
+                                              ('{"solved":"yes"}', False), ("[]", False)])
+def test_only_a_verdict_that_says_solved_true_is_a_solve(data: str, solved: bool) -> None:
+    assert list(events(["event: verdict", f"data: {data}", ""])) == [VerdictEvent(solved=solved)]
 
 
 def test_an_event_that_is_not_json_is_a_server_error() -> None:

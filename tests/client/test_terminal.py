@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 from dataclasses import replace
 
-from paperlab.events import CallEvent, CheckEvent, ReportEvent, StatusEvent
+from paperlab.events import CallEvent, CheckEvent, ReportEvent, StatusEvent, VerdictEvent
 from paperlab.schemas import CheckResult, Report, ReportError, Submission, Summary
 from paperlab.terminal import RunDisplay, wants_colour
 
@@ -82,6 +82,19 @@ def test_on_a_terminal_the_bar_redraws_in_place_and_is_cleared_for_each_failure(
     failure = text.index("✗ loss.b works")
     assert text[:failure].endswith("\r\x1b[2K")  # the bar line is wiped before the failure is printed over it
     assert text.endswith("2 / 4 checks · 1 failing  Running checks…")
+
+
+def test_on_a_terminal_a_told_solve_stays_on_the_bar_while_the_optional_checks_finish() -> None:
+    out = io.StringIO()
+    display = RunDisplay(out, live=True)
+    display.show(StatusEvent(status="running", total=4))
+    display.show(CheckEvent(check=CHECKS[0], done=1, total=4))
+    display.show(VerdictEvent(solved=True))
+    assert out.getvalue().endswith("1 / 4 checks  Solved: all required checks pass. The optional checks are still "
+                                   "running…")
+    display.show(CheckEvent(check=CHECKS[2], done=2, total=4))
+    assert out.getvalue().endswith("2 / 4 checks  Solved: all required checks pass. The optional checks are still "
+                                   "running…")
 
 
 def test_a_load_error_shows_the_pages_notice() -> None:
