@@ -280,6 +280,12 @@ class Decoder:
                 return self.opaque(body[:200])
         raise ProtocolError(f"unknown tag {tag!r}")
 
+    def blob_address(self, index: int) -> int | None:
+        """Where blob `index`'s bytes lie once a decoded tensor uses them (the start of its storage), else None:
+        how the worker tells which blob a rebuilt tensor is over, through descriptors only."""
+        memory = self._memory.get(index)
+        return memory[0] if memory is not None else None
+
     def _tensor(self, meta: dict[str, Any]) -> torch.Tensor:
         """The tensor `meta` describes, checked field by field. Its key in `_tensors` is made of the checked fields
         alone, everything the tensor is built from: two descriptions share one object exactly when they would be

@@ -346,7 +346,7 @@ def _given_cotangent(tree: Any, blobs: list[Any], stand_in: Any) -> tuple[Any, l
     decoder = protocol.Decoder([copies.get(index, b"") for index in range(len(blobs))], copy=False, results=False,
                                opaque=stand_in)
     value = decoder.decode(tree)
-    by_address = {decoder._memory[index][0]: index for index in copies if index in decoder._memory}
+    by_address = {decoder.blob_address(index): index for index in copies if decoder.blob_address(index) is not None}
     made: list[Held] = []
     for t in _tensors_in(value):
         dtype, shape = _t_dtype(t), tuple(_t_shape(t))

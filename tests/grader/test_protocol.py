@@ -287,6 +287,16 @@ def test_views_of_one_storage_in_two_dtypes_stay_aliased() -> None:
     assert got_int[0].item() == torch.tensor(5.0).view(torch.int32).item()
 
 
+def test_a_blob_has_an_address_once_a_decoded_tensor_is_over_it_and_it_is_that_tensors_storage() -> None:
+    tree, blobs = encode((torch.ones(3), torch.zeros(0), torch.arange(4.0)[1:]))
+    decoder = protocol.Decoder([bytearray(blob) for blob in blobs], copy=False)
+    assert [decoder.blob_address(index) for index in range(len(blobs) + 1)] == [None] * (len(blobs) + 1)
+    ones, empty, tail = decoder.decode(tree)
+    assert decoder.blob_address(0) == ones.untyped_storage().data_ptr() != 0
+    assert decoder.blob_address(2) == tail.untyped_storage().data_ptr() == tail.data_ptr() - tail.element_size()
+    assert decoder.blob_address(len(blobs)) is None  # no such blob
+
+
 def test_decoded_tensors_own_their_memory() -> None:
     tree, blobs = encode(torch.ones(3))
     buffers = [bytearray(blob) for blob in blobs]
