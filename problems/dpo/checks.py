@@ -23,8 +23,6 @@ from typing import Any
 import torch
 
 from grader.checks import (
-    CheckFailed,
-    WorkerLost,
     check,
     expect,
     expect_close,
@@ -32,7 +30,6 @@ from grader.checks import (
     expect_grad_none,
     expect_rejected,
     expect_tensor,
-    same_bits,
 )
 from helpers import training_logits, training_step
 
@@ -429,9 +426,9 @@ COMPLETION = [[False, False, True, True, True, False],  # two prompt positions, 
 @check("experiment.training", "Experiment: two toy policies trained with your sequence_logprob and dpo_loss on "
        "three preference pairs", group="experiment", required=False)
 def experiment(sub, ref, ctx):
-    series = run_in_one_request(sub)
-    if series is None:
-        series, _ = training_series(lambda calls: live_logprobs(sub, calls), lambda calls: live_losses(sub, calls))
+    # A step a request (42): a run of the whole training in the worker, replayed in one request per function,
+    # cost more here once a request with gradients came down to about 1 ms (docs/authoring.md).
+    series, _ = training_series(lambda calls: live_logprobs(sub, calls), lambda calls: live_losses(sub, calls))
     steps = list(range(len(series["shared_reward_margin"])))
     ctx.record_experiment(steps=steps, series={key: values[: len(steps)] for key, values in series.items()})
 
@@ -521,74 +518,3 @@ def live_losses(sub: Any, calls: Calls) -> list[Any]:
         grad_outputs=[(_t(1.0), torch.zeros(3, dtype=F64), torch.zeros(3, dtype=F64))] * len(calls))
     return [(result.unwrap(), result.grads.get("policy_chosen_logps"), result.grads.get("policy_rejected_logps"))
             for result in results]
-
-
-def run_in_one_request(sub: Any) -> dict[str, list[float]] | None:
-    """The series as training_series with live answers makes them, in three requests instead of 42, or None.
-
-    The worker runs the whole training (helpers.training_run, the same glue as training_series's) and returns
-    every call's answer. The judge takes them as the answers to its own steps, building each step's calls from its
-    own states, then makes all those calls again, one request per function. Only when every answer is bit for bit
-    the run's are these the series the live run gives: by induction from the zero contexts, each step's calls get
-    the same input and the same answer. Anything else (a run that raised or broke a limit, a record of the wrong
-    form, a missing gradient, a function that answers the same input differently) returns None, and the check
-    runs the training a step a request, message and chart included."""
-    models = _unembeddings()
-    try:
-        run = sub.from_helpers("training_run", uses=("sequence_logprob", "dpo_loss")).call(
-            [models[name] for name in MODELS], torch.tensor(CHOSEN), torch.tensor(REJECTED),
-            torch.tensor(COMPLETION), STEPS, LEARNING_RATE, BETA)
-    except (CheckFailed, WorkerLost):
-        return None
-    records = run.value if run.raised is None else None
-    if not (isinstance(records, list) and len(records) == STEPS + 1
-            and all(isinstance(r, tuple | list) and len(r) == 2 for r in records)):
-        return None
-    logprob_steps = iter([logprobs for logprobs, _ in records])
-    loss_steps = iter([losses for _, losses in records])
-    logprob_calls: list[tuple[Any, Any]] = []
-    loss_calls: list[tuple[Any, Any]] = []
-
-    def recorded_logprobs(calls: Calls) -> list[Any] | None:
-        answers = next(logprob_steps)
-        if not (isinstance(answers, list) and len(answers) == len(calls)
-                and all(isinstance(pair, tuple | list) and len(pair) == 2 and usable_logprobs(pair[0])
-                        and isinstance(pair[1], torch.Tensor) for pair in answers)):
-            return None
-        logprob_calls.extend(zip(calls, answers, strict=True))
-        return [(value.to(F64), jacobian) for value, jacobian in answers]
-
-    def recorded_losses(calls: Calls) -> list[Any] | None:
-        answers = next(loss_steps)
-        if not (isinstance(answers, list) and len(answers) == len(calls)
-                and all(isinstance(triple, tuple | list) and len(triple) == 3 and isinstance(triple[0], tuple | list)
-                        and len(triple[0]) == 3 and all(isinstance(t, torch.Tensor) for t in triple[1:])
-                        for triple in answers)):
-            return None
-        loss_calls.extend(zip(calls, answers, strict=True))
-        return answers
-
-    try:
-        series, finished = training_series(recorded_logprobs, recorded_losses)
-        if not finished:
-            return None
-        logprobs = sub.sequence_logprob.map([call for call, _ in logprob_calls], grads=("logits",),
-                                            grad_outputs=[torch.ones(3, dtype=F64)] * len(logprob_calls))
-        losses = sub.dpo_loss.map(
-            [call for call, _ in loss_calls], grads=("policy_chosen_logps", "policy_rejected_logps"),
-            grad_outputs=[(_t(1.0), torch.zeros(3, dtype=F64), torch.zeros(3, dtype=F64))] * len(loss_calls))
-    except (CheckFailed, WorkerLost):
-        return None
-    agrees = all(result.raised is None and same_bits(result.value, value)
-                 and same_bits(result.grads.get("logits"), jacobian)
-                 for result, (_, (value, jacobian)) in zip(logprobs, logprob_calls, strict=True)) and all(
-        result.raised is None and same_tuple(result.value, answer)
-        and same_bits(result.grads.get("policy_chosen_logps"), d_chosen)
-        and same_bits(result.grads.get("policy_rejected_logps"), d_rejected)
-        for result, (_, (answer, d_chosen, d_rejected)) in zip(losses, loss_calls, strict=True))
-    return series if agrees else None
-
-
-def same_tuple(got: Any, expected: Any) -> bool:
-    return (isinstance(got, tuple | list) and isinstance(expected, tuple | list) and len(got) == len(expected)
-            and all(same_bits(g, e) for g, e in zip(got, expected, strict=True)))

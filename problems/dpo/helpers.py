@@ -85,8 +85,8 @@ def check_dpo_inputs(policy_chosen_logps, policy_rejected_logps, ref_chosen_logp
 
 
 # ---------------------------------------------------------------------------------------------- the experiment
-# The toy training of the notes' chart, shared by the grader and the worker: the grader rebuilds every step of a
-# run with these same functions, so both sides compute the same bits.
+# The toy training of the notes' chart: the grader steps it with your functions' answers, one request a step,
+# and these show what each step does with them.
 
 
 def training_logits(contexts, unembedding):
@@ -102,39 +102,3 @@ def training_step(contexts, unembedding, d_chosen, jacobian_chosen, d_rejected, 
     d_logits = (d_chosen.to(torch.float64)[:, None, None] * jacobian_chosen.to(torch.float64)
                 + d_rejected.to(torch.float64)[:, None, None] * jacobian_rejected.to(torch.float64))
     return contexts - lr * d_logits @ unembedding
-
-
-def training_run(functions, unembeddings, chosen, rejected, mask, steps, lr, beta):
-    """Train one toy model per unembedding with your sequence_logprob and dpo_loss, the reference policy being
-    each model's starting one. Returns, for each of steps + 1 steps: for each model, your log-probs of the chosen
-    then the rejected answers with the gradient of their sum in the logits; then for each model, what your dpo_loss
-    returned with the gradients of its loss in the chosen and rejected log-probs. Each call gets its own copy of its
-    inputs, so a function that writes to one changes nothing the run goes on from."""
-    sequence_logprob, dpo_loss = functions["sequence_logprob"], functions["dpo_loss"]
-    contexts = [torch.zeros(chosen.shape[0], chosen.shape[1], e.shape[1], dtype=torch.float64) for e in unembeddings]
-    references = None
-    records = []
-    for _ in range(steps + 1):
-        logprobs = []
-        for index, e in enumerate(unembeddings):
-            logits = training_logits(contexts[index], e)
-            for tokens in (chosen, rejected):
-                leaf = logits.clone().requires_grad_(True)
-                value = sequence_logprob(leaf, tokens.clone(), mask.clone())
-                (jacobian,) = torch.autograd.grad(value.sum(), leaf)
-                logprobs.append((value.detach(), jacobian))
-        values = [value.detach().to(torch.float64) for value, _ in logprobs]
-        if references is None:
-            references = [value.clone() for value in values]
-        losses = []
-        for index in range(len(unembeddings)):
-            policy = [values[2 * index + side].clone().requires_grad_(True) for side in (0, 1)]
-            answer = dpo_loss(policy[0], policy[1], references[2 * index].clone(), references[2 * index + 1].clone(),
-                              beta)
-            d_chosen, d_rejected = torch.autograd.grad(answer[0], policy, allow_unused=True)
-            losses.append((answer, d_chosen, d_rejected))
-            jacobians = (logprobs[2 * index][1], logprobs[2 * index + 1][1])
-            contexts[index] = training_step(contexts[index], unembeddings[index], d_chosen, jacobians[0], d_rejected,
-                                            jacobians[1], lr)
-        records.append((logprobs, losses))
-    return records

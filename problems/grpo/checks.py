@@ -22,15 +22,12 @@ from typing import Any
 import torch
 
 from grader.checks import (
-    CheckFailed,
-    WorkerLost,
     check,
     expect,
     expect_close,
     expect_grad_close,
     expect_tensor,
     legal_inputs,
-    replay_agrees,
 )
 from helpers import training_adam_step, training_logp, training_reference, training_rollouts
 
@@ -410,9 +407,9 @@ def _kl_to_reference(logits, reference):
 @check("experiment.training", "Your two functions train a toy policy: mean reward and KL to the reference over 20 "
        "steps, with beta = 0.04 and beta = 0.4", group="experiment", required=False)
 def experiment(sub, ref, ctx):
-    series = run_in_one_request(sub)
-    if series is None:
-        series, _ = training_series(lambda calls: live_advantages(sub, calls), lambda calls: live_gradients(sub, calls))
+    # A step a request (60): a run of the whole training in the worker, replayed in one request per function,
+    # cost more here once a request with gradients came down to about 1 ms (docs/authoring.md).
+    series, _ = training_series(lambda calls: live_advantages(sub, calls), lambda calls: live_gradients(sub, calls))
     ctx.record_experiment(steps=list(range(1, len(series["kl_beta_small"]) + 1)), series=series)
 
 
@@ -477,54 +474,3 @@ def live_gradients(sub: Any, calls: Calls) -> list[Any] | None:
     for result in results:
         result.unwrap()
     return [result.grads.get("logp_new") for result in results]
-
-
-def run_in_one_request(sub: Any) -> dict[str, list[float]] | None:
-    """The series as training_series with live answers makes them, in three requests instead of 60, or None.
-
-    The worker runs the whole training (helpers.training_run, the same glue as training_series's) and returns
-    every call's answer. The judge takes them as the answers to its own steps, building each step's calls from its
-    own states, then makes all those calls again, one request per function. Only when every answer is bit for bit
-    the run's are these the series the live run gives: by induction from the pretrained policy, each step's calls
-    get the same input and the same answer. Anything else (a run that raised or broke a limit, a record of the
-    wrong form, an answer the run stops at, a function that answers the same input differently) returns None, and
-    the check runs the training a step a request, message and chart included."""
-    try:
-        run = sub.from_helpers("training_run", uses=("group_advantages", "grpo_loss")).call(
-            list(BETAS.values()), PROMPTS, LENGTH, VOCAB, STOP, GROUP, STEPS, INNER, LEARNING_RATE, 0.2, SEED)
-    except (CheckFailed, WorkerLost):
-        return None
-    records = run.value if run.raised is None else None
-    if not (isinstance(records, list) and len(records) == STEPS
-            and all(isinstance(r, tuple | list) and len(r) == 2 and isinstance(r[1], list) and len(r[1]) == INNER
-                    for r in records)):
-        return None
-    advantage_steps = iter([advantages for advantages, _ in records])
-    loss_steps = iter([answers for _, losses in records for answers in losses])
-    advantage_calls: list[tuple[Any, Any]] = []
-    loss_calls: list[tuple[Any, Any]] = []
-
-    def recorded_advantages(calls: Calls) -> list[Any] | None:
-        answers = next(advantage_steps)
-        if not (isinstance(answers, list) and len(answers) == len(calls) and all(map(usable_advantages, answers))):
-            return None
-        advantage_calls.extend(zip(calls, answers, strict=True))
-        return answers
-
-    def recorded_gradients(calls: Calls) -> list[Any] | None:
-        answers = next(loss_steps)
-        if not (isinstance(answers, list) and len(answers) == len(calls)
-                and all(isinstance(pair, tuple | list) and len(pair) == 2 for pair in answers)):
-            return None
-        loss_calls.extend(zip(calls, answers, strict=True))
-        return [gradient for _, gradient in answers]
-
-    try:
-        series, finished = training_series(recorded_advantages, recorded_gradients)
-        if not finished:
-            return None
-        advantages_agree = replay_agrees(sub.group_advantages, advantage_calls)
-        losses_agree = replay_agrees(sub.grpo_loss, loss_calls, grads=("logp_new",))
-    except (CheckFailed, WorkerLost):
-        return None
-    return series if advantages_agree and losses_agree else None

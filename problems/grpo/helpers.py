@@ -83,8 +83,8 @@ def check_loss_inputs(logp_new, logp_old, logp_ref, advantages, mask, clip_eps, 
 
 
 # ---------------------------------------------------------------------------------------------- the experiment
-# The toy training of the notes' chart, shared by the grader and the worker: the grader rebuilds every step of a
-# run with these same functions, so both sides compute the same bits.
+# The toy training of the notes' chart: the grader steps it with your functions' answers, one request a step,
+# and these show what each step does with them.
 
 
 def training_reference(generator, prompts, length, vocab, stop):
@@ -129,39 +129,3 @@ def training_adam_step(logits, tokens, gradient, adam, step, lr, group):
     m, v = 0.9 * m + 0.1 * grad, 0.999 * v + 0.001 * grad * grad
     update = lr * (m / (1 - 0.9**step)) / ((v / (1 - 0.999**step)).sqrt() + 1e-8)
     return logits - update, (m, v)
-
-
-def training_run(functions, betas, prompts, length, vocab, stop, group, steps, inner, lr, clip_eps, seed):
-    """Train one policy per beta from the same pretrained one with your group_advantages and grpo_loss, on the same
-    draws: every step samples `group` completions per prompt from each policy, then takes `inner` Adam steps.
-    Returns, for each step: your advantages for each policy, then for each inner step one (loss, its gradient in
-    logp_new) per policy. Each call gets its own copy of its inputs, so a function that writes to one changes
-    nothing the run goes on from."""
-    group_advantages, grpo_loss = functions["group_advantages"], functions["grpo_loss"]
-    generator = torch.Generator().manual_seed(seed)
-    reference = training_reference(generator, prompts, length, vocab, stop)
-    runs = [(reference.clone(), (torch.zeros_like(reference), torch.zeros_like(reference))) for _ in betas]
-    adam_step = 0
-    records = []
-    for _ in range(steps):
-        batches = []
-        for logits, _ in runs:
-            tokens, mask, rewards = training_rollouts(logits, generator, group, stop)
-            batches.append((tokens, mask, rewards, training_logp(logits, tokens, group).detach()))
-        advantages = [group_advantages(rewards.clone(), group) for _, _, rewards, _ in batches]
-        taken = [a.detach().to(torch.float64) for a in advantages]
-        losses = []
-        for _ in range(inner):
-            adam_step += 1
-            answers = []
-            for index, ((logits, adam), (tokens, mask, _, old), beta) in enumerate(zip(runs, batches, betas,
-                                                                                        strict=True)):
-                new = training_logp(logits, tokens, group).detach().requires_grad_(True)
-                loss = grpo_loss(new, old.clone(), training_logp(reference, tokens, group).detach(),
-                                 taken[index].clone(), mask.clone(), clip_eps, beta)
-                (gradient,) = torch.autograd.grad(loss, new)
-                answers.append((loss.detach(), gradient))
-                runs[index] = training_adam_step(logits, tokens, gradient, adam, adam_step, lr, group)
-            losses.append(answers)
-        records.append((advantages, losses))
-    return records

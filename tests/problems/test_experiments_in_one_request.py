@@ -1,7 +1,8 @@
-"""Training experiments that run in the worker in one request (PPO, GRPO, DPO, REINFORCE, BYOL, SimSiam, the reward
-model; docs/authoring.md, a run whose calls feed each other), graded through the sandbox. A run is accepted only when
+"""Training experiments that run in the worker in one request (PPO, REINFORCE, BYOL, SimSiam, the reward model;
+docs/authoring.md, a run whose calls feed each other), graded through the sandbox. A run is accepted only when
 the judge's replay of every step's calls, from its own states and one request per function, answers it bit for bit;
-anything else is charted a step a request, as before, and the chart is the same."""
+anything else is charted a step a request, as before, and the chart is the same. GRPO and DPO train a step a
+request: their replay cost more than the round trips it saved."""
 
 from __future__ import annotations
 
@@ -61,12 +62,6 @@ EXPERIMENTS = [
     Experiment("ppo_clip", "experiment.bandit", list(range(1, 13)), accepted=[1, 96], stepped=[2] * 48,
                returned="    return _masked_mean(_surrogate_terms(logp_new, logp_old, advantages, clip_eps), mask)\n",
                early_calls=96, wrong_shape=None),
-    Experiment("grpo", "experiment.training", list(range(1, 21)), accepted=[1, 40, 80], stepped=[2] * 60,
-               returned="    return -_per_sequence_mean(objective, mask)\n", early_calls=80, wrong_shape=(
-                   "    return ((grouped - mean) / (std + eps)).reshape(-1)\n", "returned another shape")),
-    Experiment("dpo", "experiment.training", list(range(21)), accepted=[1, 84, 42], stepped=[4, 2] * 21,
-               returned="    return _masked_sum(token_logps, mask)  # [B]\n", early_calls=84, wrong_shape=(
-                   "    return _masked_sum(token_logps, mask)  # [B]\n", "returned another shape")),
     Experiment("reinforce", "experiment.bandit", list(range(25)), accepted=[1, 100, 25], stepped=[4, 1] * 25,
                returned=("    return -(log_probs * advantage).sum() / max(log_probs.numel(), 1)"
                          "  # an empty batch gives 0\n"),
@@ -82,6 +77,14 @@ EXPERIMENTS = [
                wrong_shape=None, after=(33, 1)),
 ]
 IDS = [experiment.slug for experiment in EXPERIMENTS]
+STEPPED = [  # accepted: none, the training is never run in the worker
+    Experiment("grpo", "experiment.training", list(range(1, 21)), accepted=[], stepped=[2] * 60,
+               returned="    return -_per_sequence_mean(objective, mask)\n", early_calls=0, wrong_shape=(
+                   "    return ((grouped - mean) / (std + eps)).reshape(-1)\n", "returned another shape")),
+    Experiment("dpo", "experiment.training", list(range(21)), accepted=[], stepped=[4, 2] * 21,
+               returned="    return _masked_sum(token_logps, mask)  # [B]\n", early_calls=0, wrong_shape=(
+                   "    return _masked_sum(token_logps, mask)  # [B]\n", "returned another shape")),
+]
 
 
 def series_of(report: Report, experiment: Experiment) -> dict[str, list[float | None]]:
@@ -125,7 +128,14 @@ def test_a_function_that_is_right_only_inside_the_run_is_charted_by_its_own_call
     assert charted != series_of(grade(experiment.problem(), experiment.reference, pool=sandbox_pool), experiment)
 
 
-SHAPED = [experiment for experiment in EXPERIMENTS if experiment.wrong_shape is not None]
+@pytest.mark.parametrize("experiment", STEPPED, ids=[experiment.slug for experiment in STEPPED])
+def test_a_training_the_worker_does_not_run_is_charted_a_step_a_request(
+        experiment: Experiment, sandbox_pool: WorkerPool, request_sizes: list[int]) -> None:
+    series_of(grade(experiment.problem(), experiment.reference, pool=sandbox_pool), experiment)
+    assert request_sizes == experiment.stepped + list(experiment.after)
+
+
+SHAPED = [experiment for experiment in EXPERIMENTS + STEPPED if experiment.wrong_shape is not None]
 
 
 @pytest.mark.parametrize("experiment", SHAPED, ids=[experiment.slug for experiment in SHAPED])
