@@ -152,7 +152,8 @@ def summarise(
     verdict: bool = False,
 ) -> Report:
     """Derive `solved` and `status` from the checks so no caller can get them out of step; cap the document's
-    size (fit_report). A stopped grading is not solved: its status is `failed` (or `error` as usual).
+    size (fit_report). A grading stopped before a verdict was told is not solved: its status is `failed` (or
+    `error` as usual).
 
     `verdict`: the judge announced this grading solved when its required checks were done, before the advisory
     ones ran (grade's `on_verdict`: the page showed it and unlocked the notes). What happens after that, a stop,
