@@ -428,7 +428,7 @@ COMPLETION = [[False, False, True, True, True, False],  # two prompt positions, 
 def experiment(sub, ref, ctx):
     # A step a request (42): a run of the whole training in the worker, replayed in one request per function,
     # cost more here once a request with gradients came down to about 1 ms (docs/authoring.md).
-    series, _ = training_series(lambda calls: live_logprobs(sub, calls), lambda calls: live_losses(sub, calls))
+    series = training_series(lambda calls: live_logprobs(sub, calls), lambda calls: live_losses(sub, calls))
     steps = list(range(len(series["shared_reward_margin"])))
     ctx.record_experiment(steps=steps, series={key: values[: len(steps)] for key, values in series.items()})
 
@@ -442,10 +442,10 @@ def _unembeddings() -> dict[str, torch.Tensor]:
 
 
 def training_series(logprobs_of: Callable[[Calls], list[Any] | None],
-                    losses_of: Callable[[Calls], list[Any] | None]) -> tuple[dict[str, list[float]], bool]:
+                    losses_of: Callable[[Calls], list[Any] | None]) -> dict[str, list[float]]:
     """The chart's series, each step's calls answered by `logprobs_of` ((log-probs, their Jacobian in the logits or
     None) for each model's chosen and rejected answers) and `losses_of` ((what dpo_loss returned, its loss's
-    gradients in the chosen and rejected log-probs) for each model): (series, whether the run finished). A None
+    gradients in the chosen and rejected log-probs) for each model). A None
     answer ends the run at once; a missing gradient ends it after its step, and the chart with it."""
     models = _unembeddings()
     chosen, rejected, mask = torch.tensor(CHOSEN), torch.tensor(REJECTED), torch.tensor(COMPLETION)
@@ -465,7 +465,7 @@ def training_series(logprobs_of: Callable[[Calls], list[Any] | None],
                 calls.append(((logits.clone().requires_grad_(True), tokens, mask), {}))
         logprobs = logprobs_of(calls)
         if logprobs is None:
-            return series, False
+            return series
         probs = torch.softmax(training_logits(params["shared"], models["shared"]), dim=-1)  # [P, T, V]
         series["shared_token_3_probability"].append(float(probs[..., 3][differ].mean()))
         values, jacobians = {}, {}
@@ -479,7 +479,7 @@ def training_series(logprobs_of: Callable[[Calls], list[Any] | None],
                               values[name, "rejected"].clone().requires_grad_(True), references[name, "chosen"],
                               references[name, "rejected"], BETA), {}) for name in models])
         if losses is None:
-            return series, False
+            return series
         stop = False
         for (answer, d_chosen, d_rejected), name in zip(losses, models, strict=True):
             _, chosen_rewards, rejected_rewards = answer
@@ -494,8 +494,8 @@ def training_series(logprobs_of: Callable[[Calls], list[Any] | None],
             params[name] = training_step(params[name], models[name], d_chosen, jacobians[name, "chosen"], d_rejected,
                                          jacobians[name, "rejected"], LEARNING_RATE)
         if stop:
-            return series, False
-    return series, True
+            return series
+    return series
 
 
 def usable_logprobs(value: Any) -> bool:

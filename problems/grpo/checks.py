@@ -409,7 +409,7 @@ def _kl_to_reference(logits, reference):
 def experiment(sub, ref, ctx):
     # A step a request (60): a run of the whole training in the worker, replayed in one request per function,
     # cost more here once a request with gradients came down to about 1 ms (docs/authoring.md).
-    series, _ = training_series(lambda calls: live_advantages(sub, calls), lambda calls: live_gradients(sub, calls))
+    series = training_series(lambda calls: live_advantages(sub, calls), lambda calls: live_gradients(sub, calls))
     ctx.record_experiment(steps=list(range(1, len(series["kl_beta_small"]) + 1)), series=series)
 
 
@@ -417,9 +417,9 @@ Calls = list[tuple[tuple[Any, ...], dict[str, Any]]]
 
 
 def training_series(advantages_of: Callable[[Calls], list[Any] | None],
-                    gradients_of: Callable[[Calls], list[Any] | None]) -> tuple[dict[str, list[float]], bool]:
+                    gradients_of: Callable[[Calls], list[Any] | None]) -> dict[str, list[float]]:
     """The chart's series, each step's calls answered by `advantages_of` (the two policies' advantages, checked)
-    and `gradients_of` (their losses' gradients in logp_new): (series, whether the run finished). A None answer, or a
+    and `gradients_of` (their losses' gradients in logp_new). A None answer, or a
     gradient that is not finite, stops the run there, and the chart with it."""
     generator = torch.Generator().manual_seed(SEED)
     reference = training_reference(generator, PROMPTS, LENGTH, VOCAB, STOP)
@@ -435,7 +435,7 @@ def training_series(advantages_of: Callable[[Calls], list[Any] | None],
             series[f"kl_{name}"].append(_kl_to_reference(logits, reference))
         advantages = advantages_of([((batches[name][2], GROUP), {}) for name in BETAS])
         if advantages is None:
-            return series, False
+            return series
         taken = {name: value.detach().to(F64) for name, value in zip(BETAS, advantages, strict=True)}
         for _ in range(INNER):  # two updates per batch: on the second, logp_old is stale and the clip can bind
             adam_step += 1
@@ -447,15 +447,15 @@ def training_series(advantages_of: Callable[[Calls], list[Any] | None],
                               {}))
             gradients = gradients_of(calls)
             if gradients is None:
-                return series, False
+                return series
             for name, gradient in zip(BETAS, gradients, strict=True):
                 if not (isinstance(gradient, torch.Tensor) and gradient.shape == (PROMPTS * GROUP, LENGTH)
                         and bool(torch.isfinite(gradient).all())):
-                    return series, False  # no usable gradient: the chart stops here
+                    return series  # no usable gradient: the chart stops here
                 logits, adam = runs[name]
                 runs[name] = training_adam_step(logits, batches[name][0], gradient, adam, adam_step, LEARNING_RATE,
                                                 GROUP)
-    return series, True
+    return series
 
 
 def usable_advantages(value: Any) -> bool:
