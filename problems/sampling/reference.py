@@ -1,4 +1,4 @@
-"""Reference solution for the sampling problem. Trusted: imported only in the judge's process, never shown."""
+"""Reference solution for the sampling problem. Trusted: imported only in the judge's process."""
 
 import torch
 
