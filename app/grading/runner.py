@@ -58,6 +58,7 @@ class _Claimed:
     problem: str
     code: str
     attempts: int
+    solved: bool  # an earlier, interrupted grading of it told "solved" (its required checks had all passed)
 
 
 def grade_submission(
@@ -125,13 +126,14 @@ def grade_submission(
     except Exception as exc:
         if not isinstance(exc, GraderGaveUp):
             logger.exception("grader failed on submission %s (%s)", submission_id, claimed.problem)
+        told_earlier = isinstance(exc, GraderGaveUp) and claimed.solved and problem is not None
         report = grader_failure_report(
             problem=claimed.problem,
             message=_failure_message(exc),
-            checks=finished_checks,
+            checks=_passed_when_told(problem) if told_earlier and problem is not None else finished_checks,
             sandbox=getattr(pool, "sandbox", "bubblewrap"),
             duration_ms=(time.perf_counter() - started) * 1000,
-            verdict=solved_early,
+            verdict=solved_early or told_earlier,
         )
         status = "error"
     _store_verdict(session_factory, submission_id, report=report, status=status, problem=problem)
@@ -171,6 +173,18 @@ _NEVER = datetime(1970, 1, 1, tzinfo=UTC)
 
 class GraderGaveUp(Exception):
     """The grader decided not to grade (not a bug, not the learner's fault); the message says why."""
+
+
+def _passed_when_told(problem: Problem) -> list[CheckResult]:
+    """The required checks of a submission given up after an earlier grading told it solved. That grading's
+    results were streamed, not stored, but the judge tells "solved" only once every required check has passed, so
+    the report keeps the verdict the page showed and the notes it unlocked, and says where it comes from."""
+    return [
+        CheckResult(id=check.id, title=check.title, group=check.group, required=True, status="passed",
+                    message="passed in an earlier grading of this submission, which was interrupted after its "
+                    "verdict")
+        for check in problem.checks if check.required
+    ]
 
 
 def _failure_message(exc: Exception) -> str:
@@ -220,11 +234,12 @@ def _claim(
         if getattr(result, "rowcount", 0) == 0:
             return None
         row = session.execute(
-            select(Submission.problem, Submission.code, Submission.attempts).where(
+            select(Submission.problem, Submission.code, Submission.attempts, Submission.solved).where(
                 Submission.id == submission_id
             )
         ).one()
-        return _Claimed(id=submission_id, problem=row.problem, code=row.code, attempts=row.attempts)
+        return _Claimed(id=submission_id, problem=row.problem, code=row.code, attempts=row.attempts,
+                        solved=row.solved)
 
 
 def _store_solved(session_factory: SessionFactory, submission_id: str) -> bool:

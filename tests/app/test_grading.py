@@ -131,6 +131,26 @@ def test_a_submission_that_keeps_killing_its_grader_is_given_up(
     assert submission.status == "error" and "interrupted 3 times" in (submission.report or "")
 
 
+@pytest.mark.parametrize("told_solved", [True, False])
+def test_a_submission_given_up_keeps_the_verdict_an_interrupted_grading_told(
+    database: Any, problems: dict[str, Problem], told_solved: bool
+) -> None:
+    # An earlier grading told "solved" (the notes unlocked) and the process died among the advisory checks, each
+    # time: the report of the submission given up says solved, as the page did, and which checks it rests on.
+    with transaction(database) as session:
+        session.execute(update(Submission).values(status="running", attempts=MAX_ATTEMPTS, solved=told_solved))
+    submission = _grade(database, problems, CountingGrader(lambda: _passing_report()))
+    report = Report.model_validate_json(submission.report or "")
+    assert submission.status == "error" and report.error is not None and "interrupted 3 times" in report.error.message
+    assert (report.solved, submission.solved) == (told_solved, told_solved)
+    required = [check.id for check in problems["add_one"].checks if check.required]
+    if told_solved:
+        assert [check.id for check in report.checks] == required
+        assert all(check.status == "passed" and "earlier grading" in check.message for check in report.checks)
+    else:
+        assert report.checks == []
+
+
 def test_a_problem_that_disappeared_ends_in_error(database: Any) -> None:
     submission = _grade(database, {}, CountingGrader(lambda: _passing_report()))
     assert submission.status == "error" and "no longer available" in (submission.report or "")
