@@ -106,10 +106,12 @@ def grade_submission(
     status = "done"
     try:
         if claimed.attempts > MAX_ATTEMPTS:
-            raise GraderGaveUp(
-                f"grading this submission was interrupted {claimed.attempts - 1} times (the grading process "
-                "stopped while it ran), so it was not tried again"
-            )
+            interrupted = (f"grading this submission was interrupted {claimed.attempts - 1} times (the grading "
+                           "process stopped while it ran), so it was not tried again")
+            if claimed.solved and problem is not None:
+                raise GraderGaveUp(f"{interrupted}. An earlier grading had passed every required check, so it stays "
+                                   "solved; the optional checks did not run", told_solved=True)
+            raise GraderGaveUp(interrupted)
         if problem is None:
             raise GraderGaveUp(f"the problem '{claimed.problem}' is no longer available on this server")
         grade_function: GradeFunction = grade or grader.grade
@@ -126,7 +128,7 @@ def grade_submission(
     except Exception as exc:
         if not isinstance(exc, GraderGaveUp):
             logger.exception("grader failed on submission %s (%s)", submission_id, claimed.problem)
-        told_earlier = isinstance(exc, GraderGaveUp) and claimed.solved and problem is not None
+        told_earlier = isinstance(exc, GraderGaveUp) and exc.told_solved
         report = grader_failure_report(
             problem=claimed.problem,
             message=_failure_message(exc),
@@ -172,7 +174,12 @@ _NEVER = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 class GraderGaveUp(Exception):
-    """The grader decided not to grade (not a bug, not the learner's fault); the message says why."""
+    """The grader decided not to grade (not a bug, not the learner's fault); the message says why. `told_solved`:
+    an earlier grading of it had told it solved, and that verdict stands."""
+
+    def __init__(self, message: str, *, told_solved: bool = False) -> None:
+        super().__init__(message)
+        self.told_solved = told_solved
 
 
 def _passed_when_told(problem: Problem) -> list[CheckResult]:
@@ -188,6 +195,8 @@ def _passed_when_told(problem: Problem) -> list[CheckResult]:
 
 
 def _failure_message(exc: Exception) -> str:
+    if isinstance(exc, GraderGaveUp) and exc.told_solved:
+        return f"Your code was not graded again: {exc}."
     if isinstance(exc, GraderGaveUp):
         return f"Your code was not graded: {exc}. This is not a problem with your code; please run it again."
     return (
