@@ -11,10 +11,11 @@ gradients through the blocks, and the memory limit.
 Memory: problem.toml sets memory_mb = 64. The sandbox enforces it in the kernel: RLIMIT_DATA (a hard limit the
 child cannot raise) makes an ordinary allocation beyond it fail, and the child's cgroup, where there is one, caps
 everything it maps at memory_mb plus 64 MiB of slack, shared anonymous mappings (which RLIMIT_DATA does not
-count) included. `memory.long_sequence` calls blockwise_attention at Lq = Lk = 5888 in float32, where one
-[Lq, Lk] matrix is 132 MiB by itself: more than either cap, so no naive version fits, however it allocates.
-float32 rather than float64: the same matrix size costs a quarter of the time. Nothing the learner's code
-reports is trusted for this verdict.
+count) included. `memory.long_sequence` calls blockwise_attention at Lq = Lk = 5888 in float32, causal and not,
+where one [Lq, Lk] matrix is 132 MiB by itself: more than either cap, so no naive version fits, however it
+allocates. float32 rather than float64: the same matrix size costs a quarter of the time. A whole boolean mask
+(33 MiB) would still fit; the statement asks for the mask a block at a time, but no limit enforces it. Nothing
+the learner's code reports is trusted for this verdict.
 """
 
 import math
@@ -355,21 +356,26 @@ MEMORY_MB = 64  # problem.toml's [limits] memory_mb
 LONG_ROWS = [0, 1, 1000, 2943, 2944, 4095, 5886, 5887]
 
 
-@check("memory.long_sequence", "Lq = Lk = 5888 in float32 under a 64 MiB limit: one [Lq, Lk] matrix (132 MiB) "
-       "cannot fit", clauses=["memory.blockwise"])
+@check("memory.long_sequence", "Lq = Lk = 5888 in float32 under a 64 MiB limit, with and without the causal mask: "
+       "one [Lq, Lk] matrix (132 MiB) cannot fit", clauses=["memory.blockwise"])
 def memory_long_sequence(sub, ref):
+    # Both masks: a function may take another path when causal (the whole score matrix, or a whole float mask of
+    # -inf, built once before the block loop), and only a call with that flag meets it.
     generator = torch.Generator().manual_seed(51)
     q = _randn(generator, LONG, 2, dtype=torch.float32)
     k = _randn(generator, LONG, 2, dtype=torch.float32)
     v = _randn(generator, LONG, 2, dtype=torch.float32)
-    result = sub.blockwise_attention.call(q, k, v, LONG_BLOCK, False)
-    if result.raised is not None:
-        full, block = LONG * LONG * 4 // 2**20, LONG * LONG_BLOCK * 4 // 2**20
-        fail(f"{result.call} raised {result.raised.summary()}. The grader runs your code under a {MEMORY_MB} MiB "
-             f"memory limit, and one [{LONG}, {LONG}] float32 matrix of scores or weights takes {full} MiB by "
-             f"itself: keep only one block of scores, [Lq, block_size] = [{LONG}, {LONG_BLOCK}] ({block} MiB), "
-             "alive at a time")
-    _expect_attention(result, q, k, v, False, rows=LONG_ROWS)
+    masks = (False, True)
+    results = sub.blockwise_attention.map([((q, k, v, LONG_BLOCK, causal), {}) for causal in masks])
+    for result, causal in zip(results, masks, strict=True):
+        if result.raised is not None:
+            full, block = LONG * LONG * 4 // 2**20, LONG * LONG_BLOCK * 4 // 2**20
+            mask = " Build the causal mask a block at a time as well." if causal else ""
+            fail(f"{result.call} raised {result.raised.summary()}. The grader runs your code under a {MEMORY_MB} MiB "
+                 f"memory limit, and one [{LONG}, {LONG}] float32 matrix of scores or weights takes {full} MiB by "
+                 f"itself: keep only one block of scores, [Lq, block_size] = [{LONG}, {LONG_BLOCK}] ({block} MiB), "
+                 f"alive at a time.{mask}")
+        _expect_attention(result, q, k, v, causal, rows=LONG_ROWS)
 
 
 # ---------------------------------------------------------------------------------------------- gradients
