@@ -242,6 +242,41 @@ def surrogate_mask(sub, ref):
                       hint="(masked steps get exactly zero gradient; counted ones -r A / 4 where unclipped)")
 
 
+@check("surrogate.padding_overflow", "Masked steps whose ratio overflows exp (e^100 in float32, e^1000 in float64) "
+       "leave the loss and its gradient finite and unchanged", clauses=["mask.token_mean"])
+def surrogate_padding_overflow(sub, ref):
+    # Legal, finite log-probabilities at the masked steps whose difference overflows exp: logp_new - logp_old = big,
+    # 100 in float32 (exp gives inf above 88.7) and 1000 in float64 (above 709.8). Multiplying by the mask after the
+    # exp gives inf * 0 = nan in the loss; selecting the masked terms away after it (torch.where) keeps the loss
+    # finite but not the gradient: the backward pass multiplies their zero gradient by exp's inf.
+    logp_new, logp_old, adv = _random_steps(75, (2, 4))
+    mask = torch.tensor([[True, True, False, False], [True, False, True, False]])
+    calls, cases = [], []
+    for dtype, big in ((F32, 100.0), (F64, 1000.0)):
+        new, old = logp_new.clone(), logp_old.clone()
+        new[~mask], old[~mask] = 0.0, -big
+        new, old, advantages = new.to(dtype), old.to(dtype), adv.to(dtype)
+        calls.append(((new.clone().requires_grad_(True), old, advantages, 0.2, mask), {}))
+        cases.append((big, new, old, advantages))
+    results = sub.clipped_surrogate.map(calls, grads=("logp_new",))
+    for result, (big, new, old, advantages) in zip(results, cases, strict=True):
+        where = f"logp_new = 0 over logp_old = -{big:g}, a ratio of exp({big:g}), which overflows to inf"
+        loss, grad = _oracle_surrogate(new, old, advantages, 0.2, mask)
+        _expect_loss(result, loss, new.dtype,
+                     hint=f"(the masked steps hold {where}; masked steps contribute nothing, whatever they hold. "
+                          "Multiplying by the mask gives inf * 0 = nan: replace the masked log-ratios (by 0, say) "
+                          "before the exp)")
+        got = result.grads.get("logp_new")
+        expect(got is not None and bool(torch.isfinite(got).all()),
+               f"after backward() on {result.call}, logp_new.grad = {got}: not finite. The masked steps hold {where}. "
+               "Selecting them away after the exp (torch.where, masked_fill) keeps the loss finite, but the backward "
+               "pass still multiplies their zero gradient by that inf: 0 * inf = nan. Replace the masked "
+               "log-ratios (by 0, say) before the exp, so no masked step ever overflows")
+        expect_grad_close(result, "logp_new", grad.to(new.dtype), rtol=1e-5, atol=1e-6,
+                          source="the formula over the counted steps",
+                          hint="(masked steps get exactly zero gradient, whatever they hold)")
+
+
 @check("surrogate.empty", "No step counts (an all-False mask, an empty batch): the loss is 0 with zero gradients",
        clauses=["mask.empty"])
 def surrogate_empty(sub, ref):
@@ -313,6 +348,39 @@ def value_empty(sub, ref):
            f"{result.call} returned {got!r}: with no counted step the loss is 0, never 0 / 0")
     _expect_loss(result, _t(0.0))
     expect_grad_close(result, "values", torch.zeros(2, 2, dtype=F64), source="a loss that is 0 by definition")
+
+
+@check("value.padding_overflow", "Masked steps whose squared error overflows (values of 1e30 in float32, 1e200 in "
+       "float64) leave the value loss and its gradient finite and unchanged", clauses=["mask.token_mean"])
+def value_padding_overflow(sub, ref):
+    # (1e30)^2 is inf in float32 and (1e200)^2 in float64: a masked error multiplied by the mask after squaring is
+    # inf * 0 = nan. Selecting it away (torch.where) is enough here: the square's backward multiplies the zero
+    # gradient by 2 (V - R), which is large but finite. Clipped too: the larger error is the inf one.
+    v, v_old, ret = seeded_randn(93, 2, 3), seeded_randn(94, 2, 3), seeded_randn(95, 2, 3)
+    mask = torch.tensor([[True, False, True], [False, True, True]])
+    calls, cases = [], []
+    for dtype, big in ((F32, 1e30), (F64, 1e200)):
+        for eps in (None, 0.2):
+            values = v.clone()
+            values[~mask] = big
+            values, olds, returns = values.to(dtype), v_old.to(dtype), ret.to(dtype)
+            calls.append(((values.clone().requires_grad_(True), olds, returns, eps, mask), {}))
+            cases.append((big, eps, values, olds, returns))
+    results = sub.value_loss.map(calls, grads=("values",))
+    for result, (big, eps, values, olds, returns) in zip(results, cases, strict=True):
+        where = f"values of {big:g}, whose squared error overflows to inf"
+        loss, grad = _oracle_value(values, olds, returns, eps, mask)
+        _expect_loss(result, loss, values.dtype, tolerance=(1e-5, 1e-5) if values.dtype == F32 else None,
+                     hint=f"(the masked steps hold {where}; masked steps contribute nothing, whatever they hold. "
+                          "Multiplying by the mask after squaring gives inf * 0 = nan: select the counted steps "
+                          "(torch.where, or indexing with the mask) instead)")
+        got = result.grads.get("values")
+        expect(got is not None and bool(torch.isfinite(got).all()),
+               f"after backward() on {result.call}, values.grad = {got}: not finite. The masked steps hold {where}; "
+               "their gradient must be exactly 0")
+        expect_grad_close(result, "values", grad.to(values.dtype), rtol=1e-5, atol=1e-6,
+                          source="the formula over the counted steps",
+                          hint="(masked steps get exactly zero gradient, whatever they hold)")
 
 
 # ------------------------------------------------------------------------------------------------------ ppo

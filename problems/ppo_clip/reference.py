@@ -9,7 +9,7 @@ from helpers import check_ppo_inputs, check_surrogate_inputs, check_value_inputs
 def clipped_surrogate(logp_new, logp_old, advantages, clip_eps=0.2, mask=None):
     """-mean over counted steps of min(r A, clip(r, 1 - eps, 1 + eps) A), r = exp(logp_new - logp_old)."""
     check_surrogate_inputs(logp_new, logp_old, advantages, clip_eps, mask)
-    return _masked_mean(_surrogate_terms(logp_new, logp_old, advantages, clip_eps), mask)
+    return _masked_mean(_surrogate_terms(logp_new, logp_old, advantages, clip_eps, mask), mask)
 
 
 def value_loss(values, old_values, returns, clip_eps=None, mask=None):
@@ -25,19 +25,24 @@ def ppo_loss(logits, actions, logp_old, advantages, values, old_values, returns,
                      vf_clip_eps, vf_coef, ent_coef)
     log_probs = torch.log_softmax(logits, dim=-1)  # [..., A], stable at any scale
     logp_new = _log_prob_of(log_probs, actions)  # [...]
-    policy = _masked_mean(_surrogate_terms(logp_new, logp_old, advantages, clip_eps), mask)
+    policy = _masked_mean(_surrogate_terms(logp_new, logp_old, advantages, clip_eps, mask), mask)
     value = _masked_mean(_value_terms(values, old_values, returns, vf_clip_eps), mask)
     entropy = _masked_mean(_entropy(log_probs), mask)
     return policy + vf_coef * value - ent_coef * entropy  # the entropy is a bonus: subtracting it rewards it
 
 
-def _ratio(logp_new, logp_old):
+def _ratio(logp_new, logp_old, mask):
     # from the difference of log-probabilities: exp(-150) / exp(-150.5) is 0 / 0 in float32, exp(0.5) is not
-    return torch.exp(logp_new - logp_old.detach())
+    log_ratio = logp_new - logp_old.detach()
+    if mask is not None:
+        # A masked step may hold anything, e.g. a log-ratio of 1000 whose exp is inf: dropped only after the exp, its
+        # zero gradient would meet that inf in the backward pass (0 * inf = nan). It never reaches the exp.
+        log_ratio = torch.where(mask, log_ratio, torch.zeros_like(log_ratio))
+    return torch.exp(log_ratio)
 
 
-def _surrogate_terms(logp_new, logp_old, advantages, clip_eps):
-    ratio = _ratio(logp_new, logp_old)
+def _surrogate_terms(logp_new, logp_old, advantages, clip_eps, mask):
+    ratio = _ratio(logp_new, logp_old, mask)
     advantages = advantages.detach()  # a fixed weight per step: no gradient reaches whatever produced it
     unclipped = ratio * advantages
     clipped = torch.clamp(ratio, 1.0 - clip_eps, 1.0 + clip_eps) * advantages

@@ -10,11 +10,15 @@ def _masked(terms, mask):
     if mask is None:
         mask = torch.ones_like(terms, dtype=torch.bool)
     weights = mask.to(terms.dtype)
-    return (terms * weights).sum() / weights.sum().clamp_min(1.0)
+    # a masked step's term may be inf (whatever a padded step holds): zeroed, not weighted by 0, as inf * 0 is nan
+    return terms.masked_fill(~mask, 0.0).sum() / weights.sum().clamp_min(1.0)
 
 
-def _pg(logp_new, logp_old, advantages, clip_eps):
-    ratio = torch.exp(logp_new - logp_old.detach())
+def _pg(logp_new, logp_old, advantages, clip_eps, mask):
+    log_ratio = logp_new - logp_old.detach()
+    if mask is not None:  # never exponentiate a padded step's log-ratio: its exp may be inf, and so its gradient nan
+        log_ratio = log_ratio.masked_fill(~mask, 0.0)
+    ratio = torch.exp(log_ratio)
     neg_adv = -advantages.detach()
     return torch.max(neg_adv * ratio, neg_adv * torch.clamp(ratio, 1.0 - clip_eps, 1.0 + clip_eps))
 
@@ -31,7 +35,7 @@ def _vf(values, old_values, returns, clip_eps):
 
 def clipped_surrogate(logp_new, logp_old, advantages, clip_eps=0.2, mask=None):
     check_surrogate_inputs(logp_new, logp_old, advantages, clip_eps, mask)
-    return _masked(_pg(logp_new, logp_old, advantages, clip_eps), mask)
+    return _masked(_pg(logp_new, logp_old, advantages, clip_eps, mask), mask)
 
 
 def value_loss(values, old_values, returns, clip_eps=None, mask=None):
@@ -46,6 +50,6 @@ def ppo_loss(logits, actions, logp_old, advantages, values, old_values, returns,
     lse = torch.logsumexp(logits, dim=-1)
     logp_new = logits.gather(-1, actions.unsqueeze(-1)).squeeze(-1) - lse
     entropy = lse - (torch.softmax(logits, dim=-1) * logits).sum(dim=-1)
-    pg = _masked(_pg(logp_new, logp_old, advantages, clip_eps), mask)
+    pg = _masked(_pg(logp_new, logp_old, advantages, clip_eps, mask), mask)
     vf = _masked(_vf(values, old_values, returns, vf_clip_eps), mask)
     return pg + vf_coef * vf - ent_coef * _masked(entropy, mask)

@@ -12,8 +12,11 @@ def _reduce(terms, mask):
     return terms[mask].sum() / max(int(mask.sum()), 1)
 
 
-def _policy(logp_new, logp_old, advantages, clip_eps):
-    ratio = (logp_new - logp_old.detach()).exp()
+def _policy(logp_new, logp_old, advantages, clip_eps, mask):
+    log_ratio = logp_new - logp_old.detach()
+    if mask is not None:  # a padded step's log-ratio may overflow exp; indexing it away after the exp leaves nan
+        log_ratio = torch.where(mask, log_ratio, torch.zeros_like(log_ratio))
+    ratio = log_ratio.exp()
     adv = advantages.detach()
     bound = torch.where(adv >= 0, (1 + clip_eps) * adv, (1 - clip_eps) * adv)
     return -torch.minimum(ratio * adv, bound)
@@ -31,7 +34,7 @@ def _value(values, old_values, returns, clip_eps):
 
 def clipped_surrogate(logp_new, logp_old, advantages, clip_eps=0.2, mask=None):
     check_surrogate_inputs(logp_new, logp_old, advantages, clip_eps, mask)
-    return _reduce(_policy(logp_new, logp_old, advantages, clip_eps), mask)
+    return _reduce(_policy(logp_new, logp_old, advantages, clip_eps, mask), mask)
 
 
 def value_loss(values, old_values, returns, clip_eps=None, mask=None):
@@ -45,6 +48,6 @@ def ppo_loss(logits, actions, logp_old, advantages, values, old_values, returns,
                      vf_clip_eps, vf_coef, ent_coef)
     dist = torch.distributions.Categorical(logits=logits, validate_args=False)
     logp_new = dist.log_prob(actions)
-    loss = _reduce(_policy(logp_new, logp_old, advantages, clip_eps), mask)
+    loss = _reduce(_policy(logp_new, logp_old, advantages, clip_eps, mask), mask)
     loss = loss + vf_coef * _reduce(_value(values, old_values, returns, vf_clip_eps), mask)
     return loss - ent_coef * _reduce(dist.entropy(), mask)
