@@ -48,7 +48,8 @@ def learn_ties(sub, ref):
                           "tuple of ids, not the first one seen and not the largest)")
 
 
-@check("learn.counting", "Pairs are counted at every position, weighted by word frequency, and merged left to right",
+@check("learn.counting", "Pairs are counted at every position, weighted by word frequency, and merged left to right "
+       "(runs of even and odd length)",
        clauses=["learn.most_frequent", "learn.replace", "learn.stop"])
 def learn_counting(sub, ref):
     cases = [
@@ -57,6 +58,13 @@ def learn_counting(sub, ref):
         ("aaaa aaaa", 5, [(97, 97), (256, 256)], "((a, a) occurs 3 times in each word; merged left to right 'aaaa' "
                                                  "becomes 'aa aa', whose pair (256, 256) occurs twice and is merged "
                                                  "next)"),
+        ("aaa aaa", 5, [(97, 97), (256, 97)], "(each word's run a a a holds (a, a) twice; replaced left to right "
+                                              "without overlap it becomes aa a, so (256, 97) occurs twice and is "
+                                              "merged next; replaced from the right, a aa would give (97, 256))"),
+        ("aaaaa aaaaa", 5, [(97, 97), (256, 97), (256, 257)],
+         "(a a a a a becomes aa aa a left to right; (256, 256) and (256, 97) then occur twice each and the smaller, "
+         "(256, 97), becomes 257, leaving aa aaa = (256, 257); from the right, a aa aa would give (97, 256) "
+         "instead)"),
         ("ab ab ab cd", 5, [(97, 98), (32, 256)], "(the word ' ab' occurs twice: weighted by frequency, (32, 97) "
                                                   "and later (32, 256) count 2; (c, d) occurs once and is never "
                                                   "merged)"),
