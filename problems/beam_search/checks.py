@@ -198,15 +198,38 @@ def search_bos_and_eos_shared(sub, ref):
 # ------------------------------------------------------------------------------------------------ finish
 
 
-@check("finish.beam_shrinks", "A finished hypothesis keeps its slot: fewer alive hypotheses at each later step",
-       clauses=["finish.eos", "search.beam"])
+@check("finish.beam_shrinks", "A finished hypothesis keeps its slot, and candidates ranked beyond the slots are "
+       "dropped, whether they end with eos or not", clauses=["finish.eos", "search.beam"])
 def finish_beam_shrinks(sub, ref):
-    table = _table([[B, -0.25, -3.0, -2.0], [B, -1.0, -0.5, B], [B, B, B, B], [B, B, B, B]])
-    result = sub.beam_search.call(table, 0, 3, 2, 3)
-    _expect_answer(result, [3], -2.0, 3,
-                   "(step 1 keeps a (-0.25) and </s> (-2), which finishes; only one slot is left, so step 2 keeps a b "
-                   "(-0.75) and drops a a (-1.25); every continuation of a b costs -8, and </s> (-2) is the answer. "
-                   "A beam that keeps two alive hypotheses after one finished also keeps a a and returns a a b)")
+    shrinks = _table([[B, -0.25, -3.0, -2.0], [B, -1.0, -0.5, B], [B, B, B, B], [B, B, B, B]])
+    # Step 1 (3 slots): a (-0.25), b (-0.5), </s> (-1, finishes). Step 2 (2 slots): a a (-0.3125) stays alive,
+    # a </s> (-0.5) finishes, b </s> (-1.25) is third: dropped. Steps 3 and 4 (1 slot): a a a, then a a a a
+    # (-0.4375, length 4: -0.2917 with alpha = 1), which beats a </s> (-0.5 / (7/6) = -0.4286). Had b </s>
+    # finished, it would have taken the last slot and a a would have ended there.
+    eos_beyond = _table([[B, -0.25, -0.5, -1.0], [B, -0.0625, B, -0.25], [B, B, -1.0, -0.75], [B, B, B, B]])
+    # Step 1 (2 slots): </s> (-1) finishes, a (-1.0625) stays alive, b (-1.125) is third: dropped. Step 2 (1 slot):
+    # a </s> (-2.0625) finishes and nothing is alive. Kept, b would have grown into b b b b (-1.3125, length 4),
+    # whose score with alpha = 1 (-0.875) beats </s> (-1).
+    word_beyond = _table([[B, -1.0625, -1.125, -1.0], [B, B, B, -1.0], [B, B, -0.0625, -0.5], [B, B, B, B]])
+    cases = [
+        ((shrinks, 0, 3, 2, 3), [3], -2.0,
+         "(step 1 keeps a (-0.25) and </s> (-2), which finishes; only one slot is left, so step 2 keeps a b "
+         "(-0.75) and drops a a (-1.25); every continuation of a b costs -8, and </s> (-2) is the answer. "
+         "A beam that keeps two alive hypotheses after one finished also keeps a a and returns a a b)"),
+        ((eos_beyond, 0, 3, 3, 4, 1.0), [1, 1, 1, 1], -0.4375 / 1.5,
+         "(step 2 has two slots: a a (-0.3125) stays alive and a </s> (-0.5) finishes; b </s> (-1.25), ranked "
+         "third, is dropped although it ends with eos, so one slot is left for a a a and then a a a a (-0.4375 / "
+         "(9/6) = -0.2917 with alpha = 1, better than a </s> at -0.5 / (7/6) = -0.4286). Finishing b </s> too "
+         "would take that last slot, and a a would end at step 2)"),
+        ((word_beyond, 0, 3, 2, 4, 1.0), [3], -1.0,
+         "(step 1 ranks </s> (-1), a (-1.0625), b (-1.125): </s> finishes and a stays alive in the two slots, and "
+         "b, ranked third, is dropped even though a slot went to </s>; step 2 (one slot) finishes a </s> "
+         "(-2.0625) and the search stops. Refilling the alive list with b, ranked beyond the slots, would let it "
+         "grow into b b b b (-1.3125 / (9/6) = -0.875 with alpha = 1))"),
+    ]
+    results = sub.beam_search.map([(args, {}) for args, _, _, _ in cases])
+    for result, (args, tokens, score, why) in zip(results, cases, strict=True):
+        _expect_answer(result, tokens, score, args[4], why)
 
 
 @check("finish.unfinished", "When time runs out, unfinished hypotheses compete with the finished ones (and may win)",
@@ -229,15 +252,29 @@ def finish_unfinished(sub, ref):
         _expect_answer(result, tokens, score, args[4], why)
 
 
-@check("finish.stops_and_pads", "The search stops when every slot has finished; unused positions are -1",
-       clauses=["finish.stop", "finish.result", "finish.eos"])
+@check("finish.stops_and_pads", "The search stops when nothing is alive (every slot has finished), not before; "
+       "unused positions are -1", clauses=["finish.stop", "finish.result", "finish.eos"])
 def finish_stops_and_pads(sub, ref):
-    table = _table([[B, -1.0, B, -0.5], [B, -0.25, B, -0.25], [B, B, B, B], [-0.125, -0.125, -0.125, -0.125]])
-    result = sub.beam_search.call(table, 0, 3, 2, 6)
-    _expect_answer(result, [3], -0.5, 6,
-                   "(</s> (-0.5) and a (-1) fill both slots at step 1; a </s> (-1.25) finishes at step 2, nothing is "
-                   "alive, and the search stops: </s> is the answer and the other five positions are -1. Were the "
-                   "search to go on past eos, a a a ... would run to max_len)")
+    all_finished = _table([[B, -1.0, B, -0.5], [B, -0.25, B, -0.25], [B, B, B, B], [-0.125, -0.125, -0.125, -0.125]])
+    # Step 1 (3 slots): a (-0.5), </s> (-0.75, finishes), b (-1). Step 2 (2 slots): a </s> (-0.8125) is ranked
+    # first and finishes, a b (-0.875) stays alive. Step 3 (1 slot): a b </s> (-0.875) finishes and nothing is alive.
+    # With alpha = 1: </s> -0.75, a </s> -0.8125 / (7/6) = -0.6964, a b </s> -0.875 / (8/6) = -0.65625, the best.
+    best_finishes_first = _table([[B, -0.5, -1.0, -0.75], [B, -0.4375, -0.375, -0.3125], [B, B, B, 0.0], [B, B, B, B]])
+    cases = [
+        ((all_finished, 0, 3, 2, 6), [3], -0.5,
+         "(</s> (-0.5) and a (-1) fill both slots at step 1 and </s> finishes; from step 2 on the one slot left "
+         "goes to a a, a a a, ... (a a beats a </s> at -1.25 on the smaller token), unfinished at max_len with "
+         "-2.25: </s> is the answer and the other five positions are -1. A hypothesis that ends with eos must not "
+         "grow any further)"),
+        ((best_finishes_first, 0, 3, 3, 4, 1.0), [1, 2, 3], -0.875 / (8 / 6),
+         "(step 2 ranks a </s> (-0.8125) first: it finishes, but a b (-0.875) is still alive, so the search goes "
+         "on, and a b </s> (-0.875, length 3) finishes at step 3 with -0.875 / (8/6) = -0.65625 (alpha = 1), "
+         "better than a </s> (-0.8125 / (7/6) = -0.6964) and </s> (-0.75). The search stops only after max_len "
+         "steps or when nothing is alive, not when the best-ranked candidate ends with eos)"),
+    ]
+    results = sub.beam_search.map([(args, {}) for args, _, _, _ in cases])
+    for result, (args, tokens, score, why) in zip(results, cases, strict=True):
+        _expect_answer(result, tokens, score, args[4], why)
 
 
 # ----------------------------------------------------------------------------------------- length penalty
