@@ -311,8 +311,8 @@ def gradients_decode_step(sub, ref):
                                "concatenate without detaching, so training through a cache works too)")
 
 
-@check("gradients.empty_part", "A grown cache requires grad when its old or its new part does, even an empty one",
-       clauses=["gradients.through_cache"])
+@check("gradients.empty_part", "A grown cache requires grad exactly when its old or its new part does, even an empty "
+       "one, and when both are empty", clauses=["gradients.through_cache"])
 def gradients_empty_part(sub, ref):
     q, k, v = _sequence(73, 1, 2, 3, 3, 2)
     empty_k, empty_v = k[:, :, :0], v[:, :, :0]
@@ -320,17 +320,32 @@ def gradients_empty_part(sub, ref):
     def tracked(t):
         return t.clone().requires_grad_(True)
 
-    appends = [(tracked(empty_k), tracked(empty_v), k, v), (k, v, tracked(empty_k), tracked(empty_v))]
-    decodes = [(tracked(empty_k), tracked(empty_v), q[:, :, :2], k[:, :, :2], v[:, :, :2]),
-               (k, v, q[:, :, :0], tracked(empty_k), tracked(empty_v))]
-    grown = [(result, result.unwrap()) for result in sub.append_kv.map([(args, {}) for args in appends])]
-    grown += [(result, result.unwrap()[1:]) for result in sub.decode_step.map([(args, {}) for args in decodes])]
-    for result, parts in grown:
+    # (arguments, whether the grown cache must require grad): torch.cat of the two parts requires grad exactly
+    # when one of them does, whatever their sizes, so an empty grown cache follows its empty parts too.
+    appends = [((tracked(empty_k), tracked(empty_v), k, v), True), ((k, v, tracked(empty_k), tracked(empty_v)), True),
+               ((tracked(empty_k), tracked(empty_v), empty_k, empty_v), True),
+               ((empty_k, empty_v, tracked(empty_k), tracked(empty_v)), True),
+               ((empty_k, empty_v, empty_k, empty_v), False)]
+    decodes = [((tracked(empty_k), tracked(empty_v), q[:, :, :2], k[:, :, :2], v[:, :, :2]), True),
+               ((k, v, q[:, :, :0], tracked(empty_k), tracked(empty_v)), True),
+               ((tracked(empty_k), tracked(empty_v), q[:, :, :0], empty_k, empty_v), True)]
+    grown = [(result, result.unwrap(), wanted)
+             for result, (_, wanted) in zip(sub.append_kv.map([(args, {}) for args, _ in appends]), appends,
+                                            strict=True)]
+    grown += [(result, result.unwrap()[1:], wanted)
+              for result, (_, wanted) in zip(sub.decode_step.map([(args, {}) for args, _ in decodes]), decodes,
+                                             strict=True)]
+    for result, parts, wanted in grown:
         for name, part in zip(("cache_k'", "cache_v'"), parts, strict=True):
             expect_tensor(part, what=name, call=result)
-            expect(part.requires_grad, f"{name} of {result.call} does not require grad, though one of its parts does "
-                   "(an empty one): build the grown cache with torch.cat of both parts, as a cache that training "
-                   "runs through must; a shortcut that returns a copy of the other part drops it from the graph")
+            if wanted:
+                expect(part.requires_grad, f"{name} of {result.call} does not require grad, though one of its parts "
+                       "does (an empty one, or both parts empty): build the grown cache with torch.cat of both "
+                       "parts, as a cache that training runs through must; a shortcut that returns a copy of one "
+                       "part, or a fresh empty tensor, drops the other from the graph")
+            else:
+                expect(not part.requires_grad, f"{name} of {result.call} requires grad, though neither of its "
+                       "parts does: the grown cache is torch.cat of the two parts and follows them")
 
 
 # ---------------------------------------------------------------------------------------------- contract

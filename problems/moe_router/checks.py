@@ -43,11 +43,25 @@ def _gates_vjp(logits, k, cotangent):
     return torch.where(selected, gates * (cotangent - inner), torch.zeros_like(logits))
 
 
+def _shares(logits, k):
+    """f: each expert's share of the N k top-k choices, counted from the indices of a stable sort (equal logits in
+    increasing expert order), in float64."""
+    N, E = logits.shape
+    order = torch.sort(logits, dim=1, descending=True, stable=True).indices[:, :k]
+    return torch.bincount(order.reshape(-1), minlength=E).double() / (N * k)
+
+
+def _loss_value(logits, k):
+    """E sum_e f_e P_e in float64, from the shares and the full softmax of the logits given (in their dtype's
+    values), cast back to the logits' dtype."""
+    probs = torch.softmax(logits.double(), dim=1)
+    return (logits.shape[1] * (_shares(logits, k) * probs.mean(dim=0)).sum()).to(logits.dtype)
+
+
 def _loss_gradient(logits, k):
     """(E / N) sum_e f_e p_{n,e} (1[e = j] - p_{n,j}): the gradient through P only."""
     N, E = logits.shape
-    order = torch.sort(logits, dim=1, descending=True, stable=True).indices[:, :k]
-    fraction = torch.bincount(order.reshape(-1), minlength=E).double() / (N * k)
+    fraction = _shares(logits, k)
     probs = torch.softmax(logits.double(), dim=1)
     weighted = probs * fraction  # [N, E]: f_e p_{n,e}
     return (E / N) * (weighted - probs * weighted.sum(dim=1, keepdim=True))
@@ -153,15 +167,32 @@ def capacity_order_and_limits(sub, ref):
 # -------------------------------------------------------------------------------------------------- loss
 
 
-@check("loss.hand_example", "Hand example: f = [3/8, 1/2, 1/8], P = [0.45, 0.3375, 0.2125], loss 1.0921875",
-       clauses=["loss.formula"])
+@check("loss.hand_example", "Hand example (f = [3/8, 1/2, 1/8], loss 1.0921875); tied logits; a selected expert "
+       "whose gate rounds to 0", clauses=["loss.formula"])
 def loss_hand_example(sub, ref):
-    two, one = sub.load_balancing_loss.map([((_hand_logits(), 2), {}), ((_hand_logits(), 1), {})])
+    # Ties: every row has equal logits at the k-th place for some k, and the mean probabilities differ between the
+    # tied experts, so counting a tie for the larger index changes the loss at k = 1, 2 and 3.
+    tied = _t([[1, 1, 0, 0], [0, 1, 1, 0], [0, 0, 1, 1], [1, 0, 0, 1], [2, 1, 1, 0], [0, 2, 2, 2]])
+    # Token 0 selects experts 0 and 1 at k = 2, but its gate for expert 1, e^-200 / (1 + e^-200) in float32 or
+    # e^-800 / (1 + e^-800) in float64, rounds to 0: the choice still counts, f = [1/2, 1/2, 0].
+    vanishing = [_t([[0, -200, -300], [0, -1, -2]], torch.float32), _t([[0, -800, -900], [0, -1, -2]])]
+    extra = [(tied, k) for k in (1, 2, 3)] + [(logits, 2) for logits in vanishing]
+    two, one, *rest = sub.load_balancing_loss.map([((_hand_logits(), 2), {}), ((_hand_logits(), 1), {})]
+                                                  + [(args, {}) for args in extra])
     expect_close(two.unwrap(), _t(1.0921875), call=two,
                  hint="(the 8 routing choices go 3, 4 and 1 times to the experts: f = [3/8, 1/2, 1/8], a share of "
                       "all N k choices; P is the mean of the full softmax, [0.45, 0.3375, 0.2125]; E * sum f P)")
     expect_close(one.unwrap(), _t(1.265625), call=one,
                  hint="(k = 1: the first choices go 3, 1, 0 times to the experts: f = [3/4, 1/4, 0])")
+    for result, (logits, k) in zip(rest[:3], extra[:3], strict=True):
+        expect_close(result.unwrap(), _loss_value(logits, k), call=result,
+                     hint=f"(k = {k}: the routing choices f counts are the gates' top-k selection, so equal logits "
+                          f"count for the smaller expert index, e.g. token 0 [1, 1, 0, 0] chooses expert 0 first; a "
+                          f"top-k whose order among equal values is unspecified counts them elsewhere)")
+    for result, (logits, k) in zip(rest[3:], extra[3:], strict=True):
+        expect_close(result.unwrap(), _loss_value(logits, k), call=result,
+                     hint="(token 0's second choice is expert 1 although its gate rounds to 0: f counts the k selected "
+                          "experts of every token, f = [1/2, 1/2, 0], not the nonzero gates)")
 
 
 @check("loss.balanced_and_collapsed", "An even load gives exactly 1; everything on one confident expert nears E",
