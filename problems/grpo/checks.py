@@ -6,7 +6,8 @@ requires_grad, gradients of logp_new against the reference and central differenc
 logp_ref, advantages or rewards, the same tensor passed twice (logp_new as logp_old), the refusals and a property
 search. The checks here hold what a declaration cannot say: hand examples, which entries form a group, the
 unbiased std and where eps goes, equal-reward groups, the clip on both sides of both signs of the advantage, the
-k3 estimator, the per-completion mean and the mask.
+k3 estimator, the per-completion mean and the mask, and the gradient when logp_old is logp_new itself (the
+contract's same-tensor check compares values, not gradients).
 
 Every expected value comes from the closed forms written out in this file (an oracle independent of the
 reference). The inputs are float64, compared at float64's tolerance; the checks about rounding (padding
@@ -221,8 +222,9 @@ def loss_hand_example(sub, ref):
 CLIP_RATIOS = (0.5, 0.9, 1.0, 1.1, 1.5)
 
 
-@check("loss.clip", "The clip on both sides, for A > 0 and A < 0: values and which tokens keep a gradient",
-       clauses=["loss.surrogate", "loss.gradient"])
+@check("loss.clip", "The clip on both sides, for A > 0 and A < 0: values and which tokens keep a gradient; "
+       "logp_old passed as logp_new itself keeps the ratio's gradient", clauses=["loss.surrogate", "loss.gradient",
+                                                                           "loss.same_tensor"])
 def loss_clip(sub, ref):
     # One token per completion, beta = 0: the loss is -(1/N) sum of min(rho A, clip(rho, 0.8, 1.2) A). For A > 0 the
     # clip binds above (rho = 1.5 gives 1.2 A and no gradient), for A < 0 below (rho = 0.5 gives 0.8 A and none);
@@ -232,13 +234,26 @@ def loss_clip(sub, ref):
     new = _t([[LN(0.5 * rho)] for rho, _ in cases])
     advantages = _t([a for _, a in cases])
     mask = torch.ones(len(cases), 1, dtype=torch.bool)
-    result = sub.grpo_loss.call(_leaf(new), old, new.clone(), advantages, mask, 0.2, 0.0, grads=("logp_new",))
+    # The same completions with logp_old the very same tensor object as logp_new (one update per batch): rho = 1
+    # everywhere, and d rho / d logp_new = rho = 1, so every token gets -A / N; an old term that follows logp_new
+    # through the graph cancels it to 0.
+    same = _leaf(new)
+    result, same_result = sub.grpo_loss.map([
+        ((_leaf(new), old, new.clone(), advantages, mask, 0.2, 0.0), {}),
+        ((same, same, new.clone(), advantages, mask, 0.2, 0.0), {}),
+    ], grads=("logp_new",))
     _expect_loss(result, new, old, new, advantages, mask, 0.2, 0.0,
                  hint=f"(ratios {list(CLIP_RATIOS)} with A = +1.5, then with A = -1.5, clip_eps = 0.2, beta = 0: "
                       "each token gives min(rho A, clip(rho, 0.8, 1.2) A), the minimum taken after multiplying by "
                       "A, so rho = 1.5 gives 1.8 for A = 1.5 but -2.25 for A = -1.5)",
                  grad_hint="(a token whose clipped term is the smaller one gets no gradient: rho = 1.5 with A > 0, "
                            "rho = 0.5 with A < 0; every other token gets -rho A / N)")
+    _expect_loss(same_result, new, new, new, advantages, mask, 0.2, 0.0,
+                 hint="(logp_old is the same tensor as logp_new, so rho = 1 on every token and the loss is -(1/N) "
+                      "sum of A = 0 here)",
+                 grad_hint="(logp_old is the very same tensor as logp_new: rho = 1, but its gradient is still that "
+                           "of rho = exp(logp_new - logp_old) with logp_old a constant, -A / N per token, not 0; "
+                           "detach logp_old however it was passed, and do not special-case it)")
 
 
 KL_GAPS = (-2.0, -0.5, 0.5, 2.0)  # logp_ref - logp_new

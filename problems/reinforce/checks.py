@@ -5,9 +5,11 @@ advisory (it records the charts of the notes). The declared contract in problem.
 layouts, inputs left unchanged, new storage, requires_grad, gradients against the reference and central
 differences, the detached returns and baseline, the refused arguments and a property search; the checks here
 hold what a declaration cannot say: the hand examples, reward-to-go against the whole-episode return and against
-a discount run forwards, episodes that never mix, gamma at 0 and 1, long horizons, the sign and the mean of the
+a discount run forwards, episodes that never mix, gamma at 0 and 1, long horizons, episodes of length 0 kept on
+the autograd graph (the battery excuses an empty result from requires_grad), the sign and the mean of the
 surrogate, its gradient chained through a softmax bandit and a three-state chain against the analytic estimate,
-a step of gradient descent that must favour the better arm, and the moving-average baseline.
+a step of gradient descent that must favour the better arm, and the moving-average baseline, whose empty-batch
+result must be new storage that does not require grad (the battery draws no empty run of a variadic shape).
 
 Tolerances: every expectation is computed here in float64 from independent formulas; float64 results are
 compared at the defaults (1e-7 relative, 1e-9 absolute) and float32 ones at (1e-5, 1e-5) against values of
@@ -28,6 +30,7 @@ from grader.checks import (
     expect_close,
     expect_grad_close,
     expect_grad_none,
+    expect_no_alias,
     expect_tensor,
     fail,
     replay_agrees,
@@ -88,17 +91,30 @@ def returns_hand_example(sub, ref):
                     "and its own reward is not discounted)")
 
 
-@check("returns.random", "Reward-to-go of random episodes, float32 and float64, against the closed form",
-       clauses=["returns.reward_to_go"])
+@check("returns.random", "Reward-to-go of random episodes, float32 and float64, against the closed form; "
+       "episodes of length 0 stay on the autograd graph", clauses=["returns.reward_to_go", "returns.empty"])
 def returns_random(sub, ref):
     generator = torch.Generator().manual_seed(11)
     cases = []
     for steps, gamma, dtype in ((7, 0.9, F64), (5, 0.3, F32), (12, 0.99, F64), (1, 0.5, F32)):
         cases.append((torch.randn(steps, generator=generator, dtype=F64).to(dtype), gamma))
-    results = sub.discounted_returns.map([((r, g), {}) for r, g in cases])
-    for result, (rewards, gamma) in zip(results, cases, strict=True):
+    # T = 0: an empty result, which requires grad exactly when the rewards do (both ways)
+    empty = [(torch.zeros(shape, dtype=dtype).requires_grad_(grad), gamma)
+             for shape, dtype, grad, gamma in (((0,), F64, True, 0.9), ((3, 0), F32, True, 0.5),
+                                               ((2, 0), F64, False, 0.9))]
+    results = sub.discounted_returns.map([((r, g), {}) for r, g in cases + empty])
+    for result, (rewards, gamma) in zip(results, cases + empty, strict=True):
         _expect_returns(result, rewards, gamma, hint="(G_t = sum over k >= 0 of gamma^k r_{t+k}: the exponent "
                         "counts steps after t, not steps since the episode began)")
+    for result, (rewards, _) in zip(results[len(cases):], empty, strict=True):
+        got = result.unwrap()
+        if rewards.requires_grad:
+            expect(got.requires_grad, f"{result.call} returned an empty tensor that does not require grad, although "
+                   "rewards does: the result of T = 0 must stay on the autograd graph like every other (build it from "
+                   "rewards, e.g. rewards.clone() or rewards * 1, not with torch.empty, torch.zeros or .detach())")
+        else:
+            expect(not got.requires_grad, f"{result.call} returned a tensor that requires grad, although rewards "
+                   "does not: nothing it depends on requires grad")
 
 
 @check("returns.episodes", "Each row is its own episode: a batch equals its rows alone, and zero padding after "
@@ -383,17 +399,27 @@ def baseline_batches(sub, ref):
                      hint="(momentum * baseline + (1 - momentum) * the mean of every element of returns)")
 
 
-@check("baseline.empty", "An empty batch of returns leaves the baseline's value as it was", clauses=["baseline.empty"])
+@check("baseline.empty", "An empty batch of returns leaves the baseline's value as it was, in a new tensor that "
+       "does not require grad", clauses=["baseline.empty"])
 def baseline_empty(sub, ref):
     cases = [(_t(1.5), torch.zeros(0, dtype=F64), 0.9), (_t(-2.0), torch.zeros(3, 0, dtype=F64), 0.0),
              (_t(0.25, F32), torch.zeros(0, dtype=F32), 0.5)]
+    # a baseline, or returns, that require grad: the result is still a new tensor detached from both
+    cases += [(_t(0.75).requires_grad_(True), torch.zeros(0, dtype=F64), 0.9),
+              (_t(3.0, F32), torch.zeros(2, 0, dtype=F32).requires_grad_(True), 0.5)]
     results = sub.update_baseline.map([((b, g, m), {}) for b, g, m in cases])
     for result, (b, _, _) in zip(results, cases, strict=True):
         got = result.unwrap()
         expect_tensor(got, shape=(), dtype=b.dtype, call=result)
         expect(bool(torch.isfinite(got.detach())), f"{result.call} returned {float(got.detach())}: an empty batch "
                "has no mean (0 / 0), so the baseline must come back unchanged, even at momentum 0")
-        expect_close(got, b, call=result, hint="(no returns to average: the baseline keeps its value)")
+        expect_close(got, b.detach(), call=result, hint="(no returns to average: the baseline keeps its value)")
+        expect_no_alias(result, hint="(an empty batch leaves the value unchanged, but the result is still a new "
+                        "tensor with storage of its own: return baseline.detach().clone(), not baseline itself nor "
+                        "baseline.detach(), which shares the caller's memory)")
+        expect(not got.requires_grad, f"{result.call} returned a baseline that requires grad: the result never does, "
+               "on the empty path too, even when baseline or returns do (a baseline is a statistic, not part of "
+               "the policy's graph: detach, then clone)")
 
 
 # ---------------------------------------------------------------------------------------------- experiment
