@@ -5,7 +5,7 @@ An assignment gives every symbol a size and every variadic run (`*B`) its dimens
 where every symbol has a size of its own (so a formula that mixes up two axes of different sizes fails), then
 makes each pair of symbols equal (so a formula that only works when two sizes differ fails too, e.g. channel
 statistics broadcast onto the width when W = C), then the smallest sizes (1, and 0 where a dimension may be
-empty), then each variadic run at every rank it allows.
+empty), then each variadic run at every rank it allows, and with a dimension of 0 where it may be empty.
 """
 
 from __future__ import annotations
@@ -191,8 +191,8 @@ def variations(contract: FunctionContract) -> list[Sizes]:
 
 
 def edges(contract: FunctionContract) -> list[Sizes]:
-    """The smallest sizes: every symbol at 1 at once, each at 1 alone, each that may be empty at 0, and each
-    variadic run at every rank it allows."""
+    """The smallest sizes: every symbol at 1 at once, each at 1 alone, each that may be empty at 0, each
+    variadic run at every rank it allows, and each run that may be empty with a first dimension of 0."""
     base = distinct(contract)
     found: list[Sizes] = []
     ones = base.with_dims("every size 1", **{name: 1 for name in symbols(contract)})
@@ -215,6 +215,15 @@ def edges(contract: FunctionContract) -> list[Sizes]:
             changed = base.with_run(f"{name} of rank {rank}", name, dims)
             if satisfied(contract, changed):
                 found.append(changed)
+        # A run whose dimensions may be empty (an empty batch) at its smallest rank that has a dimension: its first
+        # dimension 0. Code that special-cases an empty input (returns an argument, a fresh tensor off the graph)
+        # meets the contract here or nowhere in the battery.
+        ranks = [rank for rank in spec.drawn_ranks() if rank >= 1]
+        if spec.min == 0 and ranks:
+            dims = (0, *(DISTINCT_SIZES[-1 - i] for i in range(ranks[0] - 1)))
+            empty = base.with_run(f"{name} = {list(dims)}", name, dims)
+            if satisfied(contract, empty):
+                found.append(empty)
     return _unique(found)
 
 

@@ -123,6 +123,19 @@ def test_edges_try_one_and_zero_where_allowed_and_every_rank() -> None:
     assert {"*B of rank 0", "*B of rank 2"} <= set(labels)
 
 
+@pytest.mark.parametrize(("run", "empty"), [
+    ({"min": 0, "max_rank": 2}, [(0,)]),  # the smallest rank with a dimension, that dimension 0
+    ({"min": 0, "min_rank": 2, "max_rank": 3}, [(0, 13)]),
+    ({"min": 1, "max_rank": 2}, []),  # its dimensions may not be empty
+    ({"min": 0, "ranks": [0]}, []),  # no dimension to empty
+])
+def test_edges_try_an_empty_variadic_run_where_its_dimensions_may_be_empty(
+    run: dict[str, Any], empty: list[tuple[int, ...]]
+) -> None:
+    declared = contract(dims={"*S": run}, args={"x": {"kind": "tensor", "shape": ["*S"]}}, result={"kind": "float"})
+    assert [s.runs["*S"] for s in edges(declared) if 0 in s.runs["*S"]] == empty
+
+
 def test_constraints_hold_in_every_assignment() -> None:
     declared = contract(dims={"G": {}, "C": {"multiple_of": "G"}, "P": {"even": True}},
                         args={"x": {"kind": "tensor", "shape": ["C", "P"]}}, result={"kind": "float"})
