@@ -113,6 +113,29 @@ def kl_zero_at_prior(sub, ref):
     _expect_value(result, _exact(ref.gaussian_kl, torch.zeros(1, 4, dtype=torch.float64), logvar), torch.float64)
 
 
+@check("kl.large_logvar", "logvar of +25 and -35 (a variance of 7e10 and of 6e-16): the exact KL, in gaussian_kl and "
+       "in elbo_loss, nothing clamped", clauses=["kl.formula", "elbo.total"])
+def kl_large_logvar(sub, ref):
+    # logvar is any real number: these are finite in both dtypes (exp(25) = 7.2e10), and the KL is dominated by
+    # exp(logvar) / 2 at +25 and by -logvar / 2 at -35. A logvar clamped before the closed form (to [-30, 20], as
+    # some public VAE code does for numerical safety) gives another value.
+    mu = torch.tensor([[0.0, 0.5, -1.0], [2.0, 0.0, 0.0]], dtype=torch.float64)
+    logvar = torch.tensor([[25.0, -35.0, 0.0], [-0.5, 18.0, -40.0]], dtype=torch.float64)
+    x = torch.tensor([[1.0, 0.0], [0.0, 1.0]], dtype=torch.float64)
+    logits = torch.tensor([[0.5, -1.0], [2.0, 0.0]], dtype=torch.float64)
+    dtypes = (torch.float64, torch.float32)
+    kls = sub.gaussian_kl.map([((mu.to(dtype), logvar.to(dtype)), {}) for dtype in dtypes])
+    elbos = sub.elbo_loss.map([((x.to(dtype), logits.to(dtype), mu.to(dtype), logvar.to(dtype)), {})
+                               for dtype in dtypes])
+    hint = ("(logvar may be any real number: the closed form -1/2 sum(1 + logvar - mu^2 - exp(logvar)) is finite "
+            "here, 3.6e10 from exp(25) alone; do not clamp logvar)")
+    for result, dtype in zip(kls, dtypes, strict=True):
+        _expect_value(result, _exact(ref.gaussian_kl, mu.to(dtype), logvar.to(dtype)), dtype, terms=3, hint=hint)
+    for result, dtype in zip(elbos, dtypes, strict=True):
+        expected = _exact(ref.elbo_loss, x.to(dtype), logits.to(dtype), mu.to(dtype), logvar.to(dtype))
+        _expect_value(result, expected, dtype, terms=5, hint=hint)
+
+
 # -------------------------------------------------------------------------------------------------- elbo
 
 
