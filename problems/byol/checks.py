@@ -131,17 +131,31 @@ def normalisation_invariance(sub, ref):
 def zero_and_tiny_rows(sub, ref):
     # A zero row has cosine 0 with anything, so its loss is 2. A row of norm 1e-13 is divided by 1e-12 and
     # becomes a row of length 0.1: its cosine with a unit row is 0.1 cos, not cos (and not 1 / 1.1 cos).
+    # The floor is on each row's norm, not on the product of the two: two aligned rows of norm 1e-7 are above
+    # the floor, unit after normalisation, and cost 0 (flooring the product 1e-14 gives 2 - 2 * 0.01 = 1.98),
+    # and a row of norm 1e-13 against a row of norm 5 has cosine 0.1 and costs 1.8 (the product 5e-13, floored
+    # to 1e-12, gives cosine 0.5 and 1.0).
     p, z = _pair(33, 4, 3)
     p[0] = 0.0
     z[1] = 0.0
     p[2] = torch.tensor([1e-13, 0.0, 0.0], dtype=F64)
     z[2] = torch.tensor([1.0, 0.0, 0.0], dtype=F64)
-    result = sub.byol_loss.call(p, z)
+    single = [(torch.tensor([[1e-7, 0.0]], dtype=F64), torch.tensor([[1e-7, 0.0]], dtype=F64), 0.0),
+              (torch.tensor([[1e-13, 0.0]], dtype=F64), torch.tensor([[5.0, 0.0]], dtype=F64), 1.8)]
+    results = sub.byol_loss.map([((p, z), {})] + [((sp, sz), {}) for sp, sz, _ in single])
+    result = results[0]
     got = result.unwrap()
     expect(isinstance(got, torch.Tensor) and bool(torch.isfinite(got).all()),
            f"{result.call} returned {got}: a zero row must give cosine 0 (divide by max(norm, 1e-12)), not 0 / 0")
     _expect_loss(result, ref, p, z, hint="(divide each row by max(norm, 1e-12): clamp the norm, do not add "
                  "1e-12 to it; a zero row then costs exactly 2)")
+    for result, (_, _, wanted) in zip(results[1:], single, strict=True):
+        got = result.unwrap()
+        expect_tensor(got, shape=(), dtype=F64, call=result)
+        expect_close(got, torch.tensor(wanted, dtype=F64), call=result,
+                     hint=f"(each row is divided by max(its own norm, 1e-12): here 2 - 2 * {1 - wanted / 2:g} = "
+                          f"{wanted:g}; flooring the product of the two norms, <p, z> / max(||p|| ||z||, 1e-12), "
+                          "instead changes the cosine of tiny rows)")
 
 
 # ------------------------------------------------------------------------------------------------ update

@@ -167,18 +167,32 @@ def normalisation_invariance(sub, ref):
 def zero_and_tiny_rows(sub, ref):
     # A zero row has cosine 0 with anything. A row of norm 1e-13 is divided by 1e-12 and becomes a row of length
     # 0.1, so its cosine with a unit row is 0.1 (not 1, and not 1e-5 as with a floor of 1e-8).
+    # The floor is on each row's norm, not on the product of the two: two aligned rows of norm 1e-7 are above
+    # the floor and have cosine 1 (flooring the product 1e-14 gives 0.01), and a row of norm 1e-13 against a row
+    # of norm 5 has cosine 0.1 (the product 5e-13, floored to 1e-12, gives 0.5). With p1 = p2 and z1 = z2 the
+    # loss is minus that cosine.
     p1, p2, z1, z2 = _views(35, 4, 3)
     p1[0] = 0.0
     z1[1] = 0.0
     p1[2] = torch.tensor([1e-13, 0.0, 0.0], dtype=F64)
     z2[2] = torch.tensor([1.0, 0.0, 0.0], dtype=F64)
     views = (p1, p2, z1, z2)
-    result = sub.simsiam_loss.call(*views)
+    single = [(torch.tensor([[1e-7, 0.0]], dtype=F64), torch.tensor([[1e-7, 0.0]], dtype=F64), 1.0),
+              (torch.tensor([[1e-13, 0.0]], dtype=F64), torch.tensor([[5.0, 0.0]], dtype=F64), 0.1)]
+    results = sub.simsiam_loss.map([(views, {})] + [((p, p.clone(), z, z.clone()), {}) for p, z, _ in single])
+    result = results[0]
     got = result.unwrap()
     expect(isinstance(got, torch.Tensor) and bool(torch.isfinite(got).all()),
            f"{result.call} returned {got}: a zero row must give cosine 0 (divide by max(norm, 1e-12)), not 0 / 0")
     _expect_loss(result, ref, views, hint="(divide each row by max(norm, 1e-12): clamp the norm at 1e-12, neither "
                  "add a constant to it nor use a larger floor such as F.cosine_similarity's default 1e-8)")
+    for result, (_, _, cosine) in zip(results[1:], single, strict=True):
+        got = result.unwrap()
+        expect_tensor(got, shape=(), dtype=F64, call=result)
+        expect_close(got, torch.tensor(-cosine, dtype=F64), call=result,
+                     hint=f"(each row is divided by max(its own norm, 1e-12), so the cosine here is {cosine:g} and "
+                          f"the loss {-cosine:g}; flooring the product of the two norms, <p, z> / max(||p|| ||z||, "
+                          "1e-12), instead changes the cosine of tiny rows)")
 
 
 # --------------------------------------------------------------------------------------------- experiment
