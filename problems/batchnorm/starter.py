@@ -27,7 +27,8 @@ def batch_norm_train(x, running_mean, running_var, weight, bias, momentum=0.1, e
     check_number("momentum", momentum, 0, 1)
     check_number("eps", eps, 0, math.inf, low_open=True)
     # 1. refuse a single value per channel (N * H * W = 1) with ValueError
-    # 2. per-channel mean and biased variance (two passes: the mean of (x - mean)^2)
+    # 2. per-channel mean and biased variance (two passes: the mean of (x - mean)^2), each channel shifted by one
+    #    of its values first, so that a constant channel centres to exactly 0
     # 3. y = (x - mean) / sqrt(var + eps) * weight + bias, broadcast with _per_channel
     # 4. new running stats (no grad): (1 - momentum) * old + momentum * (mean, unbiased variance m / (m - 1) * var)
     raise NotImplementedError("batch_norm_train: follow steps 1-4 above")

@@ -61,20 +61,30 @@ def boundary(sub, ref):
 def p_zero(sub, ref):
     x, uniform = _inputs(20, (3, 4))
     uniform[0, 0] = 0.0  # even a draw of exactly 0 is kept: 0 >= 0
-    for p in (0, 0.0):
-        result = sub.dropout.call(x, p, uniform)
-        expect_equal(result.unwrap(), x, call=result, hint="(p = 0 drops nothing and scales by 1 / (1 - 0) = 1)")
-        expect_no_alias(result, hint="(return a copy of x, e.g. x.clone(), not x itself)")
+    empty = torch.zeros(0, 3, dtype=torch.float64)  # no elements, but still a tensor of its own
+    cases = [(x, 0, uniform), (x, 0.0, uniform), (empty, 0.0, empty.clone())]
+    for (xi, _, _), result in zip(cases, sub.dropout.map([(case, {}) for case in cases]), strict=True):
+        expect_equal(result.unwrap(), xi, call=result, hint="(p = 0 drops nothing and scales by 1 / (1 - 0) = 1)")
+        expect_no_alias(result, hint="(return a copy of x, e.g. x.clone(), not x itself, even when x is empty)")
 
 
-@check("dropout.p_one", "p = 1 gives all zeros, never nan", clauses=["edge.p_one"])
+@check("dropout.p_one", "p = 1 gives all zeros, never nan, even where x is inf or nan",
+       clauses=["edge.p_one", "edge.nonfinite"])
 def p_one(sub, ref):
+    inf, nan = float("inf"), float("nan")
+    cases = []
     for dtype in (torch.float32, torch.float64):
         x, uniform = _inputs(21, (2, 5), dtype)
-        for p in (1, 1.0):
-            result = sub.dropout.call(x, p, uniform)
-            expect_equal(result.unwrap(), torch.zeros_like(x), call=result,
-                         hint="(p = 1 drops everything; never compute 1 / (1 - p), which is 1 / 0 there)")
+        cases += [(x, 1, uniform), (x, 1.0, uniform)]
+        nonfinite = torch.tensor([inf, -inf, nan, 2.0], dtype=dtype)  # dropped means removed: 0, not inf * 0
+        cases.append((nonfinite, 1.0, torch.tensor([0.0, 0.5, 0.25, 0.9], dtype=dtype)))
+    empty = torch.zeros(2, 0, dtype=torch.float64)
+    cases.append((empty, 1.0, empty.clone()))
+    for (x, _, _), result in zip(cases, sub.dropout.map([(case, {}) for case in cases]), strict=True):
+        expect_equal(result.unwrap(), torch.zeros_like(x), call=result,
+                     hint="(p = 1 drops everything, inf and nan included: the result is zeros, never nan; never "
+                     "compute 1 / (1 - p), which is 1 / 0 there, nor x * 0, which is nan where x is inf or nan)")
+        expect_no_alias(result, hint="(return a new tensor, not x itself, even when x is empty)")
 
 
 @check("dropout.eval_mode", "training=False returns a copy of x for any p", clauses=["edge.eval"])
@@ -87,6 +97,10 @@ def eval_mode(sub, ref):
         expect_no_alias(result, hint="(return a copy of x in eval mode, not x itself)")
     result = sub.dropout.call(x, 0.5, uniform, False)
     expect_equal(result.unwrap(), x, call=result, hint="(training passed by position)")
+    empty = torch.zeros(0, dtype=torch.float32)
+    result = sub.dropout.call(empty, 0.5, empty.clone(), training=False)
+    expect_equal(result.unwrap(), empty, call=result, hint="(an empty x gives an empty result)")
+    expect_no_alias(result, hint="(return a copy of x in eval mode, not x itself, even when x is empty)")
 
 
 @check("dropout.nonfinite", "Dropped elements are exactly 0 even where x is inf or nan",

@@ -14,8 +14,7 @@ def batch_norm_train(x, running_mean, running_var, weight, bias, momentum=0.1, e
         raise ValueError("one value per channel")
     xd = x.detach()
     dims = _reduced_dims(xd)
-    mean = xd.mean(dim=dims)
-    centred = xd - _per_channel(mean, xd)
+    mean, centred = _centre(xd, dims)
     var = (centred * centred).mean(dim=dims)
     y = centred / torch.sqrt(_per_channel(var, xd) + eps) * _per_channel(weight.detach(), xd) \
         + _per_channel(bias.detach(), xd)

@@ -20,8 +20,7 @@ def batch_norm_train(x, running_mean, running_var, weight, bias, momentum=0.1, e
 
 def _train_values(x, running_mean, running_var, weight, bias, momentum, eps, count):
     dims = _reduced_dims(x)
-    mean = x.mean(dim=dims)
-    centred = x - _per_channel(mean, x)
+    mean, centred = _centre(x, dims)
     var = (centred * centred).mean(dim=dims)
     y = centred / torch.sqrt(_per_channel(var, x) + eps) * _per_channel(weight, x) + _per_channel(bias, x)
     with torch.no_grad():

@@ -11,8 +11,7 @@ def batch_norm_train(x, running_mean, running_var, weight, bias, momentum=0.1, e
     check_number("eps", eps, 0, math.inf, low_open=True)
     count = x.numel() // x.shape[1]
     dims = _reduced_dims(x)
-    mean = x.mean(dim=dims)
-    centred = x - _per_channel(mean, x)
+    mean, centred = _centre(x, dims)
     var = (centred * centred).mean(dim=dims)
     y = centred / torch.sqrt(_per_channel(var, x) + eps) * _per_channel(weight, x) + _per_channel(bias, x)
     with torch.no_grad():

@@ -26,9 +26,12 @@ def batch_norm_train(x, running_mean, running_var, weight, bias, momentum=0.1, e
     outputs, means, variances = [], [], []
     for c in range(x.shape[1]):
         values = x[:, c]  # [N] or [N, H, W]
-        mean = values.mean()
-        var = ((values - mean) ** 2).mean()
-        outputs.append((values - mean) / torch.sqrt(var + eps) * weight[c] + bias[c])
+        first = values.detach().reshape(-1)[0]  # shift by one of the values: a constant channel becomes exactly 0
+        shifted = values - first
+        shifted_mean = shifted.mean()
+        mean = first + shifted_mean
+        var = ((shifted - shifted_mean) ** 2).mean()
+        outputs.append((shifted - shifted_mean) / torch.sqrt(var + eps) * weight[c] + bias[c])
         m = values.numel()
         with torch.no_grad():
             means.append((1 - momentum) * running_mean[c] + momentum * mean)

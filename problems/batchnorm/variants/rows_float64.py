@@ -34,9 +34,12 @@ def batch_norm_train(x, running_mean, running_var, weight, bias, momentum=0.1, e
     m = rows.shape[0]
     if m < 2:
         raise ValueError("training needs more than one value per channel")
-    mean = rows.mean(dim=0)
-    var = ((rows - mean) ** 2).sum(dim=0) / m
-    y = back((rows - mean) / (var + eps).sqrt() * weight.double() + bias.double()).to(x.dtype)
+    first = rows[0].detach()  # shift by the first row: a constant channel becomes exactly 0
+    shifted_mean = (rows - first).mean(dim=0)
+    mean = first + shifted_mean
+    centred = rows - first - shifted_mean
+    var = (centred**2).sum(dim=0) / m
+    y = back(centred / (var + eps).sqrt() * weight.double() + bias.double()).to(x.dtype)
     with torch.no_grad():
         new_mean = running_mean.double() + momentum * (mean - running_mean.double())
         new_var = running_var.double() + momentum * (var * m / (m - 1) - running_var.double())
