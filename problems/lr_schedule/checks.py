@@ -158,15 +158,31 @@ def shape(sub, ref):
                        f"not run past pi)")
 
 
-@check("result.huge_steps", "Exact for step counts up to 10**18 (beyond float64's exact integers)",
-       clauses=["result.precision"])
+@check("result.huge_steps", "Exact for step counts up to 10**18 (beyond float64's exact integers), at any rate",
+       clauses=["result.precision", "result.bounded"])
 def huge_steps(sub, ref):
     total = 10**18
-    for warmup, steps in [(10**17, [0, 10**17 - 1, 10**17, 55 * 10**16, total, total + 1]),
-                          (3, [3, 10**9, 5 * 10**17, total - 1])]:
-        _expect_schedule(sub, ref, steps, 0.1, warmup, total, 0.001,
-                         hint="(Python ints are exact at any size; keep the step arithmetic in ints or floats, "
-                         "never in float32 or int32 tensors)")
+    configs = [  # (base_lr, warmup_steps, total_steps, min_lr, steps)
+        (0.1, 10**17, total, 0.001, [0, 10**17 - 1, 10**17, 55 * 10**16, total, total + 1]),
+        (0.1, 3, total, 0.001, [3, 10**9, 5 * 10**17, total - 1]),
+        # Short decay spans placed at 10**18, where floats are 128 apart: only exact int steps tell them apart
+        # (step 10**18 + 5 is halfway through the first, 10**18 + 5 two thirds of the way through the second).
+        (1.0, total, total + 10, 0.0, [total - 1, total, total + 1, total + 5, total + 9, total + 10]),
+        (2.0, total + 3, total + 6, 0.5, [total + 2, total + 3, total + 4, total + 5, total + 6]),
+        # Huge steps with extreme rates: (step + 1) * 1e300 overflows and 1e-300 / 10**18 underflows, while
+        # the rate itself, between base_lr / 10**18 and base_lr, does neither.
+        (1e300, total, 2 * total, 1e299, [0, 10**17, total - 1, total, 15 * 10**17, 2 * total]),
+        (1e300, 10**17, total, 0.0, [7 * 10**16, 10**17 - 1, 10**17, 5 * 10**17]),
+        (1e-300, total, 2 * total, 1e-301, [10**17, 7 * 10**17, total - 1, 15 * 10**17, 2 * total + 1]),
+    ]
+    cases = [(step, base_lr, warmup, total_steps, min_lr)
+             for base_lr, warmup, total_steps, min_lr, steps in configs for step in steps]
+    results = sub.lr_at.map([(case, {}) for case in cases])
+    for case, result in zip(cases, results, strict=True):
+        _expect_rate(result, ref, *case,
+                     hint="(Python ints are exact at any size: keep the step arithmetic in ints, never float(step) "
+                     "or int32/float32 tensors, and form (step + 1) / warmup_steps before multiplying by base_lr, "
+                     "which may be 1e300)")
 
 
 @check("result.extreme_rates", "Rates of 1e-300 and 1e300 keep float64 precision (no overflow, no underflow)",

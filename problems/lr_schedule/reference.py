@@ -9,8 +9,10 @@ def lr_at(step, base_lr, warmup_steps, total_steps, min_lr=0.0):
     check_step_counts(step, warmup_steps, total_steps)
     check_rates(base_lr, min_lr)
     if step < warmup_steps:
-        # step s is the (s + 1)-th warmup step: base_lr / warmup_steps at step 0, base_lr at warmup_steps - 1
-        return base_lr * (step + 1) / warmup_steps
+        # step s is the (s + 1)-th warmup step: base_lr / warmup_steps at step 0, base_lr at warmup_steps - 1.
+        # The int / int ratio first (correctly rounded, in (0, 1]): base_lr * (step + 1) overflows for
+        # base_lr = 1e300 and huge steps, base_lr / warmup_steps underflows for base_lr = 1e-300.
+        return base_lr * ((step + 1) / warmup_steps)
     if step >= total_steps:
         return float(min_lr)
     progress = (step - warmup_steps) / (total_steps - warmup_steps)  # 0 at the peak, 1 at total_steps; int / int

@@ -8,7 +8,7 @@ def lr_at(step, base_lr, warmup_steps, total_steps, min_lr=0.0):
     check_step_counts(step, warmup_steps, total_steps)
     check_rates(base_lr, min_lr)
     if step < warmup_steps:
-        return base_lr * (step + 1) / warmup_steps
+        return base_lr * ((step + 1) / warmup_steps)
     if step >= total_steps:
         return min_lr
     progress = (step - warmup_steps) / (total_steps - warmup_steps)
