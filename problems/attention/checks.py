@@ -18,6 +18,7 @@ from grader.checks import (
     check,
     expect,
     expect_close,
+    expect_no_alias,
     expect_tensor,
     fail,
 )
@@ -106,13 +107,21 @@ def hand_example(sub, ref):
     expect_close(got, expected, call=result, rtol=FLOAT32_RTOL, atol=FLOAT32_ATOL, hint=hint)
 
 
-@check("values.scale_uses_d", "The scale is 1 / sqrt(D), D = q.shape[-1], even when Dv differs",
-       clauses=["scale"])
+@check("values.scale_uses_d", "The scale is 1 / sqrt(D), D = q.shape[-1], even when Dv differs; one key gets "
+       "weight 1", clauses=["scale", "formula"])
 def scale_uses_d(sub, ref):
     cases = [_qkv(1, (), 3, 5, 16, 1), _qkv(2, (), 4, 4, 2, 9), _qkv(3, (), 2, 6, 64, 4)]
-    results = sub.scaled_dot_product_attention.map([((q, k, v), {}) for q, k, v in cases])
-    for result, (q, k, v) in zip(results, cases, strict=True):
+    # A single key and no mask: every query's only weight is 1, so the output is v's row repeated for each query,
+    # and still a new tensor (the contract), not v.expand(...), a view of v's own storage.
+    single_key = _qkv(4, (2,), 3, 1, 5, 2)
+    results = sub.scaled_dot_product_attention.map([((q, k, v), {}) for q, k, v in (*cases, single_key)])
+    for result, (q, k, v) in zip(results[:-1], cases, strict=True):
         _expect_attention(result, ref, q, k, v, hint="(divide the logits by sqrt(D), the size of queries and keys)")
+    result, (q, k, v) = results[-1], single_key
+    hint = "(with one key and no mask each query's only weight is 1, so every output row is that key's value)"
+    _expect_attention(result, ref, q, k, v, hint=hint)
+    expect_no_alias(result, hint="(with one key the output equals v repeated over the queries, but the contract "
+                    "promises a new tensor: v.expand(...) is a view of v's storage; compute weights @ v or clone)")
 
 
 

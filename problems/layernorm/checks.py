@@ -132,10 +132,21 @@ def layer_norm_half_precision(sub, ref):
     for seed, dtype in ((80, torch.float16), (81, torch.bfloat16)):
         x = _randn(seed, 4, 16, dtype=dtype, scale=300.0)
         cases.append((x, *_affine(seed + 10, 16, dtype)))
-    results = sub.layer_norm.map([((x, w, b, 1e-5), {}) for x, w, b in cases])
-    for result, (x, w, b) in zip(results, cases, strict=True):
+    # A gain of 1000 and a bias of -1000 cancel where the normalised value is near 1, so the exact outputs there
+    # are small: the gain and bias must act on the float32 normalised value. Rounding it to float16 (bfloat16)
+    # first multiplies that rounding, up to 2^-11 (2^-8) near 1, by 1000: errors of 0.5 (4) on outputs near 0.
+    cancelling = []
+    for seed, dtype in ((82, torch.float16), (83, torch.bfloat16)):
+        x = _randn(seed, 64, 16, dtype=dtype)
+        cancelling.append((x, torch.full((16,), 1000.0, dtype=dtype), torch.full((16,), -1000.0, dtype=dtype)))
+    results = sub.layer_norm.map([((x, w, b, 1e-5), {}) for x, w, b in (*cases, *cancelling)])
+    for result, (x, w, b) in zip(results[:len(cases)], cases, strict=True):
         _expect_layer_norm(result, ref, x, w, b, hint="(convert float16 and bfloat16 inputs to float32 before "
                            "the statistics and convert the result back once, at the end)")
+    for result, (x, w, b) in zip(results[len(cases):], cancelling, strict=True):
+        _expect_layer_norm(result, ref, x, w, b, hint="(gain 1000 and bias -1000 cancel where the normalised value "
+                           "is near 1: apply them to the float32 normalised value and convert to the input's dtype "
+                           "once, at the end; converting before the gain multiplies its rounding error by 1000)")
 
 
 @check("layer_norm.float64_precision", "float64 inputs are computed in float64 (features near 1e8 differ by 1)",

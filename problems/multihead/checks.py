@@ -68,18 +68,37 @@ def hand_example_causal(sub, ref):
 
 
 @check("values.causal_no_future", "Causal: changing later tokens never changes earlier outputs",
-       clauses=["causal"])
+       clauses=["causal", "stable"])
 def causal_no_future(sub, ref):
     # Two sequences that agree on their first 3 tokens: with causal=True their first 3 outputs must agree too,
     # and the diagonal must count (position 0 attends to itself, so its output is (x_0 W_v^T) W_o^T).
     args = _case(30, 1, 6, 8)
     changed = args[0].clone()
     changed[:, 3:] = torch.randn(1, 3, 8, generator=torch.Generator().manual_seed(31), dtype=torch.float64)
-    first, second = sub.multi_head_attention.map([((*args, 2), {"causal": True}),
-                                                  (((changed,) + args[1:] + (2,)), {"causal": True})])
+    # The same with logits of 1e4 (d_model = 1, one head, w_q = 1, w_k = -1, w_v = w_o = 1, so logit i, j is
+    # -x_i x_j): token 0 = 100 has logit -1e4 on itself, and token 1 = +-100 gives it a future logit of -1e4 or
+    # +1e4. Token 0 sees only itself, so its output is x_0 = 100 in both sequences. A finite fill such as -1e4
+    # for the future ties with token 0's own -1e4 and averages in token 1's value: 100, then 0.
+    big = []
+    for dtype in (torch.float32, torch.float64):
+        one, minus_one = torch.ones(1, 1, dtype=dtype), -torch.ones(1, 1, dtype=dtype)
+        for later in (100.0, -100.0):
+            big.append((torch.tensor([[[100.0], [later]]], dtype=dtype), one, minus_one, one, one))
+    results = sub.multi_head_attention.map([((*args, 2), {"causal": True}),
+                                            (((changed,) + args[1:] + (2,)), {"causal": True}),
+                                            *(((*b, 1), {"causal": True}) for b in big)])
+    first, second = results[:2]
     _expect_mha(first, ref, args, 2, True)
     expect_close(second.unwrap()[:, :3], first.unwrap()[:, :3], what="the first 3 outputs", call=second,
                  hint="(with causal=True position i reads only positions j <= i, so later tokens cannot change it)")
+    hint = ("(token 0 may attend only to itself, so its output is x_0 W_v^T W_o^T = 100 whatever token 1 is; "
+            "future logits must be -inf before the softmax: a finite fill such as -1e4 ties with a real logit of "
+            "-1e4 and lets the future back in)")
+    for result, b in zip(results[2:], big, strict=True):
+        got = result.unwrap()
+        expect_tensor(got, shape=(1, 2, 1), dtype=b[0].dtype, call=result)
+        expect_close(got[0, 0], b[0][0, 0], what="token 0's output", call=result, hint=hint)
+        _expect_mha(result, ref, b, 1, True, hint=hint)
 
 
 @check("values.large_logits", "Stable for logits of 1e4 (inputs of size 100)", clauses=["stable"])
