@@ -60,7 +60,8 @@ class Experiment:
 
 EXPERIMENTS = [
     Experiment("ppo_clip", "experiment.bandit", list(range(1, 13)), accepted=[1, 96], stepped=[2] * 48,
-               returned="    return _masked_mean(_surrogate_terms(logp_new, logp_old, advantages, clip_eps, mask), mask)\n",
+               returned=("    return _masked_mean(_surrogate_terms(logp_new, logp_old, advantages, clip_eps, mask), "
+                         "mask)\n"),
                early_calls=96, wrong_shape=None),
     Experiment("reinforce", "experiment.bandit", list(range(25)), accepted=[1, 100, 25], stepped=[4, 1] * 25,
                returned=("    return -(log_probs * advantage).sum() / max(log_probs.numel(), 1)"
