@@ -330,7 +330,13 @@ class FunctionBattery:
                 args[second] = args[first]  # requiring grad, so the promise on requires_grad holds on this path too
                 if violations(self.contract, args):
                     continue
-                cases.append(Case(args, f"{first} and {second} are one tensor", sizes, reference_args=fresh(args)))
+                # its gradient too: code that tells the two apart by identity (`if b is a`) and drops a term (a
+                # ratio of 1 with no gradient) returns the right value and the wrong gradient
+                # (not where one of them is unchecked: what reaches it is then the learner's choice)
+                rules = {a.grad_rule, b.grad_rule}
+                flows = "differentiable" in rules and "none" not in rules and _requires_grad_value(args[first])
+                cases.append(Case(args, f"{first} and {second} are one tensor", sizes, reference_args=fresh(args),
+                                  grads=(first,) if flows else (), shares=(first, second)))
         for name, arg in self.contract.args.items():
             if isinstance(arg, TensorListArg):
                 args = self.with_grad(self.draw(self.base, f"same-{name}"))
@@ -479,7 +485,33 @@ class FunctionBattery:
         self._expect_all(sub, ref, self.dtype_cases)
 
     def run_same_tensor(self, sub: Any, ref: ModuleType) -> None:
-        self._expect_all(sub, ref, self.same_tensor_cases)
+        cases = self.same_tensor_cases
+        results = self.run_cases(sub, ref, cases)
+        for result, case in zip(results, cases, strict=True):
+            self.expect(ref, result, case)
+        for result, case in zip(results, cases, strict=True):
+            if case.grads:
+                self._expect_shared_grad(ref, result, case)
+
+    def _expect_shared_grad(self, ref: ModuleType, result: CallResult, case: Case) -> None:
+        """The one tensor's gradient: what the reference's two copies get, summed (a detached copy gets none)."""
+        (name,) = case.grads
+        flowing = tuple(n for n in case.shares if getattr(self.contract.args[n], "grad_rule", None) == "differentiable")
+        probe = Case(case.reference_args or fresh(case.args), case.label, case.sizes, omit=case.omit, grads=flowing)
+        parts = [g for g in self.reference_grads(ref, probe, result.grad_output).values() if g is not None]
+        wanted = sum(parts[1:], parts[0]) if parts else torch.zeros_like(case.args[name], dtype=torch.float64)
+        got = result.grads.get(name)
+        if got is None and not bool(wanted.abs().max() > 0 if wanted.numel() else False):
+            return  # no gradient reaches it on this input, and none came
+        if got is None and result.backward_error:
+            fail(f"{result.call} [generic input: {case.label}]: backward() failed: {result.backward_error}")
+        dtype = case.args[name].dtype
+        rtol, atol = self.contract.tolerance.of(dtype)
+        expect_grad_close(result, name, wanted.to(dtype), rtol=rtol, atol=atol,
+                          source="the reference with two copies, their gradients summed",
+                          hint=f"(generic input: {case.label}; the tensor passed as {' and as '.join(case.shares)} "
+                               "gets the gradient of every use, as two copies would; telling the two apart by "
+                               "identity and dropping one's gradient changes it)")
 
     def _expect_all(self, sub: Any, ref: ModuleType, cases: list[Case]) -> None:
         for result, case in zip(self.run_cases(sub, ref, cases), cases, strict=True):

@@ -40,6 +40,9 @@ class Case:
     grads: tuple[str, ...] = ()
     grad_output: Any = None
     reference_args: dict[str, Any] | None = None  # what the reference gets, when not a copy of `args`
+    # A same-tensor case: the arguments that are one tensor. The gradient asked for (`grads`, one of them) is then
+    # the sum of what the reference's two copies get, a detached one's nothing.
+    shares: tuple[str, ...] = ()
     expected: Any = field(default=None, repr=False)  # the reference's result (filled in by the battery)
     rounded: Any = field(default=None, repr=False)  # the reference's result in the call's own dtypes, when asked
 

@@ -94,6 +94,10 @@ MIX = "_reference_mix = mix\n\n\ndef mix(x, y, weight=0.5):\n"
                            "    return _reference_mix(x, y, weight)\n",
                      "contract.mix.same_tensor", ["does not require grad", "x and y are one tensor"],
                      id="a shortcut for one tensor passed twice drops requires_grad"),
+        pytest.param(MIX + "    if x is y:\n        return (1 - weight) * x + weight * y.detach()\n"
+                           "    return _reference_mix(x, y, weight)\n",
+                     "contract.mix.same_tensor", ["x.grad", "two copies, their gradients summed"],
+                     id="one tensor passed twice loses the gradient of one use"),
         pytest.param(MIX + "    if hasattr(x, 'dtype') and hasattr(y, 'dtype') and x.dtype != y.dtype:\n"
                            "        y = y.to(x.dtype)\n    return _reference_mix(x, y, weight)\n",
                      "contract.mix.refusals", ["expected TypeError because", "float32"], id="mixed dtypes accepted"),
