@@ -141,7 +141,10 @@ class Served:
                 # A list of plain values (token ids, pairs) changed in place: appended to, sorted, an item replaced.
                 reply["mutated"] += [key for key, value, before in plain
                                      if before is not None and _plain(value) != before]
-                reply["aliased"] = _aliased(value, tensors)
+                # the tensors inside a list or tuple argument too (clip_grad_norm's grads), under that argument's key
+                nested = [(key, t) for key, item in named if type(item) is _list or type(item) is _tuple
+                          for t in _tensors_in(item)]
+                reply["aliased"] = _aliased(value, tensors + nested)
                 try:
                     reply["value"] = encoder.encode(value)
                 except protocol.ProtocolError as exc:
