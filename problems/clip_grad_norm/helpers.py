@@ -41,16 +41,3 @@ def check_settings(max_norm, eps):
         raise ValueError(f"max_norm must be > 0, got {max_norm}")
     if eps < 0:
         raise ValueError(f"eps must be >= 0, got {eps}")
-
-
-def edited_after_clipping(functions, grads, max_norm):
-    """For the grader: your clip_grad_norm on copies of grads, after which 1 is added to those copies in place.
-    Returns what clip_grad_norm returned: new tensors keep their values, a result sharing storage with its input
-    changes with it."""
-    inputs = type(grads)(None if g is None else g.clone() for g in grads)
-    clipped, total_norm = functions["clip_grad_norm"](inputs, max_norm)
-    with torch.no_grad():
-        for g in inputs:
-            if g is not None:
-                g.add_(1.0)
-    return clipped, total_norm
