@@ -203,9 +203,9 @@ def copies(sub, ref):
     results = sub.clip_grad_norm.map([((g, max_norm), {}) for g, max_norm in cases])
     for result, (g, max_norm) in zip(results, cases, strict=True):
         clipping = _exact_norm(g) > max_norm
-        expect_no_alias(result, hint=("" if clipping else f"(the norm {_exact_norm(g):g} is not above max_norm, so "
-                                      "nothing is clipped) ") + "return new tensors, copies (.clone()) when nothing "
-                                      "is clipped, not the gradients themselves or .detach() views of them")
+        why = "" if clipping else f"the norm {_exact_norm(g):g} is not above max_norm, so nothing is clipped: "
+        expect_no_alias(result, hint=f"({why}return copies of the gradients (.clone()), not the gradients themselves "
+                                     "or .detach() views of them)")
 
 
 # ---------------------------------------------------------------------------------------------- contract
