@@ -110,6 +110,11 @@ class Served:
         named = [(str(i), v) for i, v in enumerate(args)] + list(kwargs.items())
         tensors = [(key, value) for key, value in named if type(value) is _Tensor or type(value) is _Parameter]
         plain = [(key, value, _plain(value)) for key, value in named if type(value) is _list or type(value) is _tuple]
+        # The tensors inside a list or tuple argument (clip_grad_norm's grads), for the storage a result may share
+        # with them, under that argument's key: taken now, as the top-level ones are, so a call that puts other
+        # tensors into the caller's list afterwards hides nothing.
+        nested = [(key, t) for key, value in named if type(value) is _list or type(value) is _tuple
+                  for t in _tensors_in(value)]
         with _no_torch_function(), _no_torch_dispatch():
             layouts = [_layout(t) for _, t in tensors]
             # Where each argument's gradient accumulates, taken now: a call that clears requires_grad on the
@@ -141,9 +146,6 @@ class Served:
                 # A list of plain values (token ids, pairs) changed in place: appended to, sorted, an item replaced.
                 reply["mutated"] += [key for key, value, before in plain
                                      if before is not None and _plain(value) != before]
-                # the tensors inside a list or tuple argument too (clip_grad_norm's grads), under that argument's key
-                nested = [(key, t) for key, item in named if type(item) is _list or type(item) is _tuple
-                          for t in _tensors_in(item)]
                 reply["aliased"] = _aliased(value, tensors + nested)
                 try:
                     reply["value"] = encoder.encode(value)

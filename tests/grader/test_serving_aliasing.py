@@ -38,6 +38,8 @@ def _pair() -> list[torch.Tensor]:
     pytest.param(lambda x, ts: ts[1][0], (torch.zeros(3), _pair()), ["1"], id="a view into a list's tensor"),
     pytest.param(lambda x, ts: ts[0], (torch.zeros(3), tuple(_pair())), ["1"], id="a tuple's tensor itself"),
     pytest.param(lambda x, ts: [t.clone() for t in ts], (torch.zeros(3), _pair()), [], id="copies"),
+    pytest.param(lambda x, ts: (ts[0], ts.__setitem__(0, ts[0].clone()))[0], (torch.zeros(3), _pair()), ["1"],
+                 id="a list's tensor returned, then swapped in the list for a copy"),
     pytest.param(lambda x, ts: x + 1, (torch.zeros(3), _pair()), [], id="a fresh result"),
 ])
 def test_a_result_sharing_storage_with_an_argument_is_reported_under_its_key(
