@@ -500,18 +500,22 @@ class FunctionBattery:
         probe = Case(case.reference_args or fresh(case.args), case.label, case.sizes, omit=case.omit, grads=flowing)
         parts = [g for g in self.reference_grads(ref, probe, result.grad_output).values() if g is not None]
         wanted = sum(parts[1:], parts[0]) if parts else torch.zeros_like(case.args[name], dtype=torch.float64)
+        self._expect_grad(result, case, name, wanted, source="the reference with two copies, their gradients summed",
+                          hint=f"(generic input: {case.label}; the tensor passed as {' and as '.join(case.shares)} "
+                               "gets the gradient of every use, as two copies would; telling the two apart by "
+                               "identity and dropping one's gradient changes it)")
+
+    def _expect_grad(self, result: CallResult, case: Case, name: str, wanted: torch.Tensor, *, source: str,
+                     hint: str, tolerance: tuple[float, float] | None = None) -> None:
+        """`name`'s gradient is `wanted` (float64), to the contract's tolerance for its dtype unless given."""
         got = result.grads.get(name)
         if got is None and not bool(wanted.abs().max() > 0 if wanted.numel() else False):
             return  # no gradient reaches it on this input, and none came
         if got is None and result.backward_error:
             fail(f"{result.call} [generic input: {case.label}]: backward() failed: {result.backward_error}")
         dtype = case.args[name].dtype
-        rtol, atol = self.contract.tolerance.of(dtype)
-        expect_grad_close(result, name, wanted.to(dtype), rtol=rtol, atol=atol,
-                          source="the reference with two copies, their gradients summed",
-                          hint=f"(generic input: {case.label}; the tensor passed as {' and as '.join(case.shares)} "
-                               "gets the gradient of every use, as two copies would; telling the two apart by "
-                               "identity and dropping one's gradient changes it)")
+        rtol, atol = tolerance or self.contract.tolerance.of(dtype)
+        expect_grad_close(result, name, wanted.to(dtype), rtol=rtol, atol=atol, source=source, hint=hint)
 
     def _expect_all(self, sub: Any, ref: ModuleType, cases: list[Case]) -> None:
         for result, case in zip(self.run_cases(sub, ref, cases), cases, strict=True):
@@ -554,15 +558,8 @@ class FunctionBattery:
             wanted = expected.get(name)
             if wanted is None:
                 wanted = torch.zeros_like(case.args[name], dtype=torch.float64)
-            got = result.grads.get(name)
-            if got is None and not bool(wanted.abs().max() > 0 if wanted.numel() else False):
-                continue  # no gradient reaches it on this input, and none came
-            if got is None and result.backward_error:
-                fail(f"{result.call} [generic input: {case.label}]: backward() failed: {result.backward_error}")
-            dtype = case.args[name].dtype
-            rtol, atol = tolerance or self.contract.tolerance.of(dtype)
-            expect_grad_close(result, name, wanted.to(dtype), rtol=rtol, atol=atol, source=source,
-                              hint=f"(generic input: {case.label})")
+            self._expect_grad(result, case, name, wanted, source=source, hint=f"(generic input: {case.label})",
+                              tolerance=tolerance)
 
     def reference_grads(self, ref: ModuleType, case: Case, cotangent: Any) -> dict[str, torch.Tensor | None]:
         """Gradients of the reference's exact result (float64) with the same cotangent; computed once per input and
