@@ -9,7 +9,8 @@ a discount run forwards, episodes that never mix, gamma at 0 and 1, long horizon
 the autograd graph (the battery excuses an empty result from requires_grad), the sign and the mean of the
 surrogate, its gradient chained through a softmax bandit and a three-state chain against the analytic estimate,
 a step of gradient descent that must favour the better arm, and the moving-average baseline, whose empty-batch
-result must be new storage that does not require grad (the battery draws no empty run of a variadic shape).
+result must be new storage that does not require grad, also when the baseline or the returns do (the
+generic battery's empty batch finds it too; these cases say it in the learner's terms).
 
 Tolerances: every expectation is computed here in float64 from independent formulas; float64 results are
 compared at the defaults (1e-7 relative, 1e-9 absolute) and float32 ones at (1e-5, 1e-5) against values of
