@@ -51,6 +51,7 @@ _t_stride = _descriptor("stride")
 _t_storage_offset = _descriptor("storage_offset")
 _t_untyped_storage = _descriptor("untyped_storage")
 _t_detach = _descriptor("detach")
+_t_resolve_neg = _descriptor("resolve_neg")
 _t_contiguous = _descriptor("contiguous")
 _t_numel = _descriptor("numel")
 _t_view = _descriptor("view")
@@ -176,7 +177,9 @@ class Encoder:
                 meta["storage"] = self._storages[key]
             meta["offset"] = _t_storage_offset(t)
         else:
-            data = _t_detach(t)  # numpy() refuses a tensor that requires grad
+            # numpy() refuses a tensor that requires grad; a negative view (z.conj().imag) holds its values
+            # unnegated, so its bytes alone would read as the wrong sign, and view() refuses it outright
+            data = _t_resolve_neg(_t_detach(t))
             self._spend(_t_numel(data) * _t_element_size(data))  # before contiguous(), the first copy
             compact = _t_contiguous(data)
             meta["storage"] = len(self.blobs)

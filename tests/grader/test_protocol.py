@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import socket
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -227,6 +228,21 @@ def test_compact_encoding_takes_a_scalar_expanded_to_size_one_dimensions(shape: 
     tree, blobs = encode(expanded, preserve_views=False)
     got = decode(*wire(tree, blobs))
     assert got.shape == expanded.shape and torch.equal(got, expanded)
+
+
+@pytest.mark.parametrize("make", [
+    pytest.param(lambda: torch.ones(1, dtype=torch.complex64).mul(2 + 3j).conj().imag, id="one element, contiguous"),
+    pytest.param(lambda: torch.ones(3, dtype=torch.complex128).mul(2 + 3j).conj().imag, id="strided"),
+    pytest.param(lambda: torch._neg_view(torch.arange(3.0)), id="a negative view of a whole tensor"),
+])
+def test_compact_encoding_sends_a_negative_views_values_with_their_sign(make: Callable[[], torch.Tensor]) -> None:
+    # z.conj().imag is a view whose bytes hold the imaginary parts unnegated: read as bytes it had the wrong sign,
+    # and where it is contiguous view(uint8) refused it, which ended the worker.
+    negative = make()
+    assert negative.is_neg()
+    tree, blobs = encode(negative, preserve_views=False)
+    got = decode(*wire(tree, blobs))
+    assert not got.is_neg() and torch.equal(got, negative.resolve_neg())
 
 
 def test_requires_grad_is_mirrored() -> None:
