@@ -30,12 +30,17 @@ _t_stride = _descriptor("stride")
 _t_storage_offset = _descriptor("storage_offset")
 _t_untyped_storage = _descriptor("untyped_storage")
 _t_numel = _descriptor("numel")
+_t_element_size = _descriptor("element_size")
 _t_version = _descriptor("_version").__get__
 _t_is_leaf = _descriptor("is_leaf").__get__
 _t_grad_fn = _descriptor("grad_fn").__get__
 _t_view_as = _descriptor("view_as")
 _t_backward_hooks = _descriptor("_backward_hooks").__get__
 _t_post_accumulate_hooks = _descriptor("_post_accumulate_grad_hooks").__get__
+_t_layout = _descriptor("layout").__get__
+_t_is_nested = _descriptor("is_nested").__get__
+_t_is_quantized = _descriptor("is_quantized").__get__
+_strided = torch.strided
 _storage_ptr = torch._C.StorageBase.data_ptr  # type: ignore[attr-defined]
 _storage_nbytes = torch._C.StorageBase.nbytes  # type: ignore[attr-defined]
 _grad_enabled = torch._C.is_grad_enabled
@@ -133,10 +138,20 @@ class Served:
             reply["raised"] = self.exception_summary(value)
             reply["output"] = self.output.take()
             return reply
+        unreadable = _unreadable(value)
+        if unreadable is not None:
+            # A sparse, nested or quantized tensor has no plain storage to compare or copy, and a complex one no
+            # default cotangent: the call's answer is a value the grader cannot read, named as such, not a worker
+            # that died reading it.
+            reply["value"] = {"opaque": f"unencodable result ({unreadable})"}
+            if call["grads"]:
+                reply["backward_error"] = f"no gradient: the result holds {unreadable.split(';')[0]}"
+            reply["output"] = self.output.take()
+            return reply
         encoder = protocol.Encoder(preserve_views=False, max_bytes=max_message,
                                    nbytes=sum(len(blob) for blob in reply_blobs))
         encoder.blobs = reply_blobs
-        kept = len(reply_blobs)
+        blobs_before = len(reply_blobs)
         try:
             with _no_torch_function(), _no_torch_dispatch():
                 # Bytes written to an argument the judge sees in its own mapping; a change of shape, strides,
@@ -158,7 +173,7 @@ class Served:
             # does not fit in what its memory limit leaves: the call ran out of memory, as one whose own
             # allocation failed does. Left to escape, this ended the worker with status 0, which the judge can
             # only read as the learner's os._exit.
-            del reply_blobs[kept:]
+            del reply_blobs[blobs_before:]
             reply.update(value=None, grads={}, grad_output=None, backward_error=None, mutated=[], aliased=[])
             reply["raised"] = self.exception_summary(MemoryError(
                 "the result did not fit in memory a second time, as the grader copies it to read it"))
@@ -218,6 +233,11 @@ class Served:
             return
         self.graveyard.append(found)
         for (key, _), grad in zip(inputs, found, strict=True):
+            unreadable = None if grad is None else _unreadable(grad)
+            if unreadable is not None:  # a sparse gradient (an embedding with sparse=True): the learner's to densify
+                reply["backward_error"] = (f"the gradient came back as {unreadable.split(';')[0]}, which the grader "
+                                           "cannot read; make it dense")
+                continue
             grads[key] = None if grad is None else encoder.encode(grad)
 
     def source_line(self, number: int) -> str:
@@ -398,6 +418,31 @@ def _aliased(value: Any, tensors: list[tuple[str, Any]]) -> list[str]:
             if out is arg or (start < a_end and a_start < end) or start == a_start:
                 found.add(key)
     return sorted(found)
+
+
+def _unreadable(value: Any) -> str | None:
+    """What makes a returned tensor one the worker cannot read (its storage, its bytes), or None."""
+    for t in _tensors_in(value):
+        layout = _t_layout(t)
+        # Short: a check shows the first 75 characters or so of a value it cannot read.
+        if layout is not _strided:
+            return f"a {layout} tensor; return a dense one"
+        if _t_is_nested(t):
+            return "a nested tensor; return a dense one"
+        if _t_is_quantized(t):
+            return f"a {_t_dtype(t)} tensor; dequantize it"
+        if _t_dtype(t) not in protocol.DTYPE_NAMES:
+            return f"a {_t_dtype(t)} tensor; use float, int or bool"
+        if _t_numel(t) and _storage_nbytes(_t_untyped_storage(t)) < _extent(t):
+            return "a tensor whose storage was shrunk; return a whole one"
+    return None
+
+
+def _extent(t: Any) -> int:
+    """The bytes of storage a tensor's elements reach (it has at least one)."""
+    last = _t_storage_offset(t) + sum((size - 1) * stride for size, stride in zip(_t_shape(t), _t_stride(t),
+                                                                                 strict=True))
+    return (last + 1) * _t_element_size(t)
 
 
 def _tensors_in(value: Any, depth: int = 0) -> list[Any]:

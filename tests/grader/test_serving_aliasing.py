@@ -4,6 +4,7 @@ inside a list or tuple argument (reported under that argument's key), but never 
 from __future__ import annotations
 
 import types
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -20,7 +21,8 @@ def _aliased(function: Callable[..., Any], *args: Any) -> list[str]:
     module = types.ModuleType("submission")
     module.f = function  # type: ignore[attr-defined]
     arguments, blobs = protocol.encode((args, {}))
-    call = {"function": "f", "arguments": arguments, "grads": [], "grad_output": None, "module": "", "uses": []}
+    call = {"function": "f", "arguments": arguments, "grads": [], "grad_output": None, "module": "",
+            "uses": [], "keep": False}
     served = Served(module, Output(learner_namespace(), 100), run_directly, [], None, arena_copies=True)
     reply = served.call(call, [bytearray(blob) for blob in blobs], [])
     assert reply["raised"] is None, reply["raised"]
@@ -46,3 +48,58 @@ def test_a_result_sharing_storage_with_an_argument_is_reported_under_its_key(
     function: Callable[..., Any], args: tuple[Any, ...], aliased: list[str]
 ) -> None:
     assert _aliased(function, *args) == aliased
+
+
+def _quietly(make: Callable[[torch.Tensor], Any]) -> Callable[[torch.Tensor], Any]:
+    """torch warns that these layouts are in beta; the test is not about the warning."""
+    def made(x: torch.Tensor) -> Any:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return make(x)
+    return made
+
+
+def _shrunk(t: torch.Tensor, keep: int = 0) -> torch.Tensor:
+    t.untyped_storage().resize_(keep)
+    return t
+
+
+def _served_value(function: Callable[..., Any], grads: list[str]) -> dict[str, Any]:
+    module = types.ModuleType("submission")
+    module.f = function  # type: ignore[attr-defined]
+    arguments, blobs = protocol.encode(((torch.ones(3, 2, requires_grad=bool(grads)),), {}))
+    call = {"function": "f", "arguments": arguments, "grads": grads, "grad_output": None, "module": "",
+            "uses": [], "keep": False}
+    served = Served(module, Output(learner_namespace(), 100), run_directly, [], None, arena_copies=True)
+    return served.call(call, [bytearray(blob) for blob in blobs], [])
+
+
+@pytest.mark.parametrize("grads", [[], ["0"]], ids=["no gradient", "a gradient asked for"])
+@pytest.mark.parametrize(("function", "named"), [
+    pytest.param(_quietly(lambda x: x.to_sparse()), "a torch.sparse_coo tensor", id="sparse"),
+    pytest.param(_quietly(lambda x: (x + 1, x.to_sparse_csr())), "a torch.sparse_csr tensor",
+                 id="sparse CSR in a tuple"),
+    pytest.param(_quietly(lambda x: x.detach().to_mkldnn()), "a torch._mkldnn tensor", id="mkldnn"),
+    pytest.param(_quietly(lambda x: torch.nested.nested_tensor([x[0], x[1, :1]])), "a nested tensor", id="nested"),
+    pytest.param(_quietly(lambda x: torch.quantize_per_tensor(x.detach(), 0.1, 0, torch.qint8)),
+                 "a torch.qint8 tensor; dequantize it", id="quantized"),
+    pytest.param(lambda x: x * 1j, "a torch.complex64 tensor; use float, int or bool", id="complex"),
+    pytest.param(lambda x: _shrunk(x * 2), "a tensor whose storage was shrunk", id="storage resized to nothing"),
+    pytest.param(lambda x: _shrunk(x * 2, keep=20), "a tensor whose storage was shrunk", id="storage resized short"),
+])
+def test_a_result_with_no_plain_memory_is_a_value_the_grader_cannot_read(
+    function: Callable[..., Any], named: str, grads: list[str]
+) -> None:
+    # These used to escape the worker as an exception and end it: the learner read "your code ended the worker
+    # process (... must not call os._exit)".
+    reply = _served_value(function, grads)
+    assert reply["raised"] is None
+    assert named in reply["value"]["opaque"]
+    assert reply["value"]["opaque"].startswith("unencodable result")
+    assert (reply["backward_error"] is not None) == bool(grads)
+
+
+def test_a_sparse_gradient_is_a_backward_error_not_a_dead_worker() -> None:
+    reply = _served_value(lambda x: torch.nn.functional.embedding(torch.tensor([0, 1]), x, sparse=True).sum(0), ["0"])
+    assert reply["grads"] == {"0": None}
+    assert "a torch.sparse_coo tensor" in reply["backward_error"]

@@ -101,3 +101,35 @@ def test_exit_is_seen_even_when_a_helper_process_holds_the_socket(grade_code: Gr
     check = report.checks[0]
     assert "exit status 0" in check.message, check.message
     assert check.duration_ms < 2500
+
+
+def test_a_sparse_result_is_named_and_the_worker_lives_on(grade_code: GradeCode) -> None:
+    # A sparse result, and a sparse gradient: reading either raised inside the worker and ended it, and the learner
+    # was told their code had called os._exit. Now the call is answered, and the next checks run in the same worker.
+    report = grade_code('''
+import torch
+
+def add_one(x):
+    return (x + 1).to_sparse()
+
+def scaled_sum(x, factor):
+    if isinstance(factor, bool) or not isinstance(factor, (int, float)):
+        raise TypeError("factor must be a Python number")
+    return SparseGradientSum.apply(x) * factor
+
+class SparseGradientSum(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.shape = x.shape
+        return x.sum()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return (torch.ones(ctx.shape, dtype=grad.dtype) * grad).to_sparse()
+''')
+    assert_unsolved_within(report, 30)
+    found = messages(report)
+    assert "<unencodable result (a torch.sparse_coo tensor; return a dense one) object>" in found["add_one.values"]
+    assert "os._exit" not in " ".join(found.values())
+    assert "the gradient came back as a torch.sparse_coo tensor" in found["scaled_sum.gradient"]
+    assert found["scaled_sum.values"] == ""
