@@ -54,6 +54,7 @@ class CallResult:
     grads: dict[str, Any] = field(default_factory=dict)
     mutated: tuple[str, ...] = ()
     aliased: tuple[str, ...] = ()
+    shares: tuple[int, ...] = ()  # positions of earlier calls of its map(..., keep=True) whose memory it shares
     output: str = ""
     duration_ms: float = 0.0
     backward_error: str | None = None  # why backward() on the result failed, when gradients were asked for
@@ -63,7 +64,8 @@ class CallResult:
 
     def __init__(self, function: str, call: str | Callable[[], str], value: Any = None,
                  raised: ExceptionInfo | None = None, grads: dict[str, Any] | None = None,
-                 mutated: tuple[str, ...] = (), aliased: tuple[str, ...] = (), output: str = "",
+                 mutated: tuple[str, ...] = (), aliased: tuple[str, ...] = (), shares: tuple[int, ...] = (),
+                 output: str = "",
                  duration_ms: float = 0.0, backward_error: str | None = None, grad_output: Any = None,
                  arguments: tuple[tuple[Any, ...], dict[str, Any]] | None = None,
                  encoded: tuple[Any, list[bytes]] | None = None) -> None:
@@ -74,6 +76,7 @@ class CallResult:
         self.grads = grads or {}
         self.mutated = mutated
         self.aliased = aliased
+        self.shares = shares
         self.output = output
         self.duration_ms = duration_ms
         self.backward_error = backward_error

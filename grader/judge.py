@@ -101,9 +101,9 @@ class RemoteFunction:
 
     def map(
         self, calls: Iterable[tuple[tuple[Any, ...], dict[str, Any]]], *, grads: Sequence[str] = (),
-        grad_outputs: Sequence[Any] | None = None,
+        grad_outputs: Sequence[Any] | None = None, keep: bool = False,
     ) -> list[CallResult]:
-        return self.runner.run_calls(self, list(calls), grads=tuple(grads), grad_outputs=grad_outputs)
+        return self.runner.run_calls(self, list(calls), grads=tuple(grads), grad_outputs=grad_outputs, keep=keep)
 
     def key_of(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
         if name in kwargs:
@@ -159,7 +159,7 @@ class CheckRunner:
 
     def run_calls(
         self, function: RemoteFunction, calls: list[tuple[tuple[Any, ...], dict[str, Any]]], *, grads: tuple[str, ...],
-        grad_outputs: Sequence[Any] | None = None,
+        grad_outputs: Sequence[Any] | None = None, keep: bool,
     ) -> list[CallResult]:
         descriptions = [
             functools.partial(describe_call, function.name, function.parameters, tuple(a), dict(k)) for a, k in calls
@@ -189,6 +189,7 @@ class CheckRunner:
                 grad_output=None if given is None else encoder.encode(given, 1),
                 module=HELPERS_MODULE if function.uses else "",
                 uses=function.uses,
+                keep=keep,
             ))
         limits = self.problem.limits
         timeout = limits.call_timeout_s * len(calls)  # the session also holds every request to the total limit
@@ -211,8 +212,10 @@ class CheckRunner:
             outcome = [
                 self._result(function, description, item, answer.blobs,
                              {key for key, used in blobs.items() if any(written[i] for i in used)},
-                             drew_cotangent=bool(call.grads) and call.grad_output is None)
-                for description, item, blobs, call in zip(descriptions, results, arguments_blobs, wire, strict=True)
+                             drew_cotangent=bool(call.grads) and call.grad_output is None, position=position,
+                             keep=keep)
+                for position, (description, item, blobs, call)
+                in enumerate(zip(descriptions, results, arguments_blobs, wire, strict=True))
             ]
         except protocol.ProtocolError as exc:  # the learner's code forged a value the judge cannot read
             raise WorkerLost(f"the worker sent a malformed message during {what()} ({exc})") from None
@@ -223,7 +226,7 @@ class CheckRunner:
 
     def _result(
         self, function: RemoteFunction, description: Callable[[], str], item: CallOutcome, blobs: list[bytearray],
-        written: set[str], *, drew_cotangent: bool,
+        written: set[str], *, drew_cotangent: bool, position: int, keep: bool,
     ) -> CallResult:
         if item.missing:
             raise CheckFailed(f"your code defines no function {function.name}")
@@ -244,6 +247,8 @@ class CheckRunner:
                              "back computed with a cotangent that is not the cotangent the grader draws; submissions "
                              "may not register kernels or leave modes or hooks on the grader's tensors",
                              limit="tampering")
+        if any(earlier >= position for earlier in item.shares) or (item.shares and not keep):
+            raise protocol.ProtocolError(f"shares names calls {list(item.shares)} for call {position} of the request")
         return CallResult(
             function=function.name,
             call=description,
@@ -252,6 +257,7 @@ class CheckRunner:
             grads=grads,
             mutated=tuple(function.name_of(key) for key in sorted(written | set(item.mutated), key=_argument_order)),
             aliased=tuple(function.name_of(key) for key in item.aliased),
+            shares=item.shares,
             output=item.output,
             duration_ms=item.duration_ms,
             backward_error=item.backward_error[:2000] if item.backward_error else None,

@@ -101,6 +101,12 @@ def _strings(value: Any, name: str) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _positions(value: Any, name: str) -> tuple[int, ...]:
+    if type(value) is not list or any(type(item) is not int or item < 0 for item in value):
+        raise ProtocolError(f"{name} must be a list of integers >= 0")
+    return tuple(value)
+
+
 # ------------------------------------------------------------------------------- the template's channel
 
 
@@ -255,7 +261,12 @@ class RequestedCall:
     `module`: when not empty, `function` is one of that module's instead, a module of the problem's sent with the
     load request (its helpers.py), run on the learner's thread like the learner's code and handed, before its
     arguments, a dict of the learner's functions named in `uses`: a run whose calls feed each other goes to the
-    worker once instead of once a step."""
+    worker once instead of once a step.
+
+    `keep`: the worker holds this call's result until the request ends, and each later call of the request reports
+    whether its result shares storage with it (`CallOutcome.shares`): a function promised to return new memory on
+    every call, not a memoised tensor, is held to it by the worker's fact, not by code running beside the
+    learner's."""
 
     function: str
     arguments: Tree
@@ -263,11 +274,12 @@ class RequestedCall:
     grad_output: Tree | None = None
     module: str = ""
     uses: tuple[str, ...] = ()
+    keep: bool = False
     FIELDS: ClassVar[frozenset[str]]
 
     def to_wire(self) -> dict[str, Any]:
         return {"function": self.function, "arguments": self.arguments, "grads": list(self.grads),
-                "grad_output": self.grad_output, "module": self.module, "uses": list(self.uses)}
+                "grad_output": self.grad_output, "module": self.module, "uses": list(self.uses), "keep": self.keep}
 
 
 @wire(extra=("arena",))
@@ -293,7 +305,9 @@ class CallOutcome:
     `grads`: argument key -> encoded gradient (None: no gradient reached it); `backward_error`: why backward()
     failed, when gradients were asked for; `grad_output`: the cotangent the worker chose, when the check did
     not give one. `mutated`: arguments whose shape, strides, storage or version changed (bytes written to an
-    argument the judge sees in its own arena); `aliased`: arguments a returned tensor shares memory with.
+    argument the judge sees in its own arena); `aliased`: arguments a returned tensor shares memory with;
+    `shares`: the earlier calls of the same request, by position, that were asked to `keep` their result and whose
+    result a returned tensor shares memory with.
     `duration_ms`: the learner's time in the call, as the worker measured it: its wall time less the time the
     learner's thread waited for a CPU other processes held (what the call limit and the budgets count)."""
 
@@ -305,6 +319,7 @@ class CallOutcome:
     grad_output: Tree | None = None
     mutated: tuple[str, ...] = ()
     aliased: tuple[str, ...] = ()
+    shares: tuple[int, ...] = ()
     output: str = ""
     duration_ms: float = 0.0
     FIELDS: ClassVar[frozenset[str]]
@@ -319,7 +334,8 @@ class CallOutcome:
                    missing=_bool(fields["missing"], "missing"), grads=grads,
                    backward_error=_optional_str(fields["backward_error"], "backward_error"),
                    grad_output=fields["grad_output"], mutated=_strings(fields["mutated"], "mutated"),
-                   aliased=_strings(fields["aliased"], "aliased"), output=_str(fields["output"], "output"),
+                   aliased=_strings(fields["aliased"], "aliased"), shares=_positions(fields["shares"], "shares"),
+                   output=_str(fields["output"], "output"),
                    duration_ms=_number(fields["duration_ms"], "duration_ms"))
 
 

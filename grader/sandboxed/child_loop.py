@@ -207,7 +207,8 @@ def _exercise_calls() -> None:
     module.f = lambda x, y, t: (x * y).sum() / t  # type: ignore[attr-defined]
     x = torch.randn(3, 4, dtype=torch.float64, requires_grad=True)
     arguments, blobs = protocol.encode(((x, x.detach().T.contiguous().T, 0.5), {}))
-    call = {"function": "f", "arguments": arguments, "grads": ["0"], "grad_output": None, "module": "", "uses": []}
+    call = {"function": "f", "arguments": arguments, "grads": ["0"], "grad_output": None, "module": "", "uses": [],
+            "keep": False}
     namespace = learner_namespace()
     direct = lambda function, args, kwargs: (True, function(*args, **kwargs))  # noqa: E731
     served = Served(module, Output(namespace, 100), direct, [], None, arena_copies=True)

@@ -90,16 +90,22 @@ class Served:
         if type(calls) is not list:
             return {"op": "results", "results": []}, []
         reply_blobs: list[bytes] = []
+        kept: list[Kept] = []
         try:
-            replies = [self.call(call, blobs, reply_blobs, max_message) for call in calls]
+            replies = [self.call(call, blobs, reply_blobs, max_message, kept=kept, position=position)
+                       for position, call in enumerate(calls)]
         except protocol.OverBudget as over:  # the calls after it are not run: the judge ends this child
             return {"op": "too_large", "size": over.size}, []
+        finally:
+            self.graveyard.append(kept)  # the kept results die on the learner's thread, as every result does
         return {"op": "results", "results": replies}, reply_blobs
 
     def call(self, call: dict[str, Any], blobs: list[Any], reply_blobs: list[bytes],
-             max_message: int | None = None) -> dict[str, Any]:
+             max_message: int | None = None, kept: list[Kept] | None = None, position: int = 0) -> dict[str, Any]:
         """One call and its reply; its blobs go on `reply_blobs`. OverBudget (before any copy that would take
-        the request's blobs past `max_message`): the reply could never be sent, whatever memory is left."""
+        the request's blobs past `max_message`): the reply could never be sent, whatever memory is left. `kept`:
+        the results this request's earlier calls were asked to keep; this call's result is compared with them,
+        and joins them, as the call at `position` of its request, when the call asks (`keep`)."""
         decoder = protocol.Decoder(blobs, copy=self.arena_copies, results=False, opaque=self.stand_in)
         with _no_torch_function(), _no_torch_dispatch():  # no mode, however it got on this thread, sees this
             arguments = decoder.decode(call["arguments"])
@@ -108,7 +114,8 @@ class Served:
         owner = self.modules.get(call["module"]) if call["module"] else self.module
         function = owner.__dict__.get(call["function"]) if owner is not None else None
         reply: dict[str, Any] = {"value": None, "raised": None, "missing": False, "grads": {}, "backward_error": None,
-                                 "grad_output": None, "mutated": [], "aliased": [], "output": "", "duration_ms": 0.0}
+                                 "grad_output": None, "mutated": [], "aliased": [], "shares": [], "output": "",
+                                 "duration_ms": 0.0}
         if not callable(function):
             reply["missing"] = True
             return reply
@@ -162,6 +169,10 @@ class Served:
                 reply["mutated"] += [key for key, value, before in plain
                                      if before is not None and _plain(value) != before]
                 reply["aliased"] = _aliased(value, tensors + nested)
+                if kept is not None:
+                    reply["shares"] = _shares(value, kept)
+                    if call["keep"] is True:
+                        kept.append(Kept(position, value))
                 try:
                     reply["value"] = encoder.encode(value)
                 except protocol.ProtocolError as exc:
@@ -174,7 +185,7 @@ class Served:
             # allocation failed does. Left to escape, this ended the worker with status 0, which the judge can
             # only read as the learner's os._exit.
             del reply_blobs[blobs_before:]
-            reply.update(value=None, grads={}, grad_output=None, backward_error=None, mutated=[], aliased=[])
+            reply.update(value=None, grads={}, grad_output=None, backward_error=None, mutated=[], aliased=[], shares=[])
             reply["raised"] = self.exception_summary(MemoryError(
                 "the result did not fit in memory a second time, as the grader copies it to read it"))
         reply["output"] = self.output.take()
@@ -397,6 +408,39 @@ def _intact(cotangent: Any, memory: bytearray, made: tuple[Any, ...]) -> bool:
     storage = _t_untyped_storage(cotangent)
     return (tuple(_t_stride(cotangent)) == strides and _t_storage_offset(cotangent) == offset
             and _storage_ptr(storage) == address and _storage_nbytes(storage) == len(data) and memory == data)
+
+
+class Kept:
+    """A result held until its request ends, so no later result of the request can be given its memory anew:
+    the tensors it returned, and their storages as they were when it returned (a later call that moves a kept
+    tensor onto other memory with `set_` cannot take the old memory out of the comparison, nor free it)."""
+
+    def __init__(self, position: int, value: Any) -> None:
+        self.position = position
+        self.tensors = _tensors_in(value)
+        self.storages = [_t_untyped_storage(t) for t in self.tensors]
+
+
+def _shares(value: Any, kept: list[Kept]) -> list[int]:
+    """Positions of the kept results whose memory a returned tensor overlaps: the storages each kept tensor had
+    when it returned, and the one it has now."""
+    found = []
+    outs = _tensors_in(value)
+    for earlier in kept:
+        held = [(t, s) for t, s in zip(earlier.tensors, earlier.storages, strict=True)]
+        held += [(t, _t_untyped_storage(t)) for t in earlier.tensors]
+        if any(_overlap(out, _t_untyped_storage(out), t, storage) for out in outs for t, storage in held):
+            found.append(earlier.position)
+    return found
+
+
+def _overlap(out: Any, out_storage: Any, held: Any, held_storage: Any) -> bool:
+    if out is held:
+        return True
+    start, a_start = _storage_ptr(out_storage), _storage_ptr(held_storage)
+    if start == 0 or a_start == 0:  # no memory at all (an empty tensor): nothing to share
+        return False
+    return start < a_start + _storage_nbytes(held_storage) and a_start < start + _storage_nbytes(out_storage)
 
 
 def _aliased(value: Any, tensors: list[tuple[str, Any]]) -> list[str]:

@@ -121,25 +121,17 @@ def mask_every_size(sub, ref):
        clauses=["mask.new_tensor", "mask.band"])
 def mask_new_each_call(sub, ref):
     # sliding_window_mask takes no tensor, so the generic battery's new-storage test has nothing to compare its
-    # result with: helpers.two_masks makes two calls in the worker, keeps both results alive and says whether
-    # their storages overlap (two live allocations never do). The tuple is one result, so the worker's encoder also
-    # sends two masks over one storage as one blob, which the judge sees for itself. The helper runs beside the
-    # learner's code, which could rebind it: this check catches the honest mistake (a memoised mask), and a
-    # submission that forged it would win this one check and no other.
-    result = sub.from_helpers("two_masks", uses=("sliding_window_mask",)).call(5, 2)
-    value = result.unwrap()
-    expect(isinstance(value, tuple) and len(value) == 3, "two calls of sliding_window_mask(5, 2) in a row did not "
-           f"come back as two masks (got {type(value).__name__})")
-    first, second, shared = value
-    for mask in (first, second):
-        expect_equal(mask, _band(5, 2), what="sliding_window_mask(T=5, window=2)", hint="(i - W < j <= i)")
-    same_memory = all(isinstance(mask, torch.Tensor) for mask in (first, second)) and (
-        first.untyped_storage().data_ptr() == second.untyped_storage().data_ptr() and first.numel() > 0)
-    expect(shared is False and not same_memory,
-           "two calls sliding_window_mask(T=5, window=2) returned tensors that share memory: each call must return "
-           "a new tensor, because a caller may edit its mask in place (mask &= allowed) and a memoised mask "
-           "(functools.lru_cache, a module-level table or a view of one) would carry that edit into every later "
-           "call; build the mask anew each time, or return a .clone() of the cached one")
+    # result with. Two calls with equal arguments go in one request whose results the worker keeps until it ends
+    # (keep=True), and the worker reports whether the second shares memory with the first: a fact of the worker's,
+    # read with what it captured before the learner's code loaded, so no submission can rebind it.
+    first, second = sub.sliding_window_mask.map([((5, 2), {}), ((5, 2), {})], keep=True)
+    for result in (first, second):
+        expect_equal(result.unwrap(), _band(5, 2), what="sliding_window_mask(T=5, window=2)", call=result,
+                     hint="(i - W < j <= i)")
+    expect(not second.shares, "two calls sliding_window_mask(T=5, window=2) returned tensors that share memory: each "
+           "call must return a new tensor, because a caller may edit its mask in place (mask &= allowed) and a "
+           "memoised mask (functools.lru_cache, a module-level table or a view of one) would carry that edit into "
+           "every later call; build the mask anew each time, or return a .clone() of the cached one")
 
 
 # ----------------------------------------------------------------------------------------------- padding

@@ -81,25 +81,3 @@ def check_attention_inputs(q, k, v, window, key_padding=None):
     if tuple(key_padding.shape) != (q.shape[0], q.shape[2]):
         raise ValueError(f"key_padding must be [B, T] = [{q.shape[0]}, {q.shape[2]}], got shape "
                          f"{tuple(key_padding.shape)}")
-
-
-# The grader's glue (not for your solution): it runs in the worker beside your code and is handed your functions.
-
-
-def two_masks(functions, T, window):
-    """Your sliding_window_mask(T, window) called twice, both results kept alive, as a caller holding two masks
-    would. Returns (first, second, shared): shared is True when the two results overlap in memory, so that an
-    in-place edit of one mask (a caller adding its padding with &=) would change the other."""
-    make = functions["sliding_window_mask"]
-    first = make(T, window)
-    second = make(T, window)
-    return first, second, _overlap(first, second)
-
-
-def _overlap(a, b):
-    """Whether two tensors' storages share any byte (an empty storage holds none)."""
-    if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)):
-        return False
-    start_a, start_b = a.untyped_storage().data_ptr(), b.untyped_storage().data_ptr()
-    end_a, end_b = start_a + a.untyped_storage().nbytes(), start_b + b.untyped_storage().nbytes()
-    return start_a < end_b and start_b < end_a

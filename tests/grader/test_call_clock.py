@@ -82,6 +82,7 @@ def test_served_reports_the_duration_its_runner_measured() -> None:
                             arena_copies=True, elapsed=lambda: 0.05)
     served.module.f = lambda x: x  # type: ignore[attr-defined]
     arguments, blobs = protocol.encode(((torch.zeros(1),), {}))
-    call = {"function": "f", "arguments": arguments, "grads": [], "grad_output": None, "module": "", "uses": []}
+    call = {"function": "f", "arguments": arguments, "grads": [], "grad_output": None, "module": "",
+            "uses": [], "keep": False}
     reply = served.call(call, [bytearray(blob) for blob in blobs], [])
     assert reply["duration_ms"] == pytest.approx(50.0)

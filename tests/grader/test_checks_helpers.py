@@ -65,7 +65,7 @@ class FakeFunction:
         return self._result(args, kwargs)
 
     def map(self, calls: Iterable[tuple[tuple[Any, ...], dict[str, Any]]], *, grads: Sequence[str] = (),
-            grad_outputs: Sequence[Any] | None = None) -> list[CallResult]:
+            grad_outputs: Sequence[Any] | None = None, keep: bool = False) -> list[CallResult]:
         calls = list(calls)
         self.batches.append(len(calls))
         return [self._result(tuple(args), dict(kwargs)) for args, kwargs in calls]

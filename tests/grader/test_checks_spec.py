@@ -79,7 +79,7 @@ class Recording:
         return self._result(args, kwargs)
 
     def map(self, calls: Iterable[tuple[tuple[Any, ...], dict[str, Any]]], *, grads: Sequence[str] = (),
-            grad_outputs: Sequence[Any] | None = None) -> list[CallResult]:
+            grad_outputs: Sequence[Any] | None = None, keep: bool = False) -> list[CallResult]:
         self.batches += 1
         return [self._result(tuple(args), dict(kwargs)) for args, kwargs in calls]
 
@@ -701,7 +701,7 @@ def test_expect_rejected_never_passes_on_fewer_results_than_calls() -> None:
 
     class Lossy(Recording):
         def map(self, calls: Iterable[tuple[tuple[Any, ...], dict[str, Any]]], *, grads: Sequence[str] = (),
-                grad_outputs: Sequence[Any] | None = None) -> list[CallResult]:
+                grad_outputs: Sequence[Any] | None = None, keep: bool = False) -> list[CallResult]:
             return super().map(calls, grads=grads, grad_outputs=grad_outputs)[:-1]
 
     with pytest.raises(ValueError, match="zip"):
@@ -1027,7 +1027,7 @@ class Replaying:
         self.requests: list[tuple[list[tuple[tuple[Any, ...], dict[str, Any]]], tuple[str, ...]]] = []
 
     def map(self, calls: Iterable[tuple[tuple[Any, ...], dict[str, Any]]], *, grads: Sequence[str] = (),
-            grad_outputs: Sequence[Any] | None = None) -> list[CallResult]:
+            grad_outputs: Sequence[Any] | None = None, keep: bool = False) -> list[CallResult]:
         self.requests.append((list(calls), tuple(grads)))
         return [CallResult(function="f", call="f(...)", value=value, grads=dict(gradients), raised=raised)
                 for value, gradients, raised in self.answers]

@@ -40,7 +40,7 @@ def child_on(sock: socket.socket, factor: float = 8.0) -> Child:
 
 REPLY = {"op": "results", "results": [{"value": 1.5, "raised": None, "missing": False, "grads": {},
                                       "backward_error": None, "grad_output": None, "mutated": [], "aliased": [],
-                                      "output": "", "duration_ms": 1.0}]}
+                                      "shares": [], "output": "", "duration_ms": 1.0}]}
 
 
 def send_reply(theirs: socket.socket, *, key: bytes = KEY) -> None:

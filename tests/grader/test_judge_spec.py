@@ -55,6 +55,7 @@ class Scripted:
     grad_output: Any = None
     mutated: tuple[str, ...] = ()
     aliased: tuple[str, ...] = ()
+    shares: tuple[int, ...] = ()
     output: str = ""
     duration_ms: float = 0.0
     backward_error: str | None = None
@@ -145,7 +146,8 @@ class InProcessWorker:
             grads={key: None if grad is None else encoder.encode(grad) for key, grad in (out.grads or {}).items()},
             backward_error=out.backward_error,
             grad_output=None if out.grad_output is None else encoder.encode(out.grad_output),
-            mutated=out.mutated, aliased=out.aliased, output=out.output, duration_ms=out.duration_ms)
+            mutated=out.mutated, aliased=out.aliased, shares=out.shares, output=out.output,
+            duration_ms=out.duration_ms)
 
 
 @dataclass
@@ -435,6 +437,38 @@ def test_a_call_carries_every_field_of_its_reply() -> None:
     assert (result.aliased, result.output, result.duration_ms) == (("x", "y"), "printed", 12.5)
     assert result.backward_error == "e" * 2000
     assert run.take_output() == "printed"
+
+
+@pytest.mark.parametrize(("keep", "sent"), [(True, [True, True]), (False, [False, False])])
+def test_a_map_asks_the_worker_to_keep_its_results_only_when_told(keep: bool, sent: list[bool]) -> None:
+    run = runner()
+    add_of(run).map([((1, 2), {}), ((3, 4), {})], keep=keep)
+    add_of(run).call(5, 6)
+    assert [[call.keep for call in r["calls"]] for r in run.session.requests] == [  # type: ignore[attr-defined]
+        sent, [False]]
+
+
+def test_a_kept_call_carries_the_earlier_calls_its_result_shares_memory_with() -> None:
+    replies = iter([Scripted(value=0), Scripted(value=1, shares=(0,)), Scripted(value=2, shares=(0, 1))])
+    run = runner(InProcessWorker(functions={"add": lambda x, y: next(replies)}))
+    results = add_of(run).map([((1, 2), {})] * 3, keep=True)
+    assert [result.shares for result in results] == [(), (0,), (0, 1)]
+
+
+@pytest.mark.parametrize(("shares", "keep", "why"), [
+    pytest.param(((0,), ()), True, "shares names calls [0] for call 0 of the request", id="a call sharing with itself"),
+    pytest.param(((), (1, 0)), True, "shares names calls [1, 0] for call 1 of the request",
+                 id="a call sharing with itself and an earlier one"),
+    pytest.param(((), (0,)), False, "shares names calls [0] for call 1 of the request",
+                 id="sharing reported where nothing was kept"),
+])
+def test_a_reply_naming_shares_it_cannot_have_loses_the_worker(shares: tuple[tuple[int, ...], ...], keep: bool,
+                                                               why: str) -> None:
+    reply = answer(CallsReply(tuple(CallOutcome(value=0, shares=named) for named in shares)))
+    run = runner(InProcessWorker(answers=[reply]))
+    with pytest.raises(WorkerLost) as lost:
+        add_of(run).map([((1, 2), {})] * 2, keep=keep)
+    assert lost.value.reason == f"the worker sent a malformed message during 2 calls of add, e.g. add(x=1, y=2) ({why})"
 
 
 def test_an_empty_backward_error_is_none() -> None:

@@ -25,7 +25,7 @@ from grader.protocol import ProtocolError
 
 CALL_REPLY: dict[str, Any] = {"value": 1.5, "raised": None, "missing": False, "grads": {"0": None},
                               "backward_error": None, "grad_output": None, "mutated": ["1"], "aliased": [],
-                              "output": "hi", "duration_ms": 0.25}
+                              "shares": [], "output": "hi", "duration_ms": 0.25}
 RAISED = {"type": "ValueError", "mro": ["ValueError", "Exception"], "message": "no", "traceback": [[3, "f", "x"]]}
 LOADED: dict[str, Any] = {"op": "loaded", "ok": True, "functions": ["f"], "raised": None, "output": ""}
 
@@ -96,5 +96,5 @@ def test_requests_always_send_every_field() -> None:
                                    "processes_capped"}
     wire = CallsRequest((RequestedCall(function="f", arguments={"tuple": []}),)).to_wire(None)
     assert wire == {"op": "calls", "calls": [{"function": "f", "arguments": {"tuple": []}, "grads": [],
-                                              "grad_output": None, "module": "", "uses": []}],
+                                              "grad_output": None, "module": "", "uses": [], "keep": False}],
                     "arena": {"size": 0, "blobs": []}}

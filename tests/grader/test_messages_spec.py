@@ -40,10 +40,10 @@ RAISED_INFO = ExceptionInfo(type="ValueError", ancestry=("ValueError", "Exceptio
                             traceback=(TracebackLine(3, "f", "return 1 / x"), TracebackLine(7, "g", "f(0)")))
 REPLY: dict[str, Any] = {"value": {"tuple": [1, 2]}, "raised": None, "missing": False, "grads": {"0": None, "x": 5},
                          "backward_error": "no grad", "grad_output": {"list": [1.0]}, "mutated": ["1", "x"],
-                         "aliased": ["0"], "output": "printed\n", "duration_ms": 1.25}
+                         "aliased": ["0"], "shares": [0, 2], "output": "printed\n", "duration_ms": 1.25}
 REPLY_MODEL = CallOutcome(value={"tuple": [1, 2]}, raised=None, missing=False, grads={"0": None, "x": 5},
                         backward_error="no grad", grad_output={"list": [1.0]}, mutated=("1", "x"), aliased=("0",),
-                        output="printed\n", duration_ms=1.25)
+                        shares=(0, 2), output="printed\n", duration_ms=1.25)
 LOADED: dict[str, Any] = {"op": "loaded", "ok": True, "functions": ["f", "g"], "raised": None, "output": "hello"}
 EXITED: dict[str, Any] = {"op": "exited", "exit_code": -9, "cpu_s": 0.5, "max_rss_kb": 1000}
 LONG = "k" * 50  # a field name or op longer than the 40 characters an error quotes
@@ -70,7 +70,7 @@ VALID = [
     pytest.param(reply_from_wire, results(raised=RAISED, backward_error=None, duration_ms=0),
                  CallsReply((CallOutcome(value={"tuple": [1, 2]}, raised=RAISED_INFO, grads={"0": None, "x": 5},
                                         grad_output={"list": [1.0]}, mutated=("1", "x"), aliased=("0",),
-                                        output="printed\n"),)), id="raised"),
+                                        shares=(0, 2), output="printed\n"),)), id="raised"),
     pytest.param(reply_from_wire, {"op": "too_large", "size": 7}, TooLarge(size=7), id="too-large"),
     pytest.param(reply_from_wire, {"op": "call_timed_out"}, TimedOut(), id="timed-out"),
     pytest.param(reply_from_wire, {"op": "tampered", "what": "a kernel registered for aten::view"},
@@ -92,9 +92,9 @@ def test_a_well_formed_message_parses_to_exactly_its_model(parse: Any, wire: dic
 
 def test_every_field_of_a_call_reply_is_read_with_its_type() -> None:
     (reply,) = CallsReply.from_wire({"op": "results", "results": [REPLY]}).results
-    assert (reply.backward_error, reply.mutated, reply.aliased, reply.output) == ("no grad", ("1", "x"), ("0",),
-                                                                                 "printed\n")
-    assert type(reply.duration_ms) is float and type(reply.mutated) is tuple
+    assert (reply.backward_error, reply.mutated, reply.aliased, reply.shares, reply.output) == (
+        "no grad", ("1", "x"), ("0",), (0, 2), "printed\n")
+    assert type(reply.duration_ms) is float and type(reply.mutated) is tuple and type(reply.shares) is tuple
 
 
 def test_an_integer_duration_becomes_a_float() -> None:
@@ -209,7 +209,7 @@ MALFORMED = [
                  id="result-not-an-object"),
     pytest.param(CallsReply.from_wire, {"op": "results", "results": [{"value": 1}]},
                  "call result: missing fields ['aliased', 'backward_error', 'duration_ms', 'grad_output', 'grads', "
-                 "'missing', 'mutated', 'output', 'raised'], unknown fields []", id="result-only-a-value"),
+                 "'missing', 'mutated', 'output', 'raised', 'shares'], unknown fields []", id="result-only-a-value"),
     pytest.param(CallsReply.from_wire, results(grads=[]), "grads must be an object keyed by argument",
                  id="grads-a-list"),
     pytest.param(CallsReply.from_wire, results(grads=None), "grads must be an object keyed by argument",
@@ -221,6 +221,14 @@ MALFORMED = [
                  id="backward-error"),
     pytest.param(CallsReply.from_wire, results(mutated="0"), "mutated must be a list of strings", id="mutated"),
     pytest.param(CallsReply.from_wire, results(aliased=[0]), "aliased must be a list of strings", id="aliased"),
+    pytest.param(CallsReply.from_wire, results(shares=[-1]), "shares must be a list of integers >= 0",
+                 id="shares-negative"),
+    pytest.param(CallsReply.from_wire, results(shares=["0"]), "shares must be a list of integers >= 0",
+                 id="shares-not-integers"),
+    pytest.param(CallsReply.from_wire, results(shares=[True]), "shares must be a list of integers >= 0",
+                 id="shares-a-bool"),
+    pytest.param(CallsReply.from_wire, results(shares=0), "shares must be a list of integers >= 0",
+                 id="shares-not-a-list"),
     pytest.param(CallsReply.from_wire, results(output=b"x"), "output must be a string", id="output"),
     pytest.param(CallsReply.from_wire, results(duration_ms=None), "duration_ms must be a finite number >= 0",
                  id="duration-none"),
@@ -264,15 +272,21 @@ REQUESTS = [
     pytest.param(lambda: CallsRequest((RequestedCall("f", {"tuple": []}, grads=("0", "x"), grad_output=1.0),)).to_wire(
                      TinyArena()),
                  {"op": "calls", "calls": [{"function": "f", "arguments": {"tuple": []}, "grads": ["0", "x"],
-                                            "grad_output": 1.0, "module": "", "uses": []}],
+                                            "grad_output": 1.0, "module": "", "uses": [], "keep": False}],
                   "arena": {"size": 5, "blobs": [[0, 3], [3, 2]]}},
                  id="calls-with-an-arena"),
     pytest.param(lambda: CallsRequest(
                      (RequestedCall("run", {"tuple": []}, module="helpers", uses=("f", "g")),)).to_wire(None),
                  {"op": "calls", "calls": [{"function": "run", "arguments": {"tuple": []}, "grads": [],
-                                            "grad_output": None, "module": "helpers", "uses": ["f", "g"]}],
+                                            "grad_output": None, "module": "helpers", "uses": ["f", "g"],
+                                            "keep": False}],
                   "arena": {"size": 0, "blobs": []}},
                  id="a-helper-handed-learner-functions"),
+    pytest.param(lambda: CallsRequest((RequestedCall("f", {"tuple": []}, keep=True),)).to_wire(None),
+                 {"op": "calls", "calls": [{"function": "f", "arguments": {"tuple": []}, "grads": [],
+                                            "grad_output": None, "module": "", "uses": [], "keep": True}],
+                  "arena": {"size": 0, "blobs": []}},
+                 id="calls-whose-results-are-kept"),
     pytest.param(lambda: CallsRequest(()).to_wire(None),
                  {"op": "calls", "calls": [], "arena": {"size": 0, "blobs": []}},
                  id="calls-without-an-arena"),

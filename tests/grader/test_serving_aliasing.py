@@ -50,6 +50,61 @@ def test_a_result_sharing_storage_with_an_argument_is_reported_under_its_key(
     assert _aliased(function, *args) == aliased
 
 
+def _request(function: Callable[..., Any], calls: int, *, keep: bool, T: int = 3) -> list[dict[str, Any]]:  # noqa: N803
+    """Serve one request of `calls` calls of function(T) and give back the replies."""
+    module = types.ModuleType("submission")
+    module.f = function  # type: ignore[attr-defined]
+    arguments, blobs = protocol.encode(((T,), {}))
+    call = {"function": "f", "arguments": arguments, "grads": [], "grad_output": None, "module": "", "uses": [],
+            "keep": keep}
+    served = Served(module, Output(learner_namespace(), 100), run_directly, [], None, arena_copies=True)
+    reply, _ = served.calls({"calls": [call] * calls}, [bytearray(blob) for blob in blobs], 2**30)
+    replies: list[dict[str, Any]] = reply["results"]
+    assert all(item["raised"] is None for item in replies), replies
+    return replies
+
+
+CACHE: dict[int, torch.Tensor] = {}
+
+
+def _memoised(T: int) -> torch.Tensor:
+    return CACHE.setdefault(T, torch.ones(T, T))
+
+
+def _moved_each_call(T: int) -> torch.Tensor:
+    """The same tensor every time, moved onto new memory before it is returned again: the earlier result, being
+    that very tensor, moves with it."""
+    table = CACHE.setdefault(-T, torch.ones(T, T))
+    table.set_(torch.ones(T, T).untyped_storage())
+    return table
+
+
+@pytest.mark.parametrize(("function", "shares"), [
+    pytest.param(lambda T: torch.ones(T, T), [[], [], []], id="a new tensor each call"),
+    pytest.param(_memoised, [[], [0], [0, 1]], id="one memoised tensor"),
+    pytest.param(lambda T: _memoised(T)[1:], [[], [0], [0, 1]], id="views of one memoised tensor"),
+    pytest.param(lambda T: (torch.zeros(1), _memoised(T).t()), [[], [0], [0, 1]], id="a memoised tensor in a tuple"),
+    pytest.param(_moved_each_call, [[], [0], [0, 1]], id="one tensor moved onto new memory each call"),
+    pytest.param(lambda T: torch.ones(0, T), [[], [], []], id="empty tensors, which hold no memory"),
+])
+def test_a_result_sharing_memory_with_an_earlier_kept_result_of_the_request_is_reported(
+    function: Callable[..., Any], shares: list[list[int]]
+) -> None:
+    CACHE.clear()
+    assert [item["shares"] for item in _request(function, 3, keep=True)] == shares
+
+
+@pytest.mark.parametrize("T", [3, 600], ids=["small", "a mapping of its own"])
+def test_a_kept_result_outlives_the_call_so_a_fresh_one_never_reuses_its_memory(T: int) -> None:  # noqa: N803
+    # Freed at once, the first result's memory is where the allocator would put the second, equal-sized one.
+    assert [item["shares"] for item in _request(lambda T: torch.ones(T, T), 8, keep=True, T=T)] == [[]] * 8
+
+
+def test_results_not_asked_to_be_kept_are_compared_with_nothing() -> None:
+    CACHE.clear()
+    assert [item["shares"] for item in _request(_memoised, 3, keep=False)] == [[], [], []]
+
+
 def _quietly(make: Callable[[torch.Tensor], Any]) -> Callable[[torch.Tensor], Any]:
     """torch warns that these layouts are in beta; the test is not about the warning."""
     def made(x: torch.Tensor) -> Any:

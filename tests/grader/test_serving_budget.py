@@ -29,7 +29,7 @@ def _serve(module: types.ModuleType, calls: list[tuple[Any, list[str]]], max_mes
             raise ValueError("a tensor argument only in a request of one call (its blobs are numbered from 0)")
         blobs += [bytearray(blob) for blob in sent]
         wire.append({"function": "f", "arguments": arguments, "grads": grads, "grad_output": None, "module": "",
-                     "uses": []})
+                     "uses": [], "keep": False})
     served = Served(module, Output(learner_namespace(), 100), run_directly, [], None, arena_copies=True)
     return served.calls({"op": "calls", "calls": wire}, blobs, max_message)
 

@@ -24,7 +24,8 @@ def _mutated(body: Callable[[torch.Tensor], Any], x: torch.Tensor) -> list[str]:
     module = types.ModuleType("submission")
     module.f = lambda x, y: (body(x), None)[1]  # type: ignore[attr-defined]
     arguments, blobs = protocol.encode(((x, torch.zeros(2)), {}))
-    call = {"function": "f", "arguments": arguments, "grads": [], "grad_output": None, "module": "", "uses": []}
+    call = {"function": "f", "arguments": arguments, "grads": [], "grad_output": None, "module": "",
+            "uses": [], "keep": False}
     served = Served(module, Output(learner_namespace(), 100), run_directly, [], None, arena_copies=True)
     reply = served.call(call, [bytearray(blob) for blob in blobs], [])
     assert reply["raised"] is None, reply["raised"]

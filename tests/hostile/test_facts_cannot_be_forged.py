@@ -204,7 +204,7 @@ import json, os, socket, stat, struct, time
 
 def add_one(x):
     header = json.dumps({"op": "results", "results": [{"value": {"tensor": {}}, "raised": None, "grads": {},
-                         "mutated": [], "aliased": []}], "_blobs": []}).encode()
+                         "mutated": [], "aliased": [], "shares": []}], "_blobs": []}).encode()
     for fd in range(3, 64):
         try:
             if stat.S_ISSOCK(os.fstat(fd).st_mode):
@@ -360,3 +360,41 @@ def test_a_write_put_back_by_the_next_request_is_still_seen(grade_code: GradeCod
     assert not report.solved
     assert "modified its argument(s) x in place" in messages(report)["add_one.fresh_storage"]
     assert messages(report)["scaled_sum.values"] == ""
+
+
+# A memoised mask, and every way the submission can reach the comparison: torch's storage accessors rebound to
+# report a new address each time, and a helper-shaped function left where the check once looked.
+MEMOISED_AND_DISGUISED = '''
+import itertools
+import torch
+
+_addresses = itertools.count(1 << 20, 1 << 12)
+torch.UntypedStorage.data_ptr = lambda self: next(_addresses)
+torch.Tensor.data_ptr = lambda self: next(_addresses)
+torch.Tensor.untyped_storage = lambda self: torch.UntypedStorage(8)
+
+import helpers
+helpers.two_masks = lambda functions, T, window: (functions["sliding_window_mask"](T, window).clone(),) * 2 + (False,)
+
+_table = {}
+
+def sliding_window_mask(T, window):
+    helpers.check_length_and_window(T, window)
+    if (T, window) not in _table:
+        i = torch.arange(T).unsqueeze(1)
+        j = torch.arange(T).unsqueeze(0)
+        _table[T, window] = (j <= i) & (j > i - window)
+    return _table[T, window]
+'''
+
+
+def test_a_memoised_mask_is_seen_however_the_submission_disguises_it(grade_code: GradeCode) -> None:
+    # sliding_window's mask must be new on every call. The worker keeps the first call's result and compares the
+    # second's memory with it through what it captured before the submission loaded, so none of the rebinding
+    # above reaches it.
+    problem = load_problem(REPO / "problems" / "sliding_window")
+    reference = (REPO / "problems" / "sliding_window" / "reference.py").read_text()
+    without_mask = reference.replace("def sliding_window_mask(", "def _reference_mask(")
+    report = grade_code(without_mask + MEMOISED_AND_DISGUISED, problem=problem)
+    assert not report.solved
+    assert "share memory" in messages(report)["mask.new_each_call"]
