@@ -124,6 +124,10 @@ class Encoder:
                 return {"float": repr(value)}
             return value
         if kind is int:
+            # A compact value is a result, whose integers the judge reads as machine integers: a larger one is a
+            # value the worker names as unreadable, not a reply the judge refuses as malformed.
+            if not self.preserve_views and not INT_RANGE[0] <= value < INT_RANGE[1]:
+                raise ProtocolError("an integer beyond 64 bits")
             return value
         if kind is str:
             if len(value) > MAX_STRING:

@@ -688,6 +688,19 @@ def test_a_request_integer_may_be_any_size_and_a_results_integer_exactly_64_bits
         assert Decoder([]).decode(number) == number
 
 
+@pytest.mark.parametrize("number", [-(2**63), 2**64 - 1, 0])
+def test_a_result_integer_of_64_bits_is_encoded(number: int) -> None:
+    assert encode(number, preserve_views=False) == (number, [])
+
+
+@pytest.mark.parametrize("number", [-(2**63) - 1, 2**64, 2**70])
+def test_a_result_integer_beyond_64_bits_is_refused_where_it_is_encoded_and_a_request_one_is_not(number: int) -> None:
+    # The worker names it as a value it cannot read; left to the judge's decoder, the whole reply was refused.
+    with pytest.raises(ProtocolError, match=exactly("an integer beyond 64 bits")):
+        encode(number, preserve_views=False)
+    assert encode([number], preserve_views=True) == ({"list": [number]}, [])
+
+
 # -------------------------------------------------------------------------------- decoding tensors
 
 def test_compact_results_carry_their_layout_and_only_their_elements() -> None:

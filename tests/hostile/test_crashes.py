@@ -133,3 +133,19 @@ class SparseGradientSum(torch.autograd.Function):
     assert "os._exit" not in " ".join(found.values())
     assert "the gradient came back as a torch.sparse_coo tensor" in found["scaled_sum.gradient"]
     assert found["scaled_sum.values"] == ""
+
+
+def test_an_integer_beyond_64_bits_is_a_value_named_not_a_malformed_reply(grade_code: GradeCode) -> None:
+    report = grade_code('''
+def add_one(x):
+    return 2**70
+
+def scaled_sum(x, factor):
+    if isinstance(factor, bool) or not isinstance(factor, (int, float)):
+        raise TypeError("factor must be a Python number")
+    return x.sum() * factor
+''')
+    assert_unsolved_within(report, 30)
+    found = messages(report)
+    assert "<unencodable result (an integer beyond 64 bits) object>" in found["add_one.values"]
+    assert "malformed" not in " ".join(found.values())
