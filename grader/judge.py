@@ -25,6 +25,7 @@ from grader.calls import (
 )
 from grader.cancel import CancelToken, GradingStopped, OnCall
 from grader.checks import Check, with_hint
+from grader.contract.expect import kind_mismatch, kind_name
 from grader.helpers_import import HELPERS_MODULE
 from grader.interleave import CallSession, GroupedCallSession, Interleaver, TaskSession
 from grader.messages import CallOutcome, CallsReply, CallsRequest, RequestedCall, TooLarge
@@ -89,6 +90,9 @@ class RemoteFunction:
     parameters: tuple[str, ...]
     runner: CheckRunner
     uses: tuple[str, ...] = ()
+    # Calls whose result is not of the kind the contract declares, described: where the check then crashes on
+    # that value, the learner is told what their function returned, not that the check has a bug.
+    odd: list[str] = field(default_factory=list)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.call(*args, **kwargs).unwrap()
@@ -103,7 +107,14 @@ class RemoteFunction:
         self, calls: Iterable[tuple[tuple[Any, ...], dict[str, Any]]], *, grads: Sequence[str] = (),
         grad_outputs: Sequence[Any] | None = None, keep: bool = False,
     ) -> list[CallResult]:
-        return self.runner.run_calls(self, list(calls), grads=tuple(grads), grad_outputs=grad_outputs, keep=keep)
+        results = self.runner.run_calls(self, list(calls), grads=tuple(grads), grad_outputs=grad_outputs, keep=keep)
+        declared = _declared_result(self.runner.problem, self.name)
+        if declared is not None:
+            for result in results:
+                found = None if result.raised else kind_mismatch(result.value, declared)
+                if found is not None:
+                    self.odd.append(f"{result.call} returned {found}, where the contract says a {kind_name(declared)}")
+        return results
 
     def key_of(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
         if name in kwargs:
@@ -122,8 +133,9 @@ class RemoteFunction:
 class RemoteSubmission:
     """`sub` in a check: attributes are the learner's functions."""
 
-    def __init__(self, runner: CheckRunner) -> None:
+    def __init__(self, runner: CheckRunner, odd: list[str] | None = None) -> None:
         self._runner = runner
+        self._odd = [] if odd is None else odd  # RemoteFunction.odd, shared by the learner functions of one check
 
     def __getattr__(self, name: str) -> RemoteFunction:
         if name.startswith("_"):
@@ -131,7 +143,7 @@ class RemoteSubmission:
         problem = self._runner.problem
         if name not in problem.parameter_names:
             raise AttributeError(f"check bug: '{name}' is not a function of problem {problem.slug}")
-        return RemoteFunction(name, problem.parameter_names[name], self._runner)
+        return RemoteFunction(name, problem.parameter_names[name], self._runner, odd=self._odd)
 
     def from_helpers(self, name: str, *, uses: Sequence[str]) -> RemoteFunction:
         """`name` of the problem's helpers.py, run in the worker beside the learner's code (it is public, like
@@ -147,6 +159,8 @@ class RemoteSubmission:
             if used not in self._runner.problem.parameter_names:
                 raise ValueError(f"check bug: '{used}' is not a function of problem {self._runner.problem.slug}")
         parameters = tuple(inspect.signature(function).parameters)[1:]  # the first is the dict of functions
+        # A list of odd results of its own: what a helper returns is the check's to read, whatever the learner
+        # functions it drives declare (one may share a learner function's name).
         return RemoteFunction(name, parameters, self._runner, tuple(uses))
 
 
@@ -298,6 +312,12 @@ def _diagnosed(failure: CheckFailed, problem: Problem) -> tuple[str, str | None]
 _storages_of = protocol.storages_of
 
 
+def _declared_result(problem: Problem, name: str) -> object | None:
+    """The result function `name` declares in problem.toml, or None where it declares no contract."""
+    contract = {function.name: function.contract for function in problem.spec.functions}.get(name)
+    return None if contract is None else contract.result
+
+
 def _argument_order(key: str) -> tuple[int, int | str]:
     return (0, int(key)) if key.isdigit() else (1, key)
 
@@ -307,21 +327,25 @@ def run_check(check: Check, runner: CheckRunner, context: CheckContext) -> Check
     time across its pauses, plus its calls' time in the worker): a clock here would count the other checks too."""
     reference = answers_for(runner.problem).module  # the reference, each answer computed once per battery
     diagnosis: str | None = None
+    odd: list[str] = []
     try:
         if check.wants_context:
-            check.function(RemoteSubmission(runner), reference, context)
+            check.function(RemoteSubmission(runner, odd), reference, context)
         else:
-            check.function(RemoteSubmission(runner), reference)
+            check.function(RemoteSubmission(runner, odd), reference)
         status, message, limit = "passed", "", None
     except CheckFailed as exc:
         (message, diagnosis), status, limit = _diagnosed(exc, runner.problem), "failed", None
     except WorkerLost as exc:
         status, message, limit = "failed", exc.reason, exc.limit
     except Exception as exc:  # noqa: BLE001 - a crashing check is the grader's bug, never the learner's
-        log.exception("check %s crashed", check.id)
         status, limit = "error", None
-        message = (f"this check itself crashed ({type(exc).__name__}: {exc}); that is a bug in the problem's "
-                   "checks, not in your code")
+        if odd:  # unless it crashed on a value of another kind than the contract promises: the learner's to fix
+            status, message = "failed", f"{odd[0]}; this check cannot go on with that ({type(exc).__name__}: {exc})"
+        else:
+            log.exception("check %s crashed", check.id)
+            message = (f"this check itself crashed ({type(exc).__name__}: {exc}); that is a bug in the problem's "
+                       "checks, not in your code")
     return CheckResult(
         id=check.id,
         title=check.title,

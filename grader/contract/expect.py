@@ -346,6 +346,34 @@ def _sources(rule: str | list[str], contract: FunctionContract, args: dict[str, 
     return f"{', '.join(requiring[:-1])} and {requiring[-1]} do"
 
 
+def kind_mismatch(value: Any, spec: object) -> str | None:
+    """What `value` is, where it is not of the kind the contract's result `spec` declares (the kind alone: a tensor,
+    exactly a Python float, a tuple of so many items, a list); None where it is. The judge names it when a check
+    cannot go on with such a value."""
+    if isinstance(spec, TensorResult):
+        return None if isinstance(value, torch.Tensor) else _what(value)
+    if isinstance(spec, TensorListResult):
+        items = type(value) is list and all(item is None or isinstance(item, torch.Tensor) for item in value)
+        return None if items else _what(value)
+    if isinstance(spec, ScalarResult):
+        return None if type(value) is PYTHON_TYPES[spec.kind] else _what(value)
+    if isinstance(spec, TupleResult):
+        if type(value) is not tuple or len(value) != len(spec.items):
+            return _what(value)
+        found = (kind_mismatch(item, item_spec) for item, item_spec in zip(value, spec.items, strict=True))
+        return next((what for what in found if what is not None), None)
+    if isinstance(spec, ListResult):
+        if type(value) is not list:
+            return _what(value)
+        return next((what for what in (kind_mismatch(item, spec.item) for item in value) if what is not None), None)
+    return None
+
+
+def kind_name(spec: object) -> str:
+    """The kind of the contract's result `spec`, for a message: "tensor", "float", "tuple", "list of ints"."""
+    return _kind_name(spec)
+
+
 def _kind_name(spec: object) -> str:
     if isinstance(spec, TensorResult | TensorListResult):
         return "tensor" if isinstance(spec, TensorResult) else "list of tensors"
@@ -359,6 +387,8 @@ def _kind_name(spec: object) -> str:
 
 
 def _what(value: Any) -> str:
+    if value is None:
+        return "None"
     if isinstance(value, torch.Tensor):
         return f"a tensor {describe(value, compact=True)}"
     if isinstance(value, list):

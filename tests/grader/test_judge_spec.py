@@ -23,6 +23,7 @@ from grader import judge
 from grader.calls import CallResult, CheckFailed, ExceptionInfo, TracebackLine, WorkerLost, describe_call
 from grader.cancel import CancelToken, GradingStopped
 from grader.checks import Check
+from grader.contract.schema import FunctionContract
 from grader.interleave import Answer, Request
 from grader.judge import CheckContext, CheckRunner, RemoteFunction, RemoteSubmission, exception_info, grade
 from grader.limits import Limits
@@ -186,9 +187,12 @@ def make_check(function: Callable[..., None], *, id: str = "core.one", title: st
 
 
 def make_problem(*checks: Check, helpers: str = "", banned: Sequence[str] = (), diagnoser: Any = None,
-                 limits: Limits = LIMITS) -> Problem:
+                 limits: Limits = LIMITS, add_returns: str | None = None) -> Problem:
+    """`add_returns`: the result kind add's contract declares ("float", ...); by default add declares none."""
+    contract = None if add_returns is None else FunctionContract.model_validate(
+        {"args": {"x": {"kind": "float"}, "y": {"kind": "float"}}, "result": {"kind": add_returns}})
     spec = ProblemSpec(slug="adder", title="Adder", summary="Adds.", difficulty="easy",
-                       functions=[FunctionSpec(name="add", signature="add(x, y)"),
+                       functions=[FunctionSpec(name="add", signature="add(x, y)", contract=contract),
                                   FunctionSpec(name="scale", signature="scale(x, factor)")],
                        required_groups=["core"], limits=limits, banned_calls=list(banned))
     reference = types.ModuleType("reference")
@@ -263,6 +267,99 @@ def test_a_crashing_check_is_logged_as_the_graders_bug(caplog: pytest.LogCapture
     with caplog.at_level(logging.ERROR, logger="grader.judge"):
         run_one(crashes)
     assert [record.getMessage() for record in caplog.records] == ["check core.one crashed"]
+
+
+def adds_one(sub: Any, ref: Any) -> None:
+    sub.add(1, 2) + 1
+
+
+def grade_two(first: Callable[..., None], second: Callable[..., None], add: Callable[..., Any],
+              **problem: Any) -> list[CheckResult]:
+    checks = (make_check(first, id="core.one"), make_check(second, id="core.two"))
+    worker = InProcessWorker(functions={"add": add})
+    return grade(make_problem(*checks, **problem), "code", pool=FakePool(worker)).checks  # type: ignore[arg-type]
+
+
+def test_a_check_that_cannot_go_on_with_a_result_of_another_kind_than_declared_fails_naming_it(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    with caplog.at_level(logging.ERROR, logger="grader.judge"):
+        result, _ = run_one(adds_one, functions={"add": lambda x, y: None}, add_returns="float")
+    assert (result.status, result.message) == (
+        "failed", "add(x=1, y=2) returned None, where the contract says a float; this check cannot go on with that "
+        "(TypeError: unsupported operand type(s) for +: 'NoneType' and 'int')")
+    assert caplog.records == []  # the learner's to fix, not the grader's bug
+
+
+@pytest.mark.parametrize(("add", "add_returns"), [
+    pytest.param(lambda x, y: 3.0, "float", id="a result of the declared kind"),
+    pytest.param(lambda x, y: None, None, id="no contract declared"),
+    pytest.param(lambda x, y: None, "none", id="None where None is declared"),
+])
+def test_a_check_that_crashes_on_a_result_of_the_declared_kind_is_the_graders_bug(
+    add: Callable[..., Any], add_returns: str | None,
+) -> None:
+    def crashes_after(sub: Any, ref: Any) -> None:
+        sub.add(1, 2)
+        raise KeyError("oops")
+
+    result, _ = run_one(crashes_after, functions={"add": add}, add_returns=add_returns)
+    assert (result.status, result.message) == (
+        "error", "this check itself crashed (KeyError: 'oops'); that is a bug in the problem's checks, not in your "
+        "code")
+
+
+def test_a_call_that_raised_has_no_result_to_name() -> None:
+    def reads_the_value(sub: Any, ref: Any) -> None:
+        sub.add.call(1, 2).value + 1
+
+    result, _ = run_one(reads_the_value, functions={"add": lambda x, y: 1 / 0}, add_returns="float")
+    assert result.status == "error"
+
+
+def test_a_result_of_another_kind_is_named_only_in_the_check_that_called_for_it() -> None:
+    def tolerates(sub: Any, ref: Any) -> None:
+        sub.add.call(1, 2)
+
+    def crashes(sub: Any, ref: Any) -> None:
+        raise KeyError("oops")
+
+    checks = grade_two(tolerates, crashes, lambda x, y: None, add_returns="float")
+    assert [check.status for check in checks] == ["passed", "error"]
+
+
+@pytest.mark.parametrize("helper", ["run", "add"], ids=["its own name", "the name of a function it drives"])
+def test_a_helpers_result_is_not_held_to_the_contract_of_the_functions_it_drives(helper: str) -> None:
+    def drives(sub: Any, ref: Any) -> None:
+        sub.from_helpers(helper, uses=("add",))(1, 2) + 1
+
+    def returns_none(functions: dict[str, Any], x: Any, y: Any) -> None:
+        return None
+
+    worker = InProcessWorker(helpers={helper: returns_none})
+    helpers = types.ModuleType("helpers")
+    setattr(helpers, helper, returns_none)
+    problem = dataclasses.replace(make_problem(make_check(drives), add_returns="float"), helpers_module=helpers)
+    (result,) = grade(problem, "code", pool=FakePool(worker)).checks  # type: ignore[arg-type]
+    assert (result.status, result.message) == ("error", "this check itself crashed (TypeError: unsupported operand "
+                                                        "type(s) for +: 'NoneType' and 'int'); that is a bug in the "
+                                                        "problem's checks, not in your code")
+
+
+def test_a_check_with_a_context_that_cannot_go_on_with_a_result_of_another_kind_fails_too() -> None:
+    def experiment(sub: Any, ref: Any, context: CheckContext) -> None:
+        sub.add(1, 2) + 1
+
+    worker = InProcessWorker(functions={"add": lambda x, y: None})
+    problem = make_problem(make_check(experiment, wants_context=True), add_returns="float")
+    (result,) = grade(problem, "code", pool=FakePool(worker)).checks  # type: ignore[arg-type]
+    assert result.status == "failed" and result.message.startswith("add(x=1, y=2) returned None")
+
+
+def test_the_functions_of_one_submission_share_what_they_saw() -> None:
+    sub = RemoteSubmission(runner(InProcessWorker(functions={"add": lambda x, y: None}), add_returns="float"))
+    sub.add.call(1, 2)
+    assert sub.add.odd == ["add(x=1, y=2) returned None, where the contract says a float"]
 
 
 def test_a_check_that_wants_a_context_gets_one_and_can_record_an_experiment() -> None:
