@@ -24,9 +24,19 @@ if [[ -s "$image/base.cpio.zst" && -s "$image/vmlinuz" ]]; then
 fi
 log() { echo "[build-image] $*" >&2; }
 work="$cache/build-$key.tmp"
-rm -rf "$work"
+# debootstrap mounts /proc (and more) inside the tree it builds; a build killed midway leaves them mounted, and
+# rm -rf cannot remove a mounted /proc: every later build on the machine failed here. Unmount what lies under the
+# work tree, deepest first, before removing it.
+clean_work() {
+  [[ -d "$work" ]] || return 0
+  awk -v root="$work/" 'index($2, root) == 1 {print $2}' /proc/mounts | sort -r | while read -r mounted; do
+    umount -l "$mounted" || true
+  done
+  rm -rf "$work"
+}
+clean_work
 mkdir -p "$work"
-trap 'rm -rf "$work"' EXIT
+trap clean_work EXIT
 started=$SECONDS
 
 # Debian's kernel, unpacked only (never installed on the host). The metapackage names the current ABI.
