@@ -10,7 +10,8 @@ import logging
 import math
 import re
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,7 +26,8 @@ from grader.calls import (
 )
 from grader.cancel import CancelToken, GradingStopped, OnCall
 from grader.checks import Check, with_hint
-from grader.contract.expect import kind_mismatch, kind_name
+from grader.contract.expect import contract_mismatch
+from grader.contract.schema import FunctionContract
 from grader.helpers_import import HELPERS_MODULE
 from grader.interleave import CallSession, GroupedCallSession, Interleaver, TaskSession
 from grader.messages import CallOutcome, CallsReply, CallsRequest, RequestedCall, TooLarge
@@ -35,7 +37,7 @@ from grader.refcache import answers_for
 from grader.report import CheckResult, Experiment, Report, ReportError, cap_text, summarise
 from grader.sandbox import SandboxUnavailable
 from grader.session import LoadResult, WorkerSession
-from grader.vjp import default_cotangent, same_cotangent
+from grader.vjp import default_cotangent, same_cotangent, tensors_in
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +47,8 @@ MAX_X_LABEL = 40  # characters of an experiment's axis label: a word or two unde
 # What a call raises when it runs into a process, thread or memory limit ("can't start new thread" is a
 # RuntimeError, a failed fork a BlockingIOError).
 RESOURCE_ERRORS = ("MemoryError", "RuntimeError", "OSError")
+MAX_SEEN = 256  # calls a check keeps for first_mismatch: the value it crashes on is one of its latest
+MAX_SEEN_BYTES = 64 * 1024 * 1024  # and bytes of their results (a loop over [65536, 128] queues keeps two)
 
 
 def exception_info(raised: ExceptionInfo | None, *, memory_mb: int | None = None) -> ExceptionInfo:
@@ -90,9 +94,11 @@ class RemoteFunction:
     parameters: tuple[str, ...]
     runner: CheckRunner
     uses: tuple[str, ...] = ()
-    # Calls whose result is not of the kind the contract declares, described: where the check then crashes on
-    # that value, the learner is told what their function returned, not that the check has a bug.
-    odd: list[str] = field(default_factory=list)
+    # The check's latest calls of learner functions that returned: where the check then crashes on a value the
+    # contract does not allow (None from a forgotten return, a list, a tensor of another shape), the learner is
+    # told what their function returned, not that the check has a bug. Read only then (first_mismatch): a check
+    # that does not crash pays one append a call.
+    seen: SeenCalls = field(default_factory=lambda: SeenCalls())
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.call(*args, **kwargs).unwrap()
@@ -107,13 +113,14 @@ class RemoteFunction:
         self, calls: Iterable[tuple[tuple[Any, ...], dict[str, Any]]], *, grads: Sequence[str] = (),
         grad_outputs: Sequence[Any] | None = None, keep: bool = False,
     ) -> list[CallResult]:
-        results = self.runner.run_calls(self, list(calls), grads=tuple(grads), grad_outputs=grad_outputs, keep=keep)
-        declared = _declared_result(self.runner.problem, self.name)
-        if declared is not None:
-            for result in results:
-                found = None if result.raised else kind_mismatch(result.value, declared)
-                if found is not None:
-                    self.odd.append(f"{result.call} returned {found}, where the contract says a {kind_name(declared)}")
+        calls = list(calls)
+        results = self.runner.run_calls(self, calls, grads=tuple(grads), grad_outputs=grad_outputs, keep=keep)
+        contract = None if self.uses else _contract_of(self.runner.problem, self.name)
+        if contract is not None:
+            for (args, kwargs), result in zip(calls, results, strict=True):
+                if result.raised is None:
+                    self.seen.add(Seen(contract, {**dict(zip(self.parameters, args, strict=False)), **kwargs},
+                                       result))
         return results
 
     def key_of(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
@@ -133,9 +140,9 @@ class RemoteFunction:
 class RemoteSubmission:
     """`sub` in a check: attributes are the learner's functions."""
 
-    def __init__(self, runner: CheckRunner, odd: list[str] | None = None) -> None:
+    def __init__(self, runner: CheckRunner, seen: SeenCalls | None = None) -> None:
         self._runner = runner
-        self._odd = [] if odd is None else odd  # RemoteFunction.odd, shared by the learner functions of one check
+        self._seen = SeenCalls() if seen is None else seen  # RemoteFunction.seen, shared by one check's functions
 
     def __getattr__(self, name: str) -> RemoteFunction:
         if name.startswith("_"):
@@ -143,7 +150,7 @@ class RemoteSubmission:
         problem = self._runner.problem
         if name not in problem.parameter_names:
             raise AttributeError(f"check bug: '{name}' is not a function of problem {problem.slug}")
-        return RemoteFunction(name, problem.parameter_names[name], self._runner, odd=self._odd)
+        return RemoteFunction(name, problem.parameter_names[name], self._runner, seen=self._seen)
 
     def from_helpers(self, name: str, *, uses: Sequence[str]) -> RemoteFunction:
         """`name` of the problem's helpers.py, run in the worker beside the learner's code (it is public, like
@@ -159,8 +166,8 @@ class RemoteSubmission:
             if used not in self._runner.problem.parameter_names:
                 raise ValueError(f"check bug: '{used}' is not a function of problem {self._runner.problem.slug}")
         parameters = tuple(inspect.signature(function).parameters)[1:]  # the first is the dict of functions
-        # A list of odd results of its own: what a helper returns is the check's to read, whatever the learner
-        # functions it drives declare (one may share a learner function's name).
+        # Its calls are not kept for first_mismatch: what a helper returns is the check's to read, whatever the
+        # learner functions it drives declare (one may share a learner function's name).
         return RemoteFunction(name, parameters, self._runner, tuple(uses))
 
 
@@ -312,10 +319,51 @@ def _diagnosed(failure: CheckFailed, problem: Problem) -> tuple[str, str | None]
 _storages_of = protocol.storages_of
 
 
-def _declared_result(problem: Problem, name: str) -> object | None:
-    """The result function `name` declares in problem.toml, or None where it declares no contract."""
-    contract = {function.name: function.contract for function in problem.spec.functions}.get(name)
-    return None if contract is None else contract.result
+@dataclass(frozen=True)
+class Seen:
+    """A call of a learner function in a check, and what it returned."""
+
+    contract: FunctionContract
+    arguments: dict[str, Any]  # by parameter name
+    result: CallResult
+
+
+class SeenCalls:
+    """The latest calls of learner functions in one check, with what they returned (first_mismatch reads them):
+    at most MAX_SEEN calls and MAX_SEEN_BYTES of results, so a check that loops over large results keeps no more
+    of them alive than that."""
+
+    def __init__(self) -> None:
+        self._entries: deque[tuple[Seen, int]] = deque()
+        self._bytes = 0
+
+    def add(self, seen: Seen) -> None:
+        size = sum(t.nbytes for t in tensors_in(seen.result.value))
+        self._entries.append((seen, size))
+        self._bytes += size
+        while len(self._entries) > MAX_SEEN or (self._bytes > MAX_SEEN_BYTES and len(self._entries) > 1):
+            self._bytes -= self._entries.popleft()[1]
+
+    def __iter__(self) -> Iterator[Seen]:
+        return (seen for seen, _ in self._entries)
+
+
+def _contract_of(problem: Problem, name: str) -> FunctionContract | None:
+    """The contract function `name` declares in problem.toml, or None where it declares none."""
+    return next((function.contract for function in problem.spec.functions if function.name == name), None)
+
+
+def first_mismatch(seen: Iterable[Seen]) -> str | None:
+    """The first of these calls whose result is not what the contract declares, and how (None: every one is)."""
+    for entry in seen:
+        try:
+            found = contract_mismatch(entry.result.value, entry.contract, entry.arguments)
+        except Exception:  # noqa: BLE001 - naming the value must not fail the naming of the crash it explains
+            log.exception("comparing a result of %s with its contract failed", entry.result.function)
+            continue
+        if found is not None:
+            return f"{entry.result.call} returned {found}"
+    return None
 
 
 def _argument_order(key: str) -> tuple[int, int | str]:
@@ -327,12 +375,12 @@ def run_check(check: Check, runner: CheckRunner, context: CheckContext) -> Check
     time across its pauses, plus its calls' time in the worker): a clock here would count the other checks too."""
     reference = answers_for(runner.problem).module  # the reference, each answer computed once per battery
     diagnosis: str | None = None
-    odd: list[str] = []
+    seen = SeenCalls()
     try:
         if check.wants_context:
-            check.function(RemoteSubmission(runner, odd), reference, context)
+            check.function(RemoteSubmission(runner, seen), reference, context)
         else:
-            check.function(RemoteSubmission(runner, odd), reference)
+            check.function(RemoteSubmission(runner, seen), reference)
         status, message, limit = "passed", "", None
     except CheckFailed as exc:
         (message, diagnosis), status, limit = _diagnosed(exc, runner.problem), "failed", None
@@ -340,8 +388,9 @@ def run_check(check: Check, runner: CheckRunner, context: CheckContext) -> Check
         status, message, limit = "failed", exc.reason, exc.limit
     except Exception as exc:  # noqa: BLE001 - a crashing check is the grader's bug, never the learner's
         status, limit = "error", None
-        if odd:  # unless it crashed on a value of another kind than the contract promises: the learner's to fix
-            status, message = "failed", f"{odd[0]}; this check cannot go on with that ({type(exc).__name__}: {exc})"
+        odd = first_mismatch(seen)
+        if odd is not None:  # unless it crashed on a value the contract does not allow: the learner's to fix
+            status, message = "failed", f"{odd}; this check cannot go on with that ({type(exc).__name__}: {exc})"
         else:
             log.exception("check %s crashed", check.id)
             message = (f"this check itself crashed ({type(exc).__name__}: {exc}); that is a bug in the problem's "

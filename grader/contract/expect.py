@@ -12,6 +12,7 @@ import torch
 
 from grader.calls import CallResult, CheckFailed
 from grader.checks import describe, expect_close, expect_equal, expect_tensor, fail
+from grader.contract.legality import bound_sizes
 from grader.contract.schema import (
     DTYPES,
     FunctionContract,
@@ -23,7 +24,7 @@ from grader.contract.schema import (
     TensorResult,
     TupleResult,
 )
-from grader.contract.sizes import Sizes
+from grader.contract.sizes import Sizes, solve_expressions
 from grader.vjp import tensors_in
 
 PYTHON_TYPES = {"float": float, "int": int, "bool": bool, "str": str, "none": type(None)}
@@ -367,6 +368,58 @@ def kind_mismatch(value: Any, spec: object) -> str | None:
             return _what(value)
         return next((what for what in (kind_mismatch(item, spec.item) for item in value) if what is not None), None)
     return None
+
+
+def contract_mismatch(value: Any, contract: FunctionContract, args: dict[str, Any]) -> str | None:
+    """What a call with `args` returned, where it is not what the contract declares, and what it declares: first
+    the kind (kind_mismatch), then each tensor's shape and dtype, as the sizes of the arguments' shapes make them
+    (a size past the battery's bound included: a check may call with larger inputs than the battery draws). None
+    where the value conforms, or where the contract cannot say (arguments whose shapes disagree, a shape over a
+    size no argument gives). The judge names it when a check cannot go on with such a value."""
+    spec = contract.result
+    found = kind_mismatch(value, spec)
+    if found is not None:
+        return f"{found}, where the contract says a {kind_name(spec)}"
+    sizes = bound_sizes(contract, args)
+    if sizes is None:
+        return None
+    shapes = [(arg.parsed_shape, tuple(args[name].shape)) for name, arg in contract.args.items()
+              if isinstance(arg, TensorArg) and not arg.broadcast and isinstance(args.get(name), torch.Tensor)]
+    sizes = solve_expressions(sizes, shapes)
+    for path, item, shape, dtype in _declared_tensors(value, spec, contract, args, sizes, ""):
+        if shape is not None and tuple(item.shape) == shape and item.dtype == dtype:
+            continue
+        if shape is None and item.dtype == dtype:
+            continue
+        wanted = str(dtype).removeprefix("torch.") + ("" if shape is None else str(list(shape)))
+        where = f"a {'tuple' if isinstance(spec, TupleResult) else 'list'} whose item {path} is " if path else ""
+        return f"{where}{_what(item)}, where the contract says {wanted} for these arguments"
+    return None
+
+
+def _declared_tensors(value: Any, spec: object, contract: FunctionContract, args: dict[str, Any], sizes: Sizes,
+                      path: str) -> Iterator[tuple[str, torch.Tensor, tuple[int, ...] | None, torch.dtype]]:
+    """(path, tensor, declared shape or None where the contract cannot say, declared dtype) for every tensor of a
+    value already of the declared kind."""
+    if isinstance(spec, TupleResult):
+        for index, (item, item_spec) in enumerate(zip(value, spec.items, strict=True)):
+            yield from _declared_tensors(item, item_spec, contract, args, sizes, f"{path}[{index}]" if path
+                                         else str(index))
+    elif isinstance(spec, TensorResult):
+        try:
+            shape: tuple[int, ...] | None = sizes.shape(spec.parsed_shape)
+        except KeyError:
+            shape = None  # a size no argument gives (a length computed from the values)
+        yield path, value, shape, result_dtype(spec.dtype, contract, args)
+    elif isinstance(spec, TensorListResult):
+        like = args.get(spec.like)
+        sources = list(like) if isinstance(like, list | tuple) else []
+        dtype = result_dtype(spec.dtype, contract, args)
+        for index, item in enumerate(value):
+            source = sources[index] if index < len(sources) else None
+            if isinstance(item, torch.Tensor):
+                yield (f"{path}[{index}]" if path else str(index), item,
+                       tuple(source.shape) if isinstance(source, torch.Tensor) else None, dtype)
 
 
 def kind_name(spec: object) -> str:

@@ -30,6 +30,18 @@ from grader.contract.sizes import Sizes, Unbound, bind_shape, check_expressions,
 
 def violations(contract: FunctionContract, args: dict[str, Any]) -> dict[str, str]:
     """rule -> what breaks it, for every rule these arguments break (empty: a legal call)."""
+    return _examined(contract, args)[0]
+
+
+def bound_sizes(contract: FunctionContract, args: dict[str, Any]) -> Sizes | None:
+    """The sizes these arguments' shapes give the contract's symbols and variadic runs (what the result's declared
+    shape means for this call), whatever other rule they break (a size past the battery's bound, a value out of
+    range); None where their shapes do not agree."""
+    return _examined(contract, args)[1]
+
+
+def _examined(contract: FunctionContract, args: dict[str, Any]) -> tuple[dict[str, str], Sizes | None]:
+    """violations(), and the sizes the arguments' shapes bind (None where they do not agree)."""
     found: dict[str, str] = {}
 
     def broken(rule: str, why: str) -> None:
@@ -103,6 +115,11 @@ def violations(contract: FunctionContract, args: dict[str, Any]) -> dict[str, st
                 if arg.length in dims and dims[arg.length] != length:
                     raise Unbound(f"{name} has {length} elements, {dims[arg.length]} expected")
                 dims[arg.length] = length
+    except Unbound as exc:
+        broken("shape", str(exc))
+        return found, None
+    bound = Sizes(dims, run_dims)
+    try:
         for symbol, size in dims.items():
             dim = contract.dims.get(symbol)
             if dim is not None and dim.multiple_of in unjudged:
@@ -115,7 +132,7 @@ def violations(contract: FunctionContract, args: dict[str, Any]) -> dict[str, st
                 raise Unbound(f"{run} = {list(sizes)} has a size that is not legal")
     except Unbound as exc:
         broken("shape", str(exc))
-        return found
+        return found, bound
     for what, spec, t, _ in tensors:
         if t.device.type == "meta":
             continue
@@ -147,7 +164,7 @@ def violations(contract: FunctionContract, args: dict[str, Any]) -> dict[str, st
                     _item_ranges(f"{name}[{index}]", arg.item, item, dims, broken)
         except KeyError:
             continue  # a range over a size no legal argument gave: nothing to hold the value against
-    return found
+    return found, bound
 
 
 def _check_broadcast(spec: TensorArg, shape: tuple[int, ...], dims: dict[str, int],

@@ -11,7 +11,7 @@ empty), then each variadic run at every rank it allows, and with a dimension of 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from grader.contract.schema import (
@@ -28,6 +28,7 @@ from grader.errors import GraderError
 # Distinct sizes handed out in this order: small (inputs stay cheap), and no two alike.
 DISTINCT_SIZES = (3, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13)
 ShapeSpec = tuple[str | SizeExpression, ...]
+SOLVE_LIMIT = 4096  # the largest value solve_expressions tries for a symbol
 
 
 @dataclass(frozen=True)
@@ -289,6 +290,53 @@ def check_expressions(spec: ShapeSpec, shape: tuple[int, ...], dims: dict[str, i
         return  # an expression over a symbol nothing binds: nothing to compare
     if tuple(expected) != tuple(shape):
         raise Unbound(f"{what} has shape {list(shape)}, {list(expected)} expected")
+
+
+def solve_expressions(sizes: Sizes, shapes: Sequence[tuple[ShapeSpec, tuple[int, ...]]], *,
+                      limit: int = SOLVE_LIMIT) -> Sizes:
+    """`sizes` with each symbol that only an expression holds (W = P*Wp: Wp) solved from a dimension of `shapes`
+    (declared shape, actual shape), where exactly one value of it fits; until no more can be."""
+    dims = dict(sizes.dims)
+    solved = True
+    while solved:
+        solved = False
+        for spec, shape in shapes:
+            for entry, size in _aligned(spec, shape, sizes.runs):
+                unknown = [name for name in entry.symbols if name not in dims]
+                if len(unknown) != 1:
+                    continue
+                fitting = [value for value in range(min(size, limit) + 2)
+                           if _evaluates_to(entry, {**dims, unknown[0]: value}, size)]
+                if len(fitting) == 1:
+                    dims[unknown[0]] = fitting[0]
+                    solved = True
+    return Sizes(dims, dict(sizes.runs), sizes.label)
+
+
+def _aligned(spec: ShapeSpec, shape: tuple[int, ...],
+             runs: dict[str, tuple[int, ...]]) -> list[tuple[SizeExpression, int]]:
+    """The expression entries of `spec` beside the dimensions of `shape` they describe; none where the ranks
+    do not agree."""
+    pairs: list[tuple[SizeExpression, int]] = []
+    position = 0
+    for entry in spec:
+        if isinstance(entry, str):
+            if entry not in runs:
+                return []
+            position += len(runs[entry])
+            continue
+        if position >= len(shape):
+            return []
+        pairs.append((entry, shape[position]))
+        position += 1
+    return pairs if position == len(shape) else []
+
+
+def _evaluates_to(entry: SizeExpression, dims: dict[str, int], size: int) -> bool:
+    try:
+        return entry.value(dims) == size
+    except ZeroDivisionError:
+        return False
 
 
 def int_sizes(contract: FunctionContract, values: dict[str, object], dims: dict[str, int]) -> None:

@@ -25,7 +25,19 @@ from grader.cancel import CancelToken, GradingStopped
 from grader.checks import Check
 from grader.contract.schema import FunctionContract
 from grader.interleave import Answer, Request
-from grader.judge import CheckContext, CheckRunner, RemoteFunction, RemoteSubmission, exception_info, grade
+from grader.judge import (
+    MAX_SEEN,
+    MAX_SEEN_BYTES,
+    CheckContext,
+    CheckRunner,
+    RemoteFunction,
+    RemoteSubmission,
+    Seen,
+    SeenCalls,
+    exception_info,
+    first_mismatch,
+    grade,
+)
 from grader.limits import Limits
 from grader.messages import CallOutcome, CallsReply, CallsRequest, TimedOut, TooLarge
 from grader.problems import FunctionSpec, Problem, ProblemSpec
@@ -187,10 +199,13 @@ def make_check(function: Callable[..., None], *, id: str = "core.one", title: st
 
 
 def make_problem(*checks: Check, helpers: str = "", banned: Sequence[str] = (), diagnoser: Any = None,
-                 limits: Limits = LIMITS, add_returns: str | None = None) -> Problem:
-    """`add_returns`: the result kind add's contract declares ("float", ...); by default add declares none."""
-    contract = None if add_returns is None else FunctionContract.model_validate(
-        {"args": {"x": {"kind": "float"}, "y": {"kind": "float"}}, "result": {"kind": add_returns}})
+                 limits: Limits = LIMITS, add_returns: str | None = None,
+                 add_contract: dict[str, Any] | None = None) -> Problem:
+    """`add_returns`: the result kind add's contract declares ("float", ...); `add_contract`: all of it; by default
+    add declares none."""
+    if add_returns is not None:
+        add_contract = {"args": {"x": {"kind": "float"}, "y": {"kind": "float"}}, "result": {"kind": add_returns}}
+    contract = None if add_contract is None else FunctionContract.model_validate(add_contract)
     spec = ProblemSpec(slug="adder", title="Adder", summary="Adds.", difficulty="easy",
                        functions=[FunctionSpec(name="add", signature="add(x, y)", contract=contract),
                                   FunctionSpec(name="scale", signature="scale(x, factor)")],
@@ -356,10 +371,69 @@ def test_a_check_with_a_context_that_cannot_go_on_with_a_result_of_another_kind_
     assert result.status == "failed" and result.message.startswith("add(x=1, y=2) returned None")
 
 
+ADD_VECTORS = {
+    "dims": {"N": {}},
+    "args": {"x": {"kind": "tensor", "shape": ["N"]}, "y": {"kind": "tensor", "shape": ["N"]}},
+    "result": {"kind": "tensor", "shape": ["N"], "dtype": "x"},
+}
+
+
+def test_a_check_that_cannot_go_on_with_a_result_of_another_shape_fails_and_names_it() -> None:
+    def subtracts(sub: Any, ref: Any) -> None:
+        x = torch.zeros(3)
+        sub.add(x, x) - x
+
+    worker = InProcessWorker(functions={"add": lambda x, y: (x + y)[:2]})
+    result, _ = run_one(subtracts, worker=worker, add_contract=ADD_VECTORS)
+    assert result.status == "failed"
+    assert result.message.startswith("add(x=float32[3] [0, 0, 0], y=float32[3] [0, 0, 0]) returned a tensor "
+                                     "float32[2] [0, 0], where the contract says float32[3] for these arguments; "
+                                     "this check cannot go on with that (RuntimeError: The size of tensor a (2)")
+
+
+def test_a_check_that_crashes_with_every_result_as_declared_is_still_the_checks_bug() -> None:
+    def crashes(sub: Any, ref: Any) -> None:
+        x = torch.zeros(3)
+        sub.add(x, x) - torch.zeros(4)
+
+    result, _ = run_one(crashes, worker=InProcessWorker(functions={"add": adds}), add_contract=ADD_VECTORS)
+    assert result.status == "error" and "bug in the problem's checks" in result.message
+
+
+def test_a_check_names_the_first_result_the_contract_does_not_allow() -> None:
+    sub = RemoteSubmission(runner(InProcessWorker(functions={"add": lambda x, y: x.sum()}),
+                                  add_contract=ADD_VECTORS))
+    sub.add.map([((torch.zeros(2), torch.zeros(2)), {}), ((torch.zeros(3), torch.zeros(3)), {})])
+    assert first_mismatch(sub.add.seen) == ("add(x=float32[2] [0, 0], y=float32[2] [0, 0]) returned a tensor "
+                                            "float32[] 0, where the contract says float32[2] for these arguments")
+
+
+def seen_call(value: Any) -> Seen:
+    contract = FunctionContract.model_validate(ADD_VECTORS)
+    return Seen(contract, {}, CallResult(function="add", call="add()", value=value))
+
+
+def test_a_check_keeps_its_latest_calls_only() -> None:
+    seen = SeenCalls()
+    for index in range(MAX_SEEN + 5):
+        seen.add(seen_call(index))
+    assert [entry.result.value for entry in seen] == list(range(5, MAX_SEEN + 5))
+
+
+def test_a_check_keeps_a_bounded_size_of_results_and_always_the_latest() -> None:
+    seen = SeenCalls()
+    large = MAX_SEEN_BYTES // 4 * 3 // 4  # float32: three quarters of the bound a tensor
+    for index in range(3):
+        seen.add(seen_call((index, torch.empty(large))))
+    assert [entry.result.value[0] for entry in seen] == [2]
+    seen.add(seen_call((3, torch.empty(2 * large))))
+    assert [entry.result.value[0] for entry in seen] == [3]
+
+
 def test_the_functions_of_one_submission_share_what_they_saw() -> None:
     sub = RemoteSubmission(runner(InProcessWorker(functions={"add": lambda x, y: None}), add_returns="float"))
     sub.add.call(1, 2)
-    assert sub.add.odd == ["add(x=1, y=2) returned None, where the contract says a float"]
+    assert first_mismatch(sub.add.seen) == "add(x=1, y=2) returned None, where the contract says a float"
 
 
 def test_a_check_that_wants_a_context_gets_one_and_can_record_an_experiment() -> None:
