@@ -305,12 +305,32 @@ def solve_expressions(sizes: Sizes, shapes: Sequence[tuple[ShapeSpec, tuple[int,
                 unknown = [name for name in entry.symbols if name not in dims]
                 if len(unknown) != 1:
                     continue
-                fitting = [value for value in range(min(size, limit) + 2)
-                           if _evaluates_to(entry, {**dims, unknown[0]: value}, size)]
-                if len(fitting) == 1:
-                    dims[unknown[0]] = fitting[0]
+                value = _solve(entry, unknown[0], dims, size, limit)
+                if value is not None:
+                    dims[unknown[0]] = value
                     solved = True
     return Sizes(dims, dict(sizes.runs), sizes.label)
+
+
+def _solve(entry: SizeExpression, symbol: str, dims: dict[str, int], size: int, limit: int) -> int | None:
+    """The one value of `symbol` that makes `entry` equal `size`, or None (none, or several). A linear entry
+    (P*Hp, T+1, 2*N - 1) is solved at once; any other by trying every value up to `limit`."""
+    def at(value: int) -> int | None:
+        try:
+            return entry.value({**dims, symbol: value})
+        except ZeroDivisionError:
+            return None
+
+    probes = (0, 1, 2, 3, 7)
+    values = [at(value) for value in probes]
+    if values[0] is not None and values[1] is not None:
+        base, step = values[0], values[1] - values[0]
+        if all(value == base + step * probe for value, probe in zip(values, probes, strict=True)):
+            if step == 0 or (size - base) % step or (size - base) // step < 0:
+                return None
+            return (size - base) // step
+    fitting = [value for value in range(min(size, limit) + 2) if at(value) == size]
+    return fitting[0] if len(fitting) == 1 else None
 
 
 def _aligned(spec: ShapeSpec, shape: tuple[int, ...],
@@ -330,13 +350,6 @@ def _aligned(spec: ShapeSpec, shape: tuple[int, ...],
         pairs.append((entry, shape[position]))
         position += 1
     return pairs if position == len(shape) else []
-
-
-def _evaluates_to(entry: SizeExpression, dims: dict[str, int], size: int) -> bool:
-    try:
-        return entry.value(dims) == size
-    except ZeroDivisionError:
-        return False
 
 
 def int_sizes(contract: FunctionContract, values: dict[str, object], dims: dict[str, int]) -> None:

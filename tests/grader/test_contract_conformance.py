@@ -129,10 +129,14 @@ def test_a_symbol_only_an_expression_holds_is_solved_where_one_value_fits(entry:
     assert sizes.dims == solved
 
 
-def test_solving_tries_values_up_to_its_limit_only() -> None:
-    shapes = [((SizeExpression("T+1"),), (100,))]
-    assert solve_expressions(Sizes(), shapes, limit=10).dims == {}
-    assert solve_expressions(Sizes(), shapes, limit=100).dims == {"T": 99}
+def test_a_linear_expression_is_solved_at_any_size() -> None:
+    assert solve_expressions(Sizes(), [((SizeExpression("2*T+1"),), (200_001,))]).dims == {"T": 100_000}
+
+
+def test_another_expression_is_solved_by_trying_values_up_to_the_limit() -> None:
+    shapes = [((SizeExpression("T*T"),), (100,))]
+    assert solve_expressions(Sizes(), shapes, limit=5).dims == {}
+    assert solve_expressions(Sizes(), shapes, limit=100).dims == {"T": 10}
 
 
 def test_a_solved_symbol_solves_the_next_expression() -> None:
