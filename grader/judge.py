@@ -115,9 +115,10 @@ class RemoteFunction:
     ) -> list[CallResult]:
         calls = list(calls)
         results = self.runner.run_calls(self, calls, grads=tuple(grads), grad_outputs=grad_outputs, keep=keep)
-        contract = None if self.uses else _contract_of(self.runner.problem, self.name)
+        contract = _contract_of(self.runner.problem, self.name)
         if contract is not None:
-            for (args, kwargs), result in zip(calls, results, strict=True):
+            for index, result in enumerate(results):  # one result a call, in order
+                args, kwargs = calls[index]
                 if result.raised is None:
                     self.seen.add(Seen(contract, {**dict(zip(self.parameters, args, strict=False)), **kwargs},
                                        result))
@@ -166,8 +167,8 @@ class RemoteSubmission:
             if used not in self._runner.problem.parameter_names:
                 raise ValueError(f"check bug: '{used}' is not a function of problem {self._runner.problem.slug}")
         parameters = tuple(inspect.signature(function).parameters)[1:]  # the first is the dict of functions
-        # Its calls are not kept for first_mismatch: what a helper returns is the check's to read, whatever the
-        # learner functions it drives declare (one may share a learner function's name).
+        # Its calls go to a SeenCalls of its own, which first_mismatch never reads: what a helper returns is the
+        # check's to read, whatever the learner functions it drives declare (one may share a learner function's name).
         return RemoteFunction(name, parameters, self._runner, tuple(uses))
 
 

@@ -400,6 +400,33 @@ def test_a_check_that_crashes_with_every_result_as_declared_is_still_the_checks_
     assert result.status == "error" and "bug in the problem's checks" in result.message
 
 
+def test_a_call_named_with_keywords_is_compared_with_its_contract() -> None:
+    sub = RemoteSubmission(runner(InProcessWorker(functions={"add": lambda x, y: x.sum()}),
+                                  add_contract=ADD_VECTORS))
+    sub.add.call(torch.zeros(2), y=torch.zeros(2))
+    assert first_mismatch(sub.add.seen) == ("add(x=float32[2] [0, 0], y=float32[2] [0, 0]) returned a tensor "
+                                            "float32[] 0, where the contract says float32[2] for these arguments")
+
+
+def test_a_comparison_that_fails_is_logged_and_the_next_call_is_compared(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    real = judge.contract_mismatch
+
+    def fails_on_the_first(value: Any, contract: Any, args: Any) -> str | None:
+        if args["x"].shape == (1,):
+            raise ValueError("cannot compare")
+        return real(value, contract, args)
+
+    monkeypatch.setattr(judge, "contract_mismatch", fails_on_the_first)
+    sub = RemoteSubmission(runner(InProcessWorker(functions={"add": lambda x, y: x.sum()}),
+                                  add_contract=ADD_VECTORS))
+    sub.add.map([((torch.zeros(1), torch.zeros(1)), {}), ((torch.zeros(2), torch.zeros(2)), {})])
+    with caplog.at_level(logging.ERROR, logger="grader.judge"):
+        assert first_mismatch(sub.add.seen).startswith("add(x=float32[2] [0, 0], y=float32[2] [0, 0]) returned")
+    assert [(record.getMessage(), record.exc_info is not None) for record in caplog.records] == [
+        ("comparing a result of add with its contract failed", True)]
+
+
 def test_a_check_names_the_first_result_the_contract_does_not_allow() -> None:
     sub = RemoteSubmission(runner(InProcessWorker(functions={"add": lambda x, y: x.sum()}),
                                   add_contract=ADD_VECTORS))
@@ -418,6 +445,23 @@ def test_a_check_keeps_its_latest_calls_only() -> None:
     for index in range(MAX_SEEN + 5):
         seen.add(seen_call(index))
     assert [entry.result.value for entry in seen] == list(range(5, MAX_SEEN + 5))
+
+
+def kept_after(*eighths: int) -> list[int]:
+    """The calls a check keeps after calls whose results take these eighths of MAX_SEEN_BYTES, by position."""
+    seen = SeenCalls()
+    for index, size in enumerate(eighths):
+        seen.add(seen_call((index, torch.empty(size * MAX_SEEN_BYTES // 8, dtype=torch.uint8))))
+    return [entry.result.value[0] for entry in seen]
+
+
+@pytest.mark.parametrize(("eighths", "kept"), [
+    ((4, 4), [0, 1]),  # exactly the bound: both kept
+    ((4, 5), [1]),
+    ((4, 6, 3, 1), [2, 3]),  # the bytes of what was dropped are no longer counted
+])
+def test_a_check_keeps_the_latest_results_that_fit_in_its_bound(eighths: tuple[int, ...], kept: list[int]) -> None:
+    assert kept_after(*eighths) == kept
 
 
 def test_a_check_keeps_a_bounded_size_of_results_and_always_the_latest() -> None:
