@@ -23,6 +23,7 @@ from grader import judge
 from grader.calls import CallResult, CheckFailed, ExceptionInfo, TracebackLine, WorkerLost, describe_call
 from grader.cancel import CancelToken, GradingStopped
 from grader.checks import Check
+from grader.contract.expect import contract_mismatch
 from grader.contract.schema import FunctionContract
 from grader.interleave import Answer, Request
 from grader.judge import (
@@ -410,7 +411,7 @@ def test_a_call_named_with_keywords_is_compared_with_its_contract() -> None:
 
 def test_a_comparison_that_fails_is_logged_and_the_next_call_is_compared(
         monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
-    real = judge.contract_mismatch
+    real = contract_mismatch
 
     def fails_on_the_first(value: Any, contract: Any, args: Any) -> str | None:
         if args["x"].shape == (1,):
@@ -422,7 +423,8 @@ def test_a_comparison_that_fails_is_logged_and_the_next_call_is_compared(
                                   add_contract=ADD_VECTORS))
     sub.add.map([((torch.zeros(1), torch.zeros(1)), {}), ((torch.zeros(2), torch.zeros(2)), {})])
     with caplog.at_level(logging.ERROR, logger="grader.judge"):
-        assert first_mismatch(sub.add.seen).startswith("add(x=float32[2] [0, 0], y=float32[2] [0, 0]) returned")
+        named = first_mismatch(sub.add.seen)
+    assert named is not None and named.startswith("add(x=float32[2] [0, 0], y=float32[2] [0, 0]) returned")
     assert [(record.getMessage(), record.exc_info is not None) for record in caplog.records] == [
         ("comparing a result of add with its contract failed", True)]
 
