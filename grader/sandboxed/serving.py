@@ -132,6 +132,12 @@ class Served:
             # Where each argument's gradient accumulates, taken now: a call that clears requires_grad on the
             # caller's tensors after building its graph still gets the gradient that reaches them measured.
             edges = {key: _grad_accumulator(t) for key, t in tensors if _t_requires_grad(t) and _t_is_leaf(t)}
+            # The same for each tensor of a list argument whose gradient is asked for (DINO's student views): by
+            # the argument's key, one entry a tensor in order, None for one that was no leaf requiring grad.
+            wanted = call["grads"] if type(call["grads"]) is _list else []
+            listed = {key: [(t, _grad_accumulator(t) if _t_requires_grad(t) and _t_is_leaf(t) else None)
+                            for item_key, t in nested if item_key == key]
+                      for key, value in named if (type(value) is _list or type(value) is _tuple) and key in wanted}
         if call["module"]:  # a helper is handed the learner's functions it drives, by name, before its arguments
             args = (self.handed(call["uses"]), *args)
         started = _perf_counter()
@@ -178,7 +184,7 @@ class Served:
                 except protocol.ProtocolError as exc:
                     reply["value"] = {"opaque": f"unencodable result ({exc})"}
                 if call["grads"]:
-                    self.gradients(reply, value, call, dict(tensors), edges, decoder, encoder)
+                    self.gradients(reply, value, call, dict(tensors), edges, listed, decoder, encoder)
         except MemoryError:
             # The function returned, but reading its result (encoding copies it, a gradient is computed here)
             # does not fit in what its memory limit leaves: the call ran out of memory, as one whose own
@@ -198,13 +204,14 @@ class Served:
         return {name: functions.get(name) for name in (names if type(names) is list else ()) if type(name) is str}
 
     def gradients(self, reply: dict[str, Any], value: Any, call: dict[str, Any], tensors: dict[str, Any],
-                  edges: dict[str, Any], decoder: Any, encoder: Any) -> None:
+                  edges: dict[str, Any], listed: dict[str, list[tuple[Any, Any]]], decoder: Any, encoder: Any) -> None:
         """Vector-Jacobian products of the result with respect to the arguments asked for. A cotangent comes
         with the call (read into memory of this process's own), or is the default one (grader.protocol.cotangent),
         made here without a torch operator and sent back; either is checked to be those bytes in that memory just
         before the backward pass. Which arguments take part is decided by the snapshot from before the call
         (`edges`): an argument that required grad then is differentiated through its accumulator, even if the call
-        cleared its requires_grad since."""
+        cleared its requires_grad since. A list argument (`listed`: its tensors and their accumulators, taken
+        before the call) gets a list of gradients, one a tensor in it, in order."""
         wanted = [key for key in call["grads"] if type(key) is str]
         grads: dict[str, Any] = {key: None for key in wanted}
         reply["grads"] = grads
@@ -226,8 +233,13 @@ class Served:
                                            "(was it detached, or rebuilt from Python numbers?)")
                 return
             pairs = [(t, c) for t, c in zip(results, cotangents, strict=False) if _t_requires_grad(t)]
-            inputs = [(key, tensors[key] if _t_requires_grad(tensors[key]) else _GradientEdge(edges[key], 0))
-                      for key in wanted if key in edges]
+            inputs: list[tuple[Any, Any]] = [
+                (key, tensors[key] if _t_requires_grad(tensors[key]) else _GradientEdge(edges[key], 0))
+                for key in wanted if key in edges]
+            for key in wanted:
+                for index, (t, edge) in enumerate(listed.get(key, ())):
+                    if edge is not None:
+                        inputs.append(((key, index), t if _t_requires_grad(t) else _GradientEdge(edge, 0)))
             if not inputs:
                 return
             if not all(_intact(*item) for item in made):  # no torch operator runs from here to the engine
@@ -243,13 +255,19 @@ class Served:
             self.graveyard.append(exc)
             return
         self.graveyard.append(found)
+        items: dict[str, list[Any]] = {key: [None] * len(listed[key]) for key in wanted if key in listed}
         for (key, _), grad in zip(inputs, found, strict=True):
             unreadable = None if grad is None else _unreadable(grad)
             if unreadable is not None:  # a sparse gradient (an embedding with sparse=True): the learner's to densify
                 reply["backward_error"] = (f"the gradient came back as {unreadable.split(';')[0]}, which the grader "
                                            "cannot read; make it dense")
                 continue
-            grads[key] = None if grad is None else encoder.encode(grad)
+            if type(key) is tuple:
+                items[key[0]][key[1]] = grad
+            else:
+                grads[key] = None if grad is None else encoder.encode(grad)
+        for key, gradients in items.items():
+            grads[key] = encoder.encode(gradients)
 
     def source_line(self, number: int) -> str:
         return self.source[number - 1].strip()[:200] if 0 < number <= len(self.source) else ""

@@ -147,14 +147,26 @@ def _reference_student_grads(ref, student, teacher, center):
        "function equals the formula's", clauses=["gradients.student"])
 def gradients_student_views(sub, ref):
     student, teacher, center = _case(70, 3, 1, 3)  # 9 elements, 18 calls in one round trip
-    # connected: with only view j requiring grad, the loss must require grad
+    expected = _reference_student_grads(ref, student, teacher, center)
+    # connected: with only view j requiring grad, the loss must require grad, and backward() through your graph
+    # must give view j the formula's gradient (a loss rebuilt as a new leaf requires grad but trains nothing)
     connected = sub.dino_loss.map([(([s.clone().requires_grad_(i == j) for i, s in enumerate(student)], teacher,
-                                     center), {}) for j in range(len(student))])
+                                     center), {}) for j in range(len(student))], grads=("student_outputs",))
     for j, result in enumerate(connected):
         got = expect_tensor(result.unwrap(), shape=(), call=result)
         expect(got.requires_grad, f"{result.call} with only student_outputs[{j}] requiring grad returned a loss that "
                f"does not require grad: the student is trained through every view, so keep student_outputs[{j}] "
                f"in the graph (no .detach(), no torch.no_grad(), no .item())")
+        views = result.grads.get("student_outputs")
+        grad = views[j] if isinstance(views, list) and j < len(views) else None
+        if grad is None:
+            fail(f"after backward() on {result.call}, with only student_outputs[{j}] requiring grad, "
+                 f"student_outputs[{j}].grad is None: the loss requires grad but is not computed from the view "
+                 f"through autograd (was it rebuilt as a new tensor from a Python number, or detached and then "
+                 f"set to require grad?)" + (f" ({result.backward_error})" if result.backward_error else ""))
+        expect_close(grad, expected[j], what=f"student_outputs[{j}].grad after backward()", call=result.call,
+                     rtol=1e-6, atol=1e-9, hint="the derivative with respect to a student logit is (Q - P) / tau_s "
+                     "averaged over the pairs that use that view")
     # derivative: central differences of your function, element by element of every view (step 1e-6, float64)
     eps, calls, where = 1e-6, [], []
     for j, view in enumerate(student):
@@ -165,7 +177,6 @@ def gradients_student_views(sub, ref):
                 calls.append(((shifted, teacher, center), {}))
             where.append((j, flat))
     values = [float(expect_tensor(r.unwrap(), shape=(), call=r)) for r in sub.dino_loss.map(calls)]
-    expected = _reference_student_grads(ref, student, teacher, center)
     for index, (j, flat) in enumerate(where):
         numeric = (values[2 * index] - values[2 * index + 1]) / (2 * eps)
         exact = float(expected[j].view(-1)[flat])
