@@ -57,6 +57,8 @@ from grader.contract.schema import (
 from grader.contract.sizes import Sizes, distinct, edges, satisfied, variations
 from grader.vjp import tensors_in, vjp
 
+DEFAULT_DRAWS = 8  # draws tried for a call where a wrong default shows
+
 GROUP = "contract"
 # Elements of differentiable arguments beyond which central differences use smaller sizes: each element costs two
 # calls of the learner's function (all in one round trip).
@@ -81,6 +83,9 @@ class FunctionBattery:
     legal: LegalInputs | None
     default_values: dict[str, Any]  # the reference's parameters that have a default, with it
     cache: dict[str, object] = field(default_factory=dict)  # what other modules draw once per process (search)
+    # The reference's function, trusted (the judge's process): the call that leaves the defaults out is drawn
+    # where it shows a wrong default (_defaults_cases). None: the first draw.
+    reference: Callable[..., Any] | None = None
 
     # --------------------------------------------------------------------------------------------- inputs
 
@@ -173,11 +178,55 @@ class FunctionBattery:
                 if 0 in sizes.dims.values() or any(0 in dims for dims in sizes.runs.values()):
                     args = self.draw(sizes, "edge-none", index + 1, scalars=absent)
                     cases.append(Case(self.with_grad(args), f"{sizes.label}; {', '.join(optional)} = None", sizes))
-        if self.defaults:
-            args = self.draw(self.base, "edge-defaults")
-            cases.append(Case(self.with_grad(args), f"{', '.join(self.defaults)} left at their defaults", self.base,
-                              omit=self.defaults))
+        cases += self._defaults_cases([case.args for case in cases if case.sizes is self.base])
         return cases
+
+    def _defaults_cases(self, edges: list[dict[str, Any]]) -> list[Case]:
+        """Calls that leave every defaulted argument out: a draw of their own, and for each default the reference's
+        result depends on only on some inputs (min_lr, only once the warmup is over), the first of DEFAULT_DRAWS
+        draws, then of the `edges` (the ends of each scalar's range), where another value of that default alone
+        changes it: there a function with a wrong default fails."""
+        if not self.defaults:
+            return []
+        candidates = [self.draw(self.base, "edge-defaults", index) for index in range(DEFAULT_DRAWS)]
+        candidates += [dict(args) for args in edges]
+        chosen = {0}
+        for name, default in self.default_values.items():
+            shown = next((index for index, args in enumerate(candidates)
+                          if self._default_shows(args, name, default)), None)
+            if shown is not None:
+                chosen.add(shown)
+        label = f"{', '.join(self.defaults)} left at " + ("its default" if len(self.defaults) == 1 else
+                                                           "their defaults")
+        return [Case(self.with_grad(candidates[index]), label, self.base, omit=self.defaults)
+                for index in sorted(chosen)]
+
+    def _default_shows(self, args: dict[str, Any], name: str, default: Any) -> bool:
+        """Whether the reference's result on `args`, every default left out, changes when `name` alone is given
+        another legal value."""
+        if self.reference is None:
+            return False
+        left_out = self._reference_result(args, self.defaults)
+        if left_out is None:
+            return False
+        for other in _other_values(default):
+            given = {**args, name: other}
+            if violations(self.contract, given):
+                continue
+            changed = self._reference_result(given, tuple(n for n in self.defaults if n != name))
+            if changed is not None and not _same_value(changed[0], left_out[0]):
+                return True
+        return False
+
+    def _reference_result(self, args: dict[str, Any], omit: tuple[str, ...]) -> tuple[Any] | None:
+        """(the reference's result,) on a copy of `args` without those left out; None where it raises."""
+        assert self.reference is not None
+        positional, keywords = split_arguments(fresh(args), omit)
+        try:
+            with torch.no_grad():
+                return (self.reference(*positional, **keywords),)
+        except Exception:  # noqa: BLE001 - a value the reference refuses shows nothing
+            return None
 
     def _floats_as_ints(self) -> dict[str, int] | None:
         """An int inside the range of every float argument that accepts ints (None if there is none): a
@@ -616,6 +665,29 @@ class FunctionBattery:
             if not result.raised.is_a(case.exception):
                 fail(f"{result.call}: expected {case.exception} because {case.reason}, but it raised "
                      f"{result.raised.summary()}")
+
+
+def _other_values(default: Any) -> list[Any]:
+    """Values to put in place of a default, to see whether a result depends on it (none for None or a str)."""
+    if type(default) is bool:
+        return [not default]
+    if type(default) is int:
+        return [default + 1, default - 1]
+    if type(default) is float and math.isfinite(default):
+        return [default * 0.5 if default else 0.25, default * 1.5 + 0.01, default + 1.0]
+    return []
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    """Whether two results of the reference are the same value (tensors: same shape and values, nan equal)."""
+    if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
+        return (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.shape == b.shape
+                and a.dtype == b.dtype and bool(torch.equal(a.nan_to_num(), b.nan_to_num())))
+    if isinstance(a, tuple | list) and isinstance(b, tuple | list):
+        return type(a) is type(b) and len(a) == len(b) and all(_same_value(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, float) and isinstance(b, float):
+        return a == b or (math.isnan(a) and math.isnan(b))
+    return bool(type(a) is type(b) and a == b)
 
 
 def _requires_grad(value: Any) -> Any:

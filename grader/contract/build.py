@@ -29,7 +29,7 @@ def build_battery(slug: str, functions: Iterable[tuple[str, FunctionContract | N
         implementation = getattr(reference, name)
         defaults = {p.name: p.default for p in inspect.signature(implementation).parameters.values()
                     if p.default is not inspect.Parameter.empty and p.name in contract.args}
-        battery = FunctionBattery(slug, name, contract, legal_inputs.get(name), defaults)
+        battery = FunctionBattery(slug, name, contract, legal_inputs.get(name), defaults, reference=implementation)
         checks = battery.checks()
         cited = {clause for check in checks for clause in check.clauses}
         stated = function_clauses(name, contract, autograd=any(c.id.endswith(".autograd") for c in checks),

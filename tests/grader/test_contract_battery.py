@@ -261,3 +261,48 @@ def test_a_float_result_far_off_still_fails_at_float32s_tolerance() -> None:
     problem = load_problem(SPREAD)
     off = "\n\n_exact = spread\n\n\ndef spread(x):\n    return _exact(x) * (1 + 1e-3)\n"
     assert "contract.spread.values" in failed(graded(problem, off))
+
+
+FLOORED = {  # lr_at's shape of contract: a default that matters only once an int argument is past the draws' range
+    "args": {"step": {"kind": "int", "range": "[0, 5]"}, "floor": {"kind": "float", "range": "[0, inf)"}},
+    "result": {"kind": "float"},
+}
+
+
+def floored(step: int, floor: float = 0.0) -> float:
+    return 1.0 if step < 5 else floor
+
+
+def floored_battery(reference: Any) -> Any:
+    from grader.contract.battery import FunctionBattery
+    from grader.contract.schema import FunctionContract
+
+    return FunctionBattery("floored", "floored", FunctionContract.model_validate(FLOORED), None, {"floor": 0.0},
+                           reference=reference)
+
+
+def test_a_default_is_left_out_where_the_reference_shows_it() -> None:
+    battery = floored_battery(floored)
+    assert battery.draw(battery.base, "edge-defaults")["step"] < 5  # the first draw alone would hide a wrong floor
+    left_out = [case for case in battery.edge_cases if case.omit == ("floor",)]
+    assert [case.args["step"] >= 5 for case in left_out] == [False, True]
+    assert {case.label for case in left_out} == {"floor left at its default"}
+
+
+def test_without_the_reference_a_default_is_left_out_on_the_first_draw_only() -> None:
+    left_out = [case for case in floored_battery(None).edge_cases if case.omit]
+    assert len(left_out) == 1 and left_out[0].args["step"] < 5
+
+
+def test_a_default_no_input_shows_is_left_out_once() -> None:
+    left_out = [case for case in floored_battery(lambda step, floor=0.0: 1.0).edge_cases if case.omit]
+    assert len(left_out) == 1
+
+
+def test_a_reference_that_refuses_the_other_values_shows_nothing() -> None:
+    def refuses(step: int, floor: float = 0.0) -> float:
+        if floor != 0.0:
+            raise ValueError("only the default")
+        return floored(step, floor)
+
+    assert len([case for case in floored_battery(refuses).edge_cases if case.omit]) == 1
