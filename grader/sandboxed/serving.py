@@ -151,14 +151,16 @@ class Served:
             reply["raised"] = self.exception_summary(value)
             reply["output"] = self.output.take()
             return reply
-        unreadable = _unreadable(value)
+        outs = _tensors_in(value)  # the returned tensors, walked once: every fact below is about these
+        unreadable = _unreadable(outs)
         if unreadable is not None:
             # A sparse, nested or quantized tensor has no plain storage to compare or copy, and a complex one no
             # default cotangent: the call's answer is a value the grader cannot read, named as such, not a worker
             # that died reading it.
-            reply["value"] = {"opaque": f"unencodable result ({unreadable})"}
+            what, advice = unreadable
+            reply["value"] = {"opaque": f"unencodable result ({what}; {advice})"}
             if call["grads"]:
-                reply["backward_error"] = f"no gradient: the result holds {unreadable.split(';')[0]}"
+                reply["backward_error"] = f"no gradient: the result holds {what}"
             reply["output"] = self.output.take()
             return reply
         encoder = protocol.Encoder(preserve_views=False, max_bytes=max_message,
@@ -174,17 +176,17 @@ class Served:
                 # A list of plain values (token ids, pairs) changed in place: appended to, sorted, an item replaced.
                 reply["mutated"] += [key for key, value, before in plain
                                      if before is not None and _plain(value) != before]
-                reply["aliased"] = _aliased(value, tensors + nested)
+                reply["aliased"] = _aliased(outs, tensors + nested)
                 if kept is not None:
-                    reply["shares"] = _shares(value, kept)
+                    reply["shares"] = _shares(outs, kept)
                     if call["keep"] is True:
-                        kept.append(Kept(position, value))
+                        kept.append(Kept(position, outs))
                 try:
                     reply["value"] = encoder.encode(value)
                 except protocol.ProtocolError as exc:
                     reply["value"] = {"opaque": f"unencodable result ({exc})"}
                 if call["grads"]:
-                    self.gradients(reply, value, call, dict(tensors), edges, listed, decoder, encoder)
+                    self.gradients(reply, value, outs, call, dict(tensors), edges, listed, decoder, encoder)
         except MemoryError:
             # The function returned, but reading its result (encoding copies it, a gradient is computed here)
             # does not fit in what its memory limit leaves: the call ran out of memory, as one whose own
@@ -203,7 +205,8 @@ class Served:
         functions = self.module.__dict__
         return {name: functions.get(name) for name in (names if type(names) is list else ()) if type(name) is str}
 
-    def gradients(self, reply: dict[str, Any], value: Any, call: dict[str, Any], tensors: dict[str, Any],
+    def gradients(self, reply: dict[str, Any], value: Any, results: list[Any], call: dict[str, Any],
+                  tensors: dict[str, Any],
                   edges: dict[str, Any], listed: dict[str, list[tuple[Any, Any]]], decoder: Any, encoder: Any) -> None:
         """Vector-Jacobian products of the result with respect to the arguments asked for. A cotangent comes
         with the call (read into memory of this process's own), or is the default one (grader.protocol.cotangent),
@@ -215,7 +218,6 @@ class Served:
         wanted = [key for key in call["grads"] if type(key) is str]
         grads: dict[str, Any] = {key: None for key in wanted}
         reply["grads"] = grads
-        results = _tensors_in(value)
         given = call["grad_output"]
         made: list[Held] = []
         try:
@@ -257,10 +259,10 @@ class Served:
         self.graveyard.append(found)
         items: dict[str, list[Any]] = {key: [None] * len(listed[key]) for key in wanted if key in listed}
         for (key, _), grad in zip(inputs, found, strict=True):
-            unreadable = None if grad is None else _unreadable(grad)
+            unreadable = None if grad is None else _unreadable([grad])
             if unreadable is not None:  # a sparse gradient (an embedding with sparse=True): the learner's to densify
-                reply["backward_error"] = (f"the gradient came back as {unreadable.split(';')[0]}, which the grader "
-                                           "cannot read; make it dense")
+                reply["backward_error"] = (f"the gradient came back as {unreadable[0]}, which the grader cannot "
+                                           "read; make it dense")
                 continue
             if type(key) is tuple:
                 items[key[0]][key[1]] = grad
@@ -433,19 +435,18 @@ class Kept:
     the tensors it returned, and their storages as they were when it returned (a later call that moves a kept
     tensor onto other memory with `set_` cannot take the old memory out of the comparison, nor free it)."""
 
-    def __init__(self, position: int, value: Any) -> None:
+    def __init__(self, position: int, tensors: list[Any]) -> None:
         self.position = position
-        self.tensors = _tensors_in(value)
+        self.tensors = tensors
         self.storages = [_t_untyped_storage(t) for t in self.tensors]
 
 
-def _shares(value: Any, kept: list[Kept]) -> list[int]:
-    """Positions of the kept results whose memory a returned tensor overlaps: the storages each kept tensor had
-    when it returned, and the one it has now."""
+def _shares(outs: list[Any], kept: list[Kept]) -> list[int]:
+    """Positions of the kept results whose memory a returned tensor (`outs`) overlaps: the storages each kept
+    tensor had when it returned, and the one it has now."""
     found = []
-    outs = _tensors_in(value)
     for earlier in kept:
-        held = [(t, s) for t, s in zip(earlier.tensors, earlier.storages, strict=True)]
+        held = list(zip(earlier.tensors, earlier.storages, strict=True))
         held += [(t, _t_untyped_storage(t)) for t in earlier.tensors]
         if any(_overlap(out, _t_untyped_storage(out), t, storage) for out in outs for t, storage in held):
             found.append(earlier.position)
@@ -461,14 +462,14 @@ def _overlap(out: Any, out_storage: Any, held: Any, held_storage: Any) -> bool:
     return start < a_start + _storage_nbytes(held_storage) and a_start < start + _storage_nbytes(out_storage)
 
 
-def _aliased(value: Any, tensors: list[tuple[str, Any]]) -> list[str]:
-    """Argument keys whose storage overlaps the storage of any returned tensor."""
+def _aliased(outs: list[Any], tensors: list[tuple[str, Any]]) -> list[str]:
+    """Argument keys whose storage overlaps the storage of any returned tensor (`outs`)."""
     ranges = []
     for _, t in tensors:
         storage = _t_untyped_storage(t)
         ranges.append((_storage_ptr(storage), _storage_ptr(storage) + _storage_nbytes(storage)))
     found: set[str] = set()
-    for out in _tensors_in(value):
+    for out in outs:
         storage = _t_untyped_storage(out)
         start = _storage_ptr(storage)
         end = start + _storage_nbytes(storage)
@@ -482,21 +483,22 @@ def _aliased(value: Any, tensors: list[tuple[str, Any]]) -> list[str]:
     return sorted(found)
 
 
-def _unreadable(value: Any) -> str | None:
-    """What makes a returned tensor one the worker cannot read (its storage, its bytes), or None."""
-    for t in _tensors_in(value):
+def _unreadable(tensors: list[Any]) -> tuple[str, str] | None:
+    """What makes one of these tensors one the worker cannot read (its storage, its bytes), and what to do
+    instead; None where it can read them all."""
+    for t in tensors:
         layout = _t_layout(t)
         # Short: a check shows the first 75 characters or so of a value it cannot read.
         if layout is not _strided:
-            return f"a {layout} tensor; return a dense one"
+            return f"a {layout} tensor", "return a dense one"
         if _t_is_nested(t):
-            return "a nested tensor; return a dense one"
+            return "a nested tensor", "return a dense one"
         if _t_is_quantized(t):
-            return f"a {_t_dtype(t)} tensor; dequantize it"
+            return f"a {_t_dtype(t)} tensor", "dequantize it"
         if _t_dtype(t) not in protocol.DTYPE_NAMES:
-            return f"a {_t_dtype(t)} tensor; use float, int or bool"
+            return f"a {_t_dtype(t)} tensor", "use float, int or bool"
         if _t_numel(t) and _storage_nbytes(_t_untyped_storage(t)) < _extent(t):
-            return "a tensor whose storage was shrunk; return a whole one"
+            return "a tensor whose storage was shrunk", "return a whole one"
     return None
 
 
