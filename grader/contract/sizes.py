@@ -193,7 +193,8 @@ def variations(contract: FunctionContract) -> list[Sizes]:
 
 def edges(contract: FunctionContract) -> list[Sizes]:
     """The smallest sizes: every symbol at 1 at once, each at 1 alone, each that may be empty at 0, each
-    variadic run at every rank it allows, and each run that may be empty with a first dimension of 0."""
+    variadic run at every rank it allows, with its dimensions at 1, and, where it may be empty, with a first
+    dimension of 0."""
     base = distinct(contract)
     found: list[Sizes] = []
     ones = base.with_dims("every size 1", **{name: 1 for name in symbols(contract)})
@@ -220,6 +221,12 @@ def edges(contract: FunctionContract) -> list[Sizes]:
         # dimension 0. Code that special-cases an empty input (returns an argument, a fresh tensor off the graph)
         # meets the contract here or nowhere in the battery.
         ranks = [rank for rank in spec.drawn_ranks() if rank >= 1]
+        # Its dimensions at 1, every symbol still distinct (a batch of one): where x.squeeze() drops the batch,
+        # and a path taken for a single row may lose the gradient, while every size at 1 at once hides both.
+        if ranks and spec.min <= 1:
+            single = base.with_run(f"{name} = {[1] * ranks[0]}", name, (1,) * ranks[0])
+            if satisfied(contract, single):
+                found.append(single)
         if spec.min == 0 and ranks:
             dims = (0, *(DISTINCT_SIZES[-1 - i] for i in range(ranks[0] - 1)))
             empty = base.with_run(f"{name} = {list(dims)}", name, dims)

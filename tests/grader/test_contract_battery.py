@@ -306,3 +306,21 @@ def test_a_reference_that_refuses_the_other_values_shows_nothing() -> None:
         return floored(step, floor)
 
     assert len([case for case in floored_battery(refuses).edge_cases if case.omit]) == 1
+
+
+def test_every_edge_is_differentiated_too() -> None:
+    from grader.contract.battery import FunctionBattery
+    from grader.contract.schema import FunctionContract
+
+    scaled = {
+        "dims": {"*B": {"min": 0, "max_rank": 2}, "N": {"min": 0}, "D": {}},
+        "args": {"x": {"kind": "tensor", "shape": ["*B", "N", "D"]}, "w": {"kind": "tensor", "shape": ["D"]},
+                 "p": {"kind": "float", "range": "[0, 1]"}},
+        "result": {"kind": "tensor", "shape": ["*B", "N", "D"]},
+    }
+    battery = FunctionBattery("scaled", "scaled", FunctionContract.model_validate(scaled), None, {})
+    given = [case.label for case in battery.edge_cases
+             if not case.omit and all(case.args.get(name) is not None for name in battery.grad_names)]
+    assert len(given) > 7  # more than the first seven, which were all that were differentiated
+    differentiated = [case.label for case in battery.autograd_cases]
+    assert [label for label in differentiated if label in given] == given

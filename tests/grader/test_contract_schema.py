@@ -123,6 +123,22 @@ def test_edges_try_one_and_zero_where_allowed_and_every_rank() -> None:
     assert {"*B of rank 0", "*B of rank 2"} <= set(labels)
 
 
+@pytest.mark.parametrize(("run", "single"), [
+    ({"min": 0, "max_rank": 2}, [(1,)]),  # its smallest rank with a dimension, that dimension 1
+    ({"min": 1, "min_rank": 2, "max_rank": 3}, [(1, 1)]),
+    ({"min": 2, "max_rank": 2}, []),  # a dimension of 1 is not legal
+    ({"min": 0, "ranks": [0]}, []),  # no dimension to set
+])
+def test_edges_try_a_variadic_run_with_its_dimensions_at_one_the_other_sizes_distinct(
+    run: dict[str, Any], single: list[tuple[int, ...]]
+) -> None:
+    declared = contract(dims={"*S": run, "N": {}}, args={"x": {"kind": "tensor", "shape": ["*S", "N"]}},
+                        result={"kind": "float"})
+    found = [s for s in edges(declared) if s.runs["*S"] and set(s.runs["*S"]) == {1} and s.dims["N"] != 1]
+    assert [s.runs["*S"] for s in found] == single
+    assert all(s.label == f"*S = {list(s.runs['*S'])}" for s in found)
+
+
 @pytest.mark.parametrize(("run", "empty"), [
     ({"min": 0, "max_rank": 2}, [(0,)]),  # the smallest rank with a dimension, that dimension 0
     ({"min": 0, "min_rank": 2, "max_rank": 3}, [(0, 13)]),
