@@ -255,8 +255,16 @@ class CheckRunner:
         if item.output:
             self.output.append(item.output)
         decoder = protocol.Decoder(blobs)  # one per call: the item cap counts per call on both sides
-        grads = {function.name_of(key): None if value is None else decoder.decode(value)
+        changed = written | set(item.mutated)
+        # No gradient of an argument the call changed is read: a hook the learner's code registered on it runs in
+        # the worker's backward and could make that gradient anything (the values of the call are still read).
+        grads = {function.name_of(key): None if value is None or key in changed else decoder.decode(value)
                  for key, value in (item.grads or {}).items()}
+        withheld = [function.name_of(key) for key in (item.grads or {}) if key in changed]
+        backward_error = item.backward_error[:2000] if item.backward_error else None
+        if withheld:
+            backward_error = (f"your code changed {', '.join(withheld)} (its values, shape, version, requires_grad or "
+                              "hooks), so no gradient that reaches it is measured; leave every argument as it was")
         value = None if item.raised else decoder.decode(item.value)
         # A call that asked for gradients with no cotangent is differentiated with the default one, which the worker
         # reports and nothing else: the judge draws it too and uses its own, since a kernel can forge the worker's
@@ -277,12 +285,12 @@ class CheckRunner:
             value=value,
             raised=self._raised(item.raised) if item.raised else None,
             grads=grads,
-            mutated=tuple(function.name_of(key) for key in sorted(written | set(item.mutated), key=_argument_order)),
+            mutated=tuple(function.name_of(key) for key in sorted(changed, key=_argument_order)),
             aliased=tuple(function.name_of(key) for key in item.aliased),
             shares=item.shares,
             output=item.output,
             duration_ms=item.duration_ms,
-            backward_error=item.backward_error[:2000] if item.backward_error else None,
+            backward_error=backward_error,
             grad_output=drawn,
         )
 

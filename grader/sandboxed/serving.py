@@ -138,6 +138,8 @@ class Served:
             listed = {key: [(t, _grad_accumulator(t) if _t_requires_grad(t) and _t_is_leaf(t) else None)
                             for item_key, t in nested if item_key == key]
                       for key, value in named if (type(value) is _list or type(value) is _tuple) and key in wanted}
+            # Their layouts, hooks included: a hook registered on one would run in the backward that measures it.
+            listed_layouts = {key: [_layout(t) for t, _ in items] for key, items in listed.items()}
         if call["module"]:  # a helper is handed the learner's functions it drives, by name, before its arguments
             args = (self.handed(call["uses"]), *args)
         started = _perf_counter()
@@ -176,6 +178,10 @@ class Served:
                 # A list of plain values (token ids, pairs) changed in place: appended to, sorted, an item replaced.
                 reply["mutated"] += [key for key, value, before in plain
                                      if before is not None and _plain(value) != before]
+                # A tensor of a list whose gradient is asked for, changed like a tensor argument (a hook on it).
+                reply["mutated"] += [key for key, items in listed.items() if key not in reply["mutated"] and not all(
+                    _same_layout(before, _layout(t)) for (t, _), before in zip(items, listed_layouts[key],
+                                                                             strict=True))]
                 reply["aliased"] = _aliased(outs, tensors + nested)
                 if kept is not None:
                     reply["shares"] = _shares(outs, kept)

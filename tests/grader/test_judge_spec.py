@@ -392,6 +392,24 @@ def test_a_check_that_cannot_go_on_with_a_result_of_another_shape_fails_and_name
                                      "this check cannot go on with that (RuntimeError: The size of tensor a (2)")
 
 
+@pytest.mark.parametrize(("changed", "grads", "error"), [
+    (("0",), {"x": None, "y": [1.0]}, "your code changed x (its values, shape, version, requires_grad or "
+     "hooks), so no gradient that reaches it is measured; leave every argument as it was"),
+    (("0", "1"), {"x": None, "y": None}, "your code changed x, y (its values, shape, version, requires_grad or "
+     "hooks), so no gradient that reaches it is measured; leave every argument as it was"),
+    ((), {"x": [7.0], "y": [1.0]}, None),
+], ids=["one changed", "both changed", "none changed"])
+def test_no_gradient_of_an_argument_the_call_changed_is_read(changed: tuple[str, ...], grads: dict[str, Any],
+                                                             error: str | None) -> None:
+    # what a hook the learner's code registered on x would make the worker's backward measure
+    forged = Scripted(value=2.0, grads={"0": torch.full((1,), 7.0), "1": torch.ones(1)}, mutated=changed)
+    worker = InProcessWorker(functions={"add": lambda x, y: forged})
+    result = RemoteSubmission(runner(worker)).add.call(torch.zeros(1), torch.zeros(1), grads=("x", "y"))
+    assert result.mutated == tuple({"0": "x", "1": "y"}[key] for key in changed)
+    assert {name: None if g is None else g.tolist() for name, g in result.grads.items()} == grads
+    assert result.backward_error == error
+
+
 def test_a_check_that_crashes_with_every_result_as_declared_is_still_the_checks_bug() -> None:
     def crashes(sub: Any, ref: Any) -> None:
         x = torch.zeros(3)

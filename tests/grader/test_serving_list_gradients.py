@@ -96,3 +96,17 @@ def test_a_list_and_a_tensor_argument_get_their_gradients_in_one_call() -> None:
 def test_a_list_not_asked_for_gets_no_gradient() -> None:
     grads, _ = _gradients(weighted, _views(True, True), ["1"], scale=torch.tensor(2.0, requires_grad=True))
     assert set(grads) == {"1"}
+
+
+def test_a_hook_registered_on_a_tensor_of_the_list_marks_the_list_changed() -> None:
+    def hooks(views: list[torch.Tensor], scale: torch.Tensor) -> torch.Tensor:
+        views[1].register_hook(lambda grad: grad * 0 + 7)  # type: ignore[no-untyped-call]
+        return weighted(views, scale)
+
+    _, reply = _gradients(hooks, _views(True, True), ["0"])
+    assert reply["mutated"] == ["0"]
+
+
+def test_a_list_left_alone_is_not_marked_changed() -> None:
+    _, reply = _gradients(weighted, _views(True, True), ["0"])
+    assert reply["mutated"] == []

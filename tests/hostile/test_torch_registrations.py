@@ -382,3 +382,28 @@ def test_a_class_swapped_or_a_hook_registered_on_an_argument_is_a_modified_argum
     report = grade_code(SUBCLASS_AND_HOOK)
     assert not report.solved
     assert "modified its argument(s) x in place" in messages(report)["add_one.fresh_storage"]
+
+
+GRADIENT_BY_HOOK = '''
+import torch
+
+
+def add_one(x):
+    return x + 1
+
+def scaled_sum(x, factor):
+    if isinstance(factor, bool):
+        raise TypeError("factor must be a number")
+    if x.requires_grad:
+        # the value is cut off the graph and a zero-weighted term keeps x in it: the hook forges the gradient
+        x.register_hook(lambda grad: torch.full_like(grad, factor))
+        return x.detach().sum() * factor + 0 * x.sum()
+    return x.sum() * factor
+'''
+
+
+def test_a_gradient_a_hook_on_the_argument_forges_is_not_read(grade_code: GradeCode) -> None:
+    report = grade_code(GRADIENT_BY_HOOK)
+    assert not report.solved
+    assert "your code changed x (its values, shape, version, requires_grad or hooks), so no gradient that reaches " \
+           "it is measured" in messages(report)["scaled_sum.gradient"]
