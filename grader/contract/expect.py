@@ -387,9 +387,7 @@ def contract_mismatch(value: Any, contract: FunctionContract, args: dict[str, An
               if isinstance(arg, TensorArg) and not arg.broadcast and isinstance(args.get(name), torch.Tensor)]
     sizes = solve_expressions(sizes, shapes)
     for path, item, shape, dtype in _declared_tensors(value, spec, contract, args, sizes, ""):
-        if shape is not None and tuple(item.shape) == shape and item.dtype == dtype:
-            continue
-        if shape is None and item.dtype == dtype:
+        if item.dtype == dtype and (shape is None or tuple(item.shape) == shape):
             continue
         wanted = str(dtype).removeprefix("torch.") + ("" if shape is None else str(list(shape)))
         where = f"a {'tuple' if isinstance(spec, TupleResult) else 'list'} whose item {path} is " if path else ""

@@ -212,8 +212,8 @@ class Served:
         return {name: functions.get(name) for name in (names if type(names) is list else ()) if type(name) is str}
 
     def gradients(self, reply: dict[str, Any], value: Any, results: list[Any], call: dict[str, Any],
-                  tensors: dict[str, Any],
-                  edges: dict[str, Any], listed: dict[str, list[tuple[Any, Any]]], decoder: Any, encoder: Any) -> None:
+                  tensors: dict[str, Any], edges: dict[str, Any], listed: dict[str, list[tuple[Any, Any]]],
+                  decoder: Any, encoder: Any) -> None:
         """Vector-Jacobian products of the result with respect to the arguments asked for. A cotangent comes
         with the call (read into memory of this process's own), or is the default one (grader.protocol.cotangent),
         made here without a torch operator and sent back; either is checked to be those bytes in that memory just
