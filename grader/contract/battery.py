@@ -188,17 +188,23 @@ class FunctionBattery:
         changes it: there a function with a wrong default fails."""
         if not self.defaults:
             return []
-        candidates = [self.draw(self.base, "edge-defaults", index) for index in range(DEFAULT_DRAWS)]
-        candidates += [dict(args) for args in edges]
+        drawn: dict[int, dict[str, Any]] = {}  # drawn when first tried, each once
+
+        def candidate(index: int) -> dict[str, Any]:
+            if index not in drawn:
+                drawn[index] = (self.draw(self.base, "edge-defaults", index) if index < DEFAULT_DRAWS
+                                else dict(edges[index - DEFAULT_DRAWS]))
+            return drawn[index]
+
         chosen = {0}
         for name, default in self.default_values.items():
-            shown = next((index for index, args in enumerate(candidates)
-                          if self._default_shows(args, name, default)), None)
+            shown = next((index for index in range(DEFAULT_DRAWS + len(edges))
+                          if self._default_shows(candidate(index), name, default)), None)
             if shown is not None:
                 chosen.add(shown)
         label = f"{', '.join(self.defaults)} left at " + ("its default" if len(self.defaults) == 1 else
                                                            "their defaults")
-        return [Case(self.with_grad(candidates[index]), label, self.base, omit=self.defaults)
+        return [Case(self.with_grad(candidate(index)), label, self.base, omit=self.defaults)
                 for index in sorted(chosen)]
 
     def _default_shows(self, args: dict[str, Any], name: str, default: Any) -> bool:
@@ -214,7 +220,7 @@ class FunctionBattery:
             if violations(self.contract, given):
                 continue
             changed = self._reference_result(given, tuple(n for n in self.defaults if n != name))
-            if changed is not None and not _same_value(changed[0], left_out[0]):
+            if changed is not None and not _same(changed[0], left_out[0]):
                 return True
         return False
 
@@ -676,18 +682,6 @@ def _other_values(default: Any) -> list[Any]:
     if type(default) is float and math.isfinite(default):
         return [default * 0.5 if default else 0.25, default * 1.5 + 0.01, default + 1.0]
     return []
-
-
-def _same_value(a: Any, b: Any) -> bool:
-    """Whether two results of the reference are the same value (tensors: same shape and values, nan equal)."""
-    if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
-        return (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.shape == b.shape
-                and a.dtype == b.dtype and bool(torch.equal(a.nan_to_num(), b.nan_to_num())))
-    if isinstance(a, tuple | list) and isinstance(b, tuple | list):
-        return type(a) is type(b) and len(a) == len(b) and all(_same_value(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, float) and isinstance(b, float):
-        return a == b or (math.isnan(a) and math.isnan(b))
-    return bool(type(a) is type(b) and a == b)
 
 
 def _requires_grad(value: Any) -> Any:
